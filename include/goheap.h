@@ -1,0 +1,372 @@
+/*
+ * goheap.h - the public interface of libgoheap.
+ *
+ * libgoheap reads the heap (and block/mutex) profile that the Go runtime keeps
+ * in a target program's memory, from outside that program, and writes it in
+ * the formats runtime/pprof would have written inside it.
+ *
+ * A session is opened on a target (a live PID, a core file, or any memory
+ * source you implement), a profile is collected from it, and the profile is
+ * written in one of several formats.  Every function that can fail returns 0
+ * or a negative GOHEAP_E* code; the detailed message is kept on the session
+ * and read with goheap_errmsg().  The library never prints and never exits.
+ *
+ * Ownership: everything returned through an `out` parameter is owned by the
+ * caller and freed with the matching goheap_*_free / goheap_close, all of
+ * which accept NULL.  Strings returned by accessor functions stay valid until
+ * the object they came from is freed.
+ */
+#ifndef GOHEAP_H
+#define GOHEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(GOHEAP_BUILDING_LIBRARY) && defined(__GNUC__)
+#define GOHEAP_EXTERN __attribute__((visibility("default")))
+#else
+#define GOHEAP_EXTERN
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* Errors                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The error codes.  X(name, value, fixed message).  goheap_strerror() maps a
+ * code to its fixed message; goheap_errmsg() gives the detailed one.
+ */
+#define GOHEAP_ERRORS(X)                                                      \
+	X(OK, 0, "success")                                                   \
+	X(ENOMEM, -1, "out of memory")                                        \
+	X(EINVAL, -2, "invalid argument")                                     \
+	X(EIO, -3, "I/O error")                                               \
+	X(EUNMAPPED, -4, "address not mapped in the target")                  \
+	X(ENOTGO, -5, "not a Go program")                                     \
+	X(ENOSYM, -6, "required runtime symbol not found")                    \
+	X(EVERSION, -7, "unsupported Go version or runtime layout")           \
+	X(ECORRUPT, -8, "corrupt or inconsistent data")                       \
+	X(EPERM, -9, "permission denied")                                     \
+	X(ENOPROC, -10, "no such process")                                    \
+	X(EDISABLED, -11, "memory profiling is disabled in the target")      \
+	X(EUNSUPPORTED, -12, "operation not supported by this target")        \
+	X(ELIMIT, -13, "a safety limit was exceeded")                         \
+	X(ENOEXE, -14, "executable not found")                                \
+	X(EBUSY, -15, "target busy")
+
+enum goheap_error {
+#define GOHEAP_X_ENUM(name, value, msg) GOHEAP_##name = (value),
+	GOHEAP_ERRORS(GOHEAP_X_ENUM)
+#undef GOHEAP_X_ENUM
+};
+
+/* The fixed message of an error code; never NULL, static storage. */
+GOHEAP_EXTERN const char *goheap_strerror(int code);
+
+/* ---------------------------------------------------------------------- */
+/* Memory sources (for people implementing a backend)                     */
+/* ---------------------------------------------------------------------- */
+
+/* One mapping of the target's address space, as /proc/PID/maps shows it. */
+typedef struct goheap_mapping {
+	uint64_t start;     /* first address */
+	uint64_t end;       /* one past the last address */
+	uint64_t offset;    /* file offset of start */
+	uint64_t inode;     /* 0 for anonymous mappings */
+	char perms[5];      /* "r-xp" and NUL */
+	const char *path;   /* file, "[vdso]", or "" (valid during the callback) */
+	/*
+	 * A path this process can open to read the mapped file (for a live
+	 * target "/proc/PID/map_files/START-END", for a core the recorded
+	 * path under --sysroot), or NULL to use `path`.
+	 */
+	const char *open_path;
+} goheap_mapping;
+
+/* Called once per mapping, in address order; a non-zero return stops. */
+typedef int (*goheap_mapping_cb)(const goheap_mapping *m, void *payload);
+
+/* Byte order and word size of the target (not of the host). */
+typedef struct goheap_target_info {
+	unsigned ptr_size;  /* 4 or 8 */
+	int big_endian;     /* 0 or 1 */
+	unsigned machine;   /* ELF e_machine of the target, EM_NONE if unknown */
+} goheap_target_info;
+
+/*
+ * One thread's call stack, innermost first (return PCs after the first),
+ * for the force-mode safety check; valid during the callback.
+ */
+typedef int (*goheap_stack_cb)(int tid, const uint64_t *pcs, size_t n,
+			       void *payload);
+
+/*
+ * Version 1 tables end after `close`; version 2 adds stop, resume and
+ * thread_stacks (force mode).  The library reads the slots of the version
+ * the table declares, so version-1 tables built by older callers (for
+ * example through ctypes) keep working.
+ */
+#define GOHEAP_MEMSRC_OPS_VERSION 2
+
+/*
+ * A memory source: a table of functions and an opaque context, in the manner
+ * of libunwind's accessors.  The walker and symbolizer read everything
+ * through it and never ask which kind of backend it is.  Tables are
+ * read-only statics; state lives in `ctx`.
+ */
+typedef struct goheap_memsrc_ops {
+	/* GOHEAP_MEMSRC_OPS_VERSION; the library refuses other values. */
+	unsigned version;
+
+	/*
+	 * Read exactly `len` bytes at target address `addr` into `buf`
+	 * (caller-owned).  Required.  Returns 0 when every byte was read;
+	 * GOHEAP_EUNMAPPED when any part is not mapped (or, for cores, not
+	 * dumped: never zero-fill); GOHEAP_EIO, GOHEAP_EPERM, GOHEAP_ENOPROC
+	 * for other failures.  May be called many times; the library batches
+	 * and caches, so backends need not.
+	 */
+	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+	/*
+	 * Enumerate the target's mappings in address order.  Required.  The
+	 * mapping and its path are valid only during the callback.  Returns 0,
+	 * or a GOHEAP_E* code; a non-zero callback return is passed through.
+	 */
+	int (*mappings)(void *ctx, goheap_mapping_cb cb, void *payload);
+
+	/*
+	 * Write the NUL-terminated path of a file from which the target's main
+	 * executable can be opened by this process into buf[0..len).
+	 * Required.  GOHEAP_ENOEXE when unknown, GOHEAP_EINVAL if too long.
+	 */
+	int (*executable)(void *ctx, char *buf, size_t len);
+
+	/*
+	 * Describe the target's word size and byte order.  May be NULL: the
+	 * executable's ELF header is used then.
+	 */
+	int (*target_info)(void *ctx, goheap_target_info *out);
+
+	/*
+	 * Write `len` bytes at `addr`.  May be NULL (read-only source, as a
+	 * core).  Called only in force mode, with every thread stopped by the
+	 * backend.  Returns 0 or a GOHEAP_E* code.
+	 */
+	int (*write)(void *ctx, uint64_t addr, const void *buf, size_t len);
+
+	/*
+	 * Describe the source for the summary ("live process 1234", "core
+	 * file core.1 (signal 6)") into buf.  May be NULL.
+	 */
+	int (*describe)(void *ctx, char *buf, size_t len);
+
+	/* Release ctx.  May be NULL.  Called exactly once, by goheap_close. */
+	void (*close)(void *ctx);
+
+	/* ---- version 2 ---- */
+
+	/*
+	 * Stop every thread of the target so that checks and a write see a
+	 * still state (force mode).  May be NULL: the target is already
+	 * stopped (a debugger's inferior).  After a successful stop, resume
+	 * is always called exactly once, on every path.
+	 */
+	int (*stop)(void *ctx);
+
+	/* Resume every thread that stop stopped.  NULL iff stop is NULL. */
+	int (*resume)(void *ctx);
+
+	/*
+	 * While stopped: call cb once per thread with its call stack.  May be
+	 * NULL, in which case force mode cannot check for a safe point and
+	 * refuses unless told otherwise.
+	 */
+	int (*thread_stacks)(void *ctx, goheap_stack_cb cb, void *payload);
+} goheap_memsrc_ops;
+
+#define GOHEAP_MEMSRC_OPS_INIT \
+	{ GOHEAP_MEMSRC_OPS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+/* ---------------------------------------------------------------------- */
+/* Sessions                                                               */
+/* ---------------------------------------------------------------------- */
+
+typedef struct goheap_session goheap_session;
+
+#define GOHEAP_OPTIONS_VERSION 1
+
+/* Options for opening a session.  Start from GOHEAP_OPTIONS_INIT. */
+typedef struct goheap_options {
+	unsigned version;        /* GOHEAP_OPTIONS_VERSION */
+	const char *exe;         /* executable override, or NULL */
+	const char *sysroot;     /* prefix for paths recorded in a core, or NULL */
+	int verbose;             /* reserved for diagnostics */
+} goheap_options;
+
+#define GOHEAP_OPTIONS_INIT { GOHEAP_OPTIONS_VERSION, NULL, NULL, 0 }
+
+/*
+ * Open a session on the live process `pid`.  *out is set even on failure
+ * (unless the failure is GOHEAP_ENOMEM) so that goheap_errmsg() can explain;
+ * the caller always calls goheap_close(*out).
+ */
+GOHEAP_EXTERN int goheap_open_pid(goheap_session **out, int pid,
+				  const goheap_options *opts);
+
+/* Open a session on an ELF core file, with an optional executable path. */
+GOHEAP_EXTERN int goheap_open_core(goheap_session **out, const char *core,
+				   const char *exe,
+				   const goheap_options *opts);
+
+/*
+ * Open a session on a caller-supplied memory source.  The session owns ctx
+ * from then on: ops->close(ctx) is called by goheap_close, also when this
+ * function fails.  `ops` must outlive the session.
+ */
+GOHEAP_EXTERN int goheap_open_memsrc(goheap_session **out,
+				     const goheap_memsrc_ops *ops, void *ctx,
+				     const goheap_options *opts);
+
+/* Close a session; NULL is allowed. */
+GOHEAP_EXTERN void goheap_close(goheap_session *s);
+
+/*
+ * The detailed message of the last error on this session, e.g.
+ * "reading runtime.mbuckets at 0x561200: address not mapped".  Valid until
+ * the next call on the session.  Never NULL.
+ */
+GOHEAP_EXTERN const char *goheap_errmsg(const goheap_session *s);
+
+/* The Go version of the target, e.g. "go1.22.12"; "" if unknown. */
+GOHEAP_EXTERN const char *goheap_go_version(const goheap_session *s);
+
+/* ---------------------------------------------------------------------- */
+/* Profiles                                                               */
+/* ---------------------------------------------------------------------- */
+
+enum goheap_profile_kind {
+	GOHEAP_PROFILE_HEAP = 0,
+	GOHEAP_PROFILE_ALLOCS = 1,
+	GOHEAP_PROFILE_BLOCK = 2,
+	GOHEAP_PROFILE_MUTEX = 3,
+};
+
+enum goheap_format {
+	GOHEAP_FORMAT_PPROF = 0,     /* gzip'd profile.proto */
+	GOHEAP_FORMAT_TEXT = 1,      /* Go's debug=1 text */
+	GOHEAP_FORMAT_TOP = 2,       /* summary and top table */
+	GOHEAP_FORMAT_COLLAPSED = 3, /* folded stacks */
+};
+
+enum goheap_sample_index {
+	GOHEAP_SAMPLE_DEFAULT = -1,  /* inuse_space for heap, alloc_space for allocs */
+	GOHEAP_SAMPLE_ALLOC_OBJECTS = 0,
+	GOHEAP_SAMPLE_ALLOC_SPACE = 1,
+	GOHEAP_SAMPLE_INUSE_OBJECTS = 2,
+	GOHEAP_SAMPLE_INUSE_SPACE = 3,
+};
+
+typedef struct goheap_profile goheap_profile;
+
+/*
+ * Collect a profile of kind `kind` from the session's target, without
+ * writing to it.  Returns GOHEAP_EDISABLED when MemProfileRate is 0 and
+ * nothing was ever recorded (the CLI's exit 3).
+ */
+GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
+					 goheap_session *s, int kind);
+
+/* Free a profile; NULL is allowed. */
+GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p);
+
+/* Summary figures of a collected profile. */
+typedef struct goheap_profile_stats {
+	uint64_t records;          /* records in the profile */
+	int64_t mem_profile_rate;  /* runtime.MemProfileRate at collection */
+	int64_t inuse_objects, inuse_bytes, alloc_objects, alloc_bytes;
+	double read_seconds, walk_seconds; /* time spent collecting */
+} goheap_profile_stats;
+
+GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
+					   goheap_profile_stats *out);
+
+/* Options for writing.  Start from GOHEAP_WRITE_OPTIONS_INIT. */
+typedef struct goheap_write_options {
+	unsigned version;        /* 1 */
+	int format;              /* enum goheap_format */
+	int sample_index;        /* enum goheap_sample_index, top/collapsed */
+	int top_n;               /* rows of the top table, default 20 */
+} goheap_write_options;
+
+#define GOHEAP_WRITE_OPTIONS_INIT { 1, GOHEAP_FORMAT_TOP, GOHEAP_SAMPLE_DEFAULT, 20 }
+
+/*
+ * Write the profile in the chosen format into a newly allocated buffer.
+ * *out_buf is freed with goheap_free().  The session must still be open
+ * (symbolization reads its executable).
+ */
+GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
+				       const goheap_profile *p,
+				       const goheap_write_options *wo,
+				       unsigned char **out_buf,
+				       size_t *out_len);
+
+/* ---------------------------------------------------------------------- */
+/* Force mode                                                             */
+/* ---------------------------------------------------------------------- */
+
+/* What goheap_force did. */
+typedef struct goheap_force_result {
+	int64_t old_rate;        /* MemProfileRate before */
+	int64_t new_rate;        /* after (read back), or what would be written */
+	uint64_t address;        /* of runtime.MemProfileRate in the target */
+	int changed;             /* 1 if written */
+	int retries;             /* stops retried because a thread was unsafe */
+	int threads;             /* threads stopped */
+	double stop_seconds;     /* longest time the target was stopped */
+} goheap_force_result;
+
+#define GOHEAP_FORCE_DRY_RUN 1u
+
+/*
+ * Enable heap profiling: if runtime.MemProfileRate is 0, stop the target
+ * briefly, check every thread is outside the allocation-sampling path,
+ * write `rate`, read it back and resume.  A non-zero rate is left alone
+ * (changed = 0).  With GOHEAP_FORCE_DRY_RUN nothing is written.
+ */
+GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
+			       unsigned flags, goheap_force_result *out);
+
+/* ---------------------------------------------------------------------- */
+/* Front ends                                                             */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Run the go-heap command line's output options (-o -f -p -s -n; the same
+ * option table and parser as the CLI) on an open session: collect and
+ * format the profile.  argv[0..argc) holds options only (no program name,
+ * no target).  With -o FILE the profile is written to FILE and *out is
+ * NULL; otherwise *out holds the bytes to show (freed with goheap_free).
+ * Returns an exit status of the CLI contract: 0 ok, 1 error, 2 usage,
+ * 3 profiling disabled; for non-zero, msg holds one line.
+ * This is what the gdb command calls.
+ */
+GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc,
+				 char **argv, unsigned char **out,
+				 size_t *out_len, char *msg, size_t msglen);
+
+/* Free memory returned by the library; NULL is allowed. */
+GOHEAP_EXTERN void goheap_free(void *ptr);
+
+/* The library's version string, e.g. "0.1.0". */
+GOHEAP_EXTERN const char *goheap_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GOHEAP_H */

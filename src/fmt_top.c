@@ -1,0 +1,500 @@
+/*
+ * fmt_top.c - a summary paragraph and a `go tool pprof -top` table.
+ *
+ * The table is what pprof prints for the profile runtime/pprof would have
+ * written (fmt_pprof.c), computed directly from the records rather than by
+ * decoding our own protobuf: sample values are the proto's (heap values
+ * scaled with scaleHeapSample, block/mutex delay converted from cycles to
+ * nanoseconds), stacks are the proto's (gh_stackx_sample_frames: leading
+ * runtime frames hidden for heap as protomem.go does), and nodes are
+ * functions, pprof's default granularity.  From pprof's report package
+ * (src/cmd/vendor/github.com/google/pprof/internal/report) it follows:
+ * flat = value of samples whose leaf is the function, cum = value of
+ * samples containing it, counted once per sample even under recursion;
+ * nodes with |cum| below 0.5% of the total are dropped (NodeFraction
+ * 0.005); rows are sorted by |flat| desc, then name, then |cum| desc
+ * (FlatNameOrder); values use measurement.ScaledLabel with the unit chosen
+ * by selectOutputUnit, percentages measurement.Percentage.  The
+ * "(inline)" label is not reproduced: it needs the call-graph edges.
+ *
+ * Function names are the raw symbol names the proto carries
+ * (runtime_FrameSymbolName, "[go.shape.int]" kept), as pprof shows them.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "profile.h"
+
+/* ---- sample columns --------------------------------------------------------- */
+
+static const char *const heap_names[4] = {
+	"alloc_objects", "alloc_space", "inuse_objects", "inuse_space",
+};
+static const char *const heap_units[4] = {
+	"count", "bytes", "count", "bytes",
+};
+
+static int is_heap(const gh_profile *p)
+{
+	return p->kind == GOHEAP_PROFILE_HEAP ||
+	       p->kind == GOHEAP_PROFILE_ALLOCS;
+}
+
+int gh_sample_resolve(const gh_profile *p, int sample_index, int *out_col,
+		      const char **name, const char **unit)
+{
+	int col = sample_index;
+
+	if (is_heap(p)) {
+		if (col == GOHEAP_SAMPLE_DEFAULT)
+			col = p->kind == GOHEAP_PROFILE_HEAP ?
+				      GOHEAP_SAMPLE_INUSE_SPACE :
+				      GOHEAP_SAMPLE_ALLOC_SPACE;
+		if (col < 0 || col > 3)
+			return GOHEAP_EINVAL;
+		*out_col = col;
+		*name = heap_names[col];
+		*unit = heap_units[col];
+		return 0;
+	}
+	if (p->kind != GOHEAP_PROFILE_BLOCK && p->kind != GOHEAP_PROFILE_MUTEX)
+		return GOHEAP_EINVAL;
+	/* pprof's default sample type is the last one: delay. */
+	if (col == GOHEAP_SAMPLE_DEFAULT)
+		col = 1;
+	if (col < 0 || col > 1)
+		return GOHEAP_EINVAL;
+	*out_col = col;
+	*name = col == 0 ? "contentions" : "delay";
+	*unit = col == 0 ? "count" : "nanoseconds";
+	return 0;
+}
+
+int64_t gh_sample_value(const gh_profile *p, const gh_record *r, int col)
+{
+	int64_t c, s;
+	double ghz, ns;
+	/* Go 1.19 scaled mutex samples by the sampling period
+	 * (scaleMutexProfile); 1.21+ do not. */
+	int mscale = p->kind == GOHEAP_PROFILE_MUTEX && p->ver.major != 0 &&
+		     gh_gover_cmp(p->ver, 1, 21) < 0;
+
+	if (is_heap(p)) {
+		if (col < 2)
+			gh_scale_heap_sample(r->alloc_objects, r->alloc_bytes,
+					     p->rate, &c, &s);
+		else
+			gh_scale_heap_sample(r->alloc_objects - r->free_objects,
+					     r->alloc_bytes - r->free_bytes,
+					     p->rate, &c, &s);
+		return col % 2 == 0 ? c : s;
+	}
+	if (col == 0)
+		return mscale ? r->count * p->rate : r->count;
+	/* printCountCycleProfile: int64(float64(Cycles) / cpuGHz). */
+	ghz = p->cycles_per_second / 1e9;
+	ns = (double)r->cycles / ghz;
+	if (mscale)
+		ns *= (double)p->rate;
+	if (!(ns > -9.2e18 && ns < 9.2e18))
+		return r->cycles;
+	return (int64_t)ns;
+}
+
+/* ---- pprof's measurement package -------------------------------------- */
+
+typedef struct unit_def {
+	const char *name;
+	double factor;
+} unit_def;
+
+static const unit_def mem_units[] = {
+	{ "B", 1 }, { "kB", 1024.0 }, { "MB", 1048576.0 },
+	{ "GB", 1073741824.0 }, { "TB", 1099511627776.0 },
+	{ "PB", 1125899906842624.0 },
+};
+static const unit_def time_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	{ "hrs", 3600e9 },
+};
+
+typedef struct scaler {
+	const unit_def *units;   /* NULL for plain counts */
+	size_t nunits;
+	const unit_def *deflt;   /* unitType.defaultUnit */
+	const unit_def *out;     /* chosen output unit */
+} scaler;
+
+static void scaler_init(scaler *sc, const char *unit)
+{
+	memset(sc, 0, sizeof(*sc));
+	if (strcmp(unit, "bytes") == 0) {
+		sc->units = mem_units;
+		sc->nunits = GH_ARRAY_LEN(mem_units);
+		sc->deflt = &mem_units[0];
+	} else if (strcmp(unit, "nanoseconds") == 0) {
+		sc->units = time_units;
+		sc->nunits = GH_ARRAY_LEN(time_units);
+		sc->deflt = &time_units[3];
+	}
+}
+
+/* unitType.autoScale, falling back to the default unit. */
+static const unit_def *auto_unit(const scaler *sc, int64_t value)
+{
+	const unit_def *best = NULL;
+	double v = fabs((double)value), f = 0;
+	size_t i;
+
+	for (i = 0; i < sc->nunits; i++) {
+		if (sc->units[i].factor >= f && v / sc->units[i].factor >= 1.0) {
+			f = sc->units[i].factor;
+			best = &sc->units[i];
+		}
+	}
+	return best != NULL ? best : sc->deflt;
+}
+
+/* Report.selectOutputUnit: fit the smallest value, unless far smaller. */
+static void scaler_select(scaler *sc, int64_t minv, int64_t maxv)
+{
+	const unit_def *umin, *umax;
+
+	if (sc->units == NULL)
+		return;
+	if (minv == 0)
+		minv = maxv;
+	umin = auto_unit(sc, minv);
+	umax = auto_unit(sc, maxv);
+	sc->out = umin;
+	if (umin != umax && minv * 100 < maxv)
+		sc->out = auto_unit(sc, 100 * minv);
+}
+
+/* measurement.ScaledLabel: "%.2f" without ".00", plus the unit. */
+static void scaled_label(const scaler *sc, int64_t value, char *buf,
+			 size_t len)
+{
+	const unit_def *u = sc->out != NULL ? sc->out : auto_unit(sc, value);
+	double v = (double)value;
+	size_t n;
+
+	if (sc->units != NULL)
+		v = v / u->factor;
+	snprintf(buf, len, "%.2f", v);
+	n = strlen(buf);
+	if (n >= 3 && strcmp(buf + n - 3, ".00") == 0)
+		buf[n - 3] = '\0';
+	if (strcmp(buf, "0") == 0 || strcmp(buf, "-0") == 0)
+		return;
+	if (sc->units != NULL)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s", u->name);
+}
+
+/* measurement.Percentage. */
+static void percentage(int64_t value, int64_t total, char *buf, size_t len)
+{
+	double ratio = 0;
+
+	if (total != 0)
+		ratio = fabs((double)value / (double)total) * 100;
+	if (ratio >= 99.95 && ratio <= 100.05)
+		snprintf(buf, len, "  100%%");
+	else if (ratio >= 1.0)
+		snprintf(buf, len, "%5.2f%%", ratio);
+	else
+		snprintf(buf, len, "%5.2g%%", ratio);
+}
+
+/* ---- nodes -------------------------------------------------------------- */
+
+typedef struct node {
+	const char *name;
+	int64_t flat, cum;
+	size_t stamp;         /* last sample counted in cum, plus one */
+} node;
+
+typedef struct node_map {
+	node *v;
+	size_t n, cap;
+	uint32_t *slots;      /* node index + 1, 0 = empty */
+	size_t nslots;
+} node_map;
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	while (*s != '\0') {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static int node_map_grow(node_map *m)
+{
+	size_t n = m->nslots ? m->nslots * 2 : 256, i, h;
+	uint32_t *s = gh_calloc(n, sizeof(*s));
+
+	if (s == NULL)
+		return GOHEAP_ENOMEM;
+	for (i = 0; i < m->n; i++) {
+		h = (size_t)hash_str(m->v[i].name) & (n - 1);
+		while (s[h] != 0)
+			h = (h + 1) & (n - 1);
+		s[h] = (uint32_t)(i + 1);
+	}
+	free(m->slots);
+	m->slots = s;
+	m->nslots = n;
+	return 0;
+}
+
+static node *node_get(node_map *m, const char *name)
+{
+	size_t h;
+	node *nd;
+
+	if ((m->n + 1) * 2 > m->nslots && node_map_grow(m) != 0)
+		return NULL;
+	h = (size_t)hash_str(name) & (m->nslots - 1);
+	while (m->slots[h] != 0) {
+		nd = &m->v[m->slots[h] - 1];
+		if (strcmp(nd->name, name) == 0)
+			return nd;
+		h = (h + 1) & (m->nslots - 1);
+	}
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 256;
+		node *nv = gh_reallocarray(m->v, ncap, sizeof(*nv));
+
+		if (nv == NULL)
+			return NULL;
+		m->v = nv;
+		m->cap = ncap;
+	}
+	nd = &m->v[m->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->name = name;
+	m->slots[h] = (uint32_t)(m->n + 1);
+	m->n++;
+	return nd;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* graph.FlatNameOrder; names are unique, so the order is total. */
+static int cmp_flat_name(const void *a, const void *b)
+{
+	const node *l = a, *r = b;
+	int c;
+
+	if (abs64(l->flat) != abs64(r->flat))
+		return abs64(l->flat) > abs64(r->flat) ? -1 : 1;
+	c = strcmp(l->name, r->name);
+	if (c != 0)
+		return c;
+	if (abs64(l->cum) != abs64(r->cum))
+		return abs64(l->cum) > abs64(r->cum) ? -1 : 1;
+	return 0;
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+static const char *kind_name(int kind)
+{
+	switch (kind) {
+	case GOHEAP_PROFILE_HEAP:
+		return "heap";
+	case GOHEAP_PROFILE_ALLOCS:
+		return "allocs";
+	case GOHEAP_PROFILE_BLOCK:
+		return "block";
+	default:
+		return "mutex";
+	}
+}
+
+static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
+{
+	int64_t ao = 0, ab = 0, fo = 0, fb = 0, cnt = 0, cyc = 0;
+	char l1[64], l2[64];
+	scaler sc;
+	size_t i;
+
+	for (i = 0; i < p->nrecs; i++) {
+		ao += p->recs[i].alloc_objects;
+		ab += p->recs[i].alloc_bytes;
+		fo += p->recs[i].free_objects;
+		fb += p->recs[i].free_bytes;
+		cnt += p->recs[i].count;
+		cyc += p->recs[i].cycles;
+	}
+	if (p->ver.major != 0)
+		gh_buf_printf(out, "go%d.%d.%d", p->ver.major, p->ver.minor,
+			      p->ver.patch);
+	else
+		gh_buf_printf(out, "Go (version unknown)");
+	gh_buf_printf(out, " %s profile from %s", kind_name(p->kind),
+		      p->source[0] != '\0' ? p->source : "an unnamed source");
+	if (w->exe_path != NULL)
+		gh_buf_printf(out, " (%s)", w->exe_path);
+	gh_buf_printf(out, ": %" PRIu64 " buckets walked, %zu records",
+		      p->nbuckets, p->nrecs);
+	if (is_heap(p)) {
+		scaler_init(&sc, "bytes");
+		scaled_label(&sc, ab - fb, l1, sizeof(l1));
+		scaled_label(&sc, ab, l2, sizeof(l2));
+		gh_buf_printf(out,
+			      ", MemProfileRate %" PRId64 "; sampled totals"
+			      " (before scaling): %s in use in %" PRId64
+			      " objects, %s allocated in %" PRId64
+			      " objects.\n",
+			      p->rate, l1, ao - fo, l2, ao);
+		return;
+	}
+	scaler_init(&sc, "nanoseconds");
+	gh_buf_printf(out, ", %" PRId64 " cycles/second", (int64_t)llround(
+				  p->cycles_per_second));
+	if (p->kind == GOHEAP_PROFILE_MUTEX)
+		gh_buf_printf(out, ", sampling period %" PRId64, p->rate);
+	if (p->cycles_per_second > 0) {
+		scaled_label(&sc, (int64_t)((double)cyc /
+					    (p->cycles_per_second / 1e9)),
+			     l1, sizeof(l1));
+		gh_buf_printf(out, "; %" PRId64 " contentions, %s delay.\n",
+			      cnt, l1);
+	} else {
+		gh_buf_printf(out, "; %" PRId64 " contentions, %" PRId64
+			      " cycles.\n", cnt, cyc);
+	}
+}
+
+int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
+		 gh_err *err)
+{
+	node_map m = { NULL, 0, 0, NULL, 0 };
+	gh_framevec fv = { NULL, 0, 0 };
+	gh_stackx *x = NULL;
+	const char *sname, *sunit;
+	int64_t total = 0, flatsum = 0, cutoff, v, minv = 0, nodemin, sum;
+	char f1[64], f2[64], f3[64], c1[64], c2[64];
+	size_t i, j, kept, shown;
+	scaler sc;
+	node *nd;
+	int col, rc;
+
+	if (p == NULL || w == NULL || w->sym == NULL || out == NULL)
+		return gh_errf(err, GOHEAP_EINVAL, "top: missing argument");
+	rc = gh_sample_resolve(p, w->sample_index, &col, &sname, &sunit);
+	if (rc != 0) {
+		gh_errf(err, rc, "top: sample index %d does not apply to a %s"
+			" profile", w->sample_index, kind_name(p->kind));
+		goto out;
+	}
+	rc = gh_stackx_new(&x, w->sym, p->ver);
+	if (rc != 0)
+		goto out;
+
+	for (i = 0; i < p->nrecs; i++) {
+		v = gh_sample_value(p, &p->recs[i], col);
+		total += v;
+		/* graph.newGraph skips samples with a zero value. */
+		if (v == 0)
+			continue;
+		rc = gh_stackx_sample_frames(x, p, &p->recs[i], &fv);
+		if (rc != 0)
+			goto out;
+		for (j = 0; j < fv.n; j++) {
+			nd = node_get(&m, fv.v[j].function);
+			if (nd == NULL) {
+				rc = GOHEAP_ENOMEM;
+				goto out;
+			}
+			if (j == 0)
+				nd->flat += v;
+			if (nd->stamp != i + 1) {
+				nd->cum += v;
+				nd->stamp = i + 1;
+			}
+		}
+	}
+
+	/* newTrimmedGraph: drop nodes with |cum| < 0.5% of the flat sum. */
+	for (i = 0; i < m.n; i++)
+		flatsum += m.v[i].flat;
+	cutoff = abs64((int64_t)((double)flatsum * 0.005));
+	kept = 0;
+	for (i = 0; i < m.n; i++)
+		if (cutoff == 0 || abs64(m.v[i].cum) >= cutoff)
+			m.v[kept++] = m.v[i];
+	if (kept > 0)
+		qsort(m.v, kept, sizeof(*m.v), cmp_flat_name);
+	shown = kept;
+	if (w->top_n > 0 && (size_t)w->top_n < shown)
+		shown = (size_t)w->top_n;
+
+	/* selectOutputUnit over the nodes shown. */
+	scaler_init(&sc, sunit);
+	for (i = 0; i < shown; i++) {
+		nodemin = abs64(m.v[i].flat);
+		if (nodemin == 0)
+			nodemin = abs64(m.v[i].cum);
+		if (nodemin > 0 && (minv == 0 || nodemin < minv))
+			minv = nodemin;
+	}
+	if (shown > 0)
+		scaler_select(&sc, minv, total);
+
+	write_summary(p, w, out);
+	gh_buf_printf(out, "Type: %s\n", sname);
+	sum = 0;
+	for (i = 0; i < shown; i++)
+		sum += m.v[i].flat;
+	scaled_label(&sc, sum, f1, sizeof(f1));
+	percentage(sum, total, f2, sizeof(f2));
+	scaled_label(&sc, total, f3, sizeof(f3));
+	gh_buf_printf(out, "Showing nodes accounting for %s, %s of %s total\n",
+		      f1, f2 + strspn(f2, " "), f3);
+	if (total != 0 && kept < m.n) {
+		scaled_label(&sc, abs64((int64_t)((double)total * 0.005)), f1,
+			     sizeof(f1));
+		gh_buf_printf(out, "Dropped %zu node%s (cum <= %s)\n",
+			      m.n - kept, m.n - kept > 1 ? "s" : "", f1);
+	}
+	if (total != 0 && shown > 0 && shown < kept)
+		gh_buf_printf(out, "Showing top %zu nodes out of %zu\n", shown,
+			      kept);
+	gh_buf_printf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat",
+		      "sum", "cum", "cum");
+	sum = 0;
+	for (i = 0; i < shown; i++) {
+		nd = &m.v[i];
+		sum += nd->flat;
+		scaled_label(&sc, nd->flat, f1, sizeof(f1));
+		percentage(nd->flat, total, f2, sizeof(f2));
+		percentage(sum, total, f3, sizeof(f3));
+		scaled_label(&sc, nd->cum, c1, sizeof(c1));
+		percentage(nd->cum, total, c2, sizeof(c2));
+		gh_buf_printf(out, "%10s %s %s %10s %s  %s\n", f1, f2, f3, c1,
+			      c2, nd->name);
+	}
+	if (out->oom)
+		rc = GOHEAP_ENOMEM;
+out:
+	if (rc == GOHEAP_ENOMEM)
+		gh_errf(err, rc, "top: out of memory");
+	gh_framevec_free(&fv);
+	gh_stackx_free(x);
+	free(m.v);
+	free(m.slots);
+	return rc;
+}

@@ -1,0 +1,228 @@
+/*
+ * gh.c - error messages, checked allocation, byte buffers, Go versions.
+ *
+ * The error list lives once, in goheap.h's GOHEAP_ERRORS X-macro (as
+ * elfutils' DWFL_ERRORS); this file turns it into goheap_strerror.  The
+ * buffer is append-only with a sticky out-of-memory flag so that writers
+ * can emit hundreds of small pieces and check once, the way Go's
+ * bufio.Writer defers its error.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "gh.h"
+
+GOHEAP_EXTERN const char *goheap_strerror(int code)
+{
+	switch (code) {
+#define GOHEAP_X_CASE(name, value, msg) \
+	case (value):                   \
+		return msg;
+		GOHEAP_ERRORS(GOHEAP_X_CASE)
+#undef GOHEAP_X_CASE
+	default:
+		return "unknown error";
+	}
+}
+
+GOHEAP_EXTERN const char *goheap_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+GOHEAP_EXTERN void goheap_free(void *ptr)
+{
+	free(ptr);
+}
+
+int gh_errf(gh_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int gh_err_prefix(gh_err *err, const char *fmt, ...)
+{
+	char head[256], old[sizeof(err->msg)];
+	va_list ap;
+	size_t n;
+
+	if (err == NULL)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof(old));
+	snprintf(err->msg, sizeof(err->msg), "%s: ", head);
+	n = strlen(err->msg);
+	if (n < sizeof(err->msg) - 1)
+		memcpy(err->msg + n, old, sizeof(err->msg) - 1 - n);
+	err->msg[sizeof(err->msg) - 1] = '\0';
+	return err->code;
+}
+
+void *gh_calloc(size_t n, size_t size)
+{
+	if (n == 0 || size == 0)
+		n = size = 1;
+	return calloc(n, size);
+}
+
+void *gh_reallocarray(void *p, size_t n, size_t size)
+{
+	if (size != 0 && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (n == 0 || size == 0)
+		n = size = 1;
+	return realloc(p, n * size);
+}
+
+char *gh_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d != NULL)
+		memcpy(d, s, n);
+	return d;
+}
+
+int gh_buf_reserve(gh_buf *b, size_t n)
+{
+	size_t want, cap;
+	unsigned char *d;
+
+	if (b->oom)
+		return GOHEAP_ENOMEM;
+	if (n > SIZE_MAX - b->len)
+		goto oom;
+	want = b->len + n;
+	if (want <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < want) {
+		if (cap > SIZE_MAX / 2)
+			goto oom;
+		cap *= 2;
+	}
+	d = realloc(b->data, cap);
+	if (d == NULL)
+		goto oom;
+	b->data = d;
+	b->cap = cap;
+	return 0;
+oom:
+	b->oom = 1;
+	return GOHEAP_ENOMEM;
+}
+
+void gh_buf_append(gh_buf *b, const void *p, size_t n)
+{
+	if (n == 0 || gh_buf_reserve(b, n) != 0)
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void gh_buf_putc(gh_buf *b, int c)
+{
+	unsigned char ch = (unsigned char)c;
+
+	gh_buf_append(b, &ch, 1);
+}
+
+void gh_buf_vprintf(gh_buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || gh_buf_reserve(b, (size_t)n + 1) != 0)
+		return;
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void gh_buf_printf(gh_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gh_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void gh_buf_free(gh_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->oom = 0;
+}
+
+unsigned char *gh_buf_detach(gh_buf *b, size_t *len)
+{
+	unsigned char *d = b->data;
+
+	*len = b->len;
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return d;
+}
+
+/* Accepts "go1.22.12", "go1.21", "go1.23rc1", "devel go1.24-ab12 ...". */
+int gh_gover_parse(gh_gover *out, const char *s)
+{
+	const char *p = strstr(s, "go1.");
+	int minor = 0, patch = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (p == NULL)
+		return GOHEAP_EINVAL;
+	p += 4;
+	if (*p < '0' || *p > '9')
+		return GOHEAP_EINVAL;
+	while (*p >= '0' && *p <= '9' && minor < 100000)
+		minor = minor * 10 + (*p++ - '0');
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9' && patch < 100000)
+			patch = patch * 10 + (*p++ - '0');
+	}
+	out->major = 1;
+	out->minor = minor;
+	out->patch = patch;
+	return 0;
+}
+
+int gh_gover_cmp(gh_gover v, int major, int minor)
+{
+	if (v.major != major)
+		return v.major < major ? -1 : 1;
+	if (v.minor != minor)
+		return v.minor < minor ? -1 : 1;
+	return 0;
+}
+
+double gh_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

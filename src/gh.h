@@ -1,0 +1,110 @@
+/*
+ * gh.h - internal definitions shared by every module of libgoheap.
+ *
+ * Small, dependency-free helpers: the error context each session carries,
+ * a growable byte buffer, Go version numbers, and byte-order helpers.
+ * Nothing here is exported from the shared library (-fvisibility=hidden);
+ * only goheap_* functions declared in include/goheap.h are.
+ */
+#ifndef GH_H
+#define GH_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "goheap.h"
+
+#define GH_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- errors ---------------------------------------------------------- */
+
+/*
+ * The detailed message of the last error.  Embedded in the session; modules
+ * receive a pointer so that they can explain what they were doing.  Not
+ * thread safe (one session, one thread), never global.
+ */
+typedef struct gh_err {
+	int code;
+	char msg[512];
+} gh_err;
+
+/*
+ * Record `code` with a printf-style message and return `code`, so that a
+ * failure reads `return gh_errf(err, GOHEAP_EIO, "reading %s", what);`.
+ * err may be NULL (the message is dropped).
+ */
+int gh_errf(gh_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Prefix the current message with more context: "walking buckets: <msg>". */
+int gh_err_prefix(gh_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- allocation ------------------------------------------------------ */
+
+/* calloc/realloc with overflow checks; NULL on failure (never aborts). */
+void *gh_calloc(size_t n, size_t size);
+void *gh_reallocarray(void *p, size_t n, size_t size);
+char *gh_strdup(const char *s);
+
+/* ---- growable byte buffer -------------------------------------------- */
+
+typedef struct gh_buf {
+	unsigned char *data;
+	size_t len, cap;
+	int oom;              /* sticky: an append failed */
+} gh_buf;
+
+#define GH_BUF_INIT { NULL, 0, 0, 0 }
+
+/* Appends never fail loudly: they set b->oom, checked once at the end. */
+void gh_buf_append(gh_buf *b, const void *p, size_t n);
+void gh_buf_putc(gh_buf *b, int c);
+void gh_buf_printf(gh_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void gh_buf_vprintf(gh_buf *b, const char *fmt, va_list ap);
+/* Ensure room for n more bytes; 0 or GOHEAP_ENOMEM. */
+int gh_buf_reserve(gh_buf *b, size_t n);
+void gh_buf_free(gh_buf *b);
+/* Hand the bytes to the caller (b is reset). */
+unsigned char *gh_buf_detach(gh_buf *b, size_t *len);
+
+/* ---- Go versions ------------------------------------------------------ */
+
+/* A Go release, e.g. {1, 22, 12}.  {0,0,0} means unknown. */
+typedef struct gh_gover {
+	int major, minor, patch;
+} gh_gover;
+
+/* Parse "go1.22.12", "go1.23rc1", "devel go1.24-abc..."; 0 or EINVAL. */
+int gh_gover_parse(gh_gover *out, const char *s);
+/* Compare with major.minor: <0, 0, >0. */
+int gh_gover_cmp(gh_gover v, int major, int minor);
+
+/* ---- byte order -------------------------------------------------------- */
+
+static inline uint64_t gh_load(const unsigned char *p, unsigned size, int big)
+{
+	uint64_t v = 0;
+	unsigned i;
+	if (big) {
+		for (i = 0; i < size; i++)
+			v = (v << 8) | p[i];
+	} else {
+		for (i = size; i > 0; i--)
+			v = (v << 8) | p[i - 1];
+	}
+	return v;
+}
+
+static inline uint32_t gh_le32(const unsigned char *p)
+{
+	return (uint32_t)gh_load(p, 4, 0);
+}
+
+/* ---- monotonic time --------------------------------------------------- */
+double gh_now(void);
+
+#endif /* GH_H */

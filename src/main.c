@@ -1,0 +1,191 @@
+/*
+ * main.c - the go-heap command: parse, open, collect, write, map errors to
+ * exit codes (eu-stack's shape).  All the work is in libgoheap; this file
+ * only talks to the user: one line on stderr per failure, and the exit
+ * codes of the contract: 0 ok, 1 error, 2 usage, 3 memory profiling
+ * disabled in the target.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "goheap.h"
+#include "options.h"
+
+enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_DISABLED = 3 };
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A PID is all digits and names a process; anything else is a core. */
+static int parse_pid(const char *s)
+{
+	char path[64];
+	long v;
+	char *end;
+
+	if (s[0] == '\0' || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || v <= 0 || v > 0x7fffffff)
+		return -1;
+	snprintf(path, sizeof(path), "%s", s);
+	/* A file of that name in the current directory is a core only if no
+	 * such process exists. */
+	if (access(path, F_OK) == 0) {
+		snprintf(path, sizeof(path), "/proc/%ld", v);
+		if (access(path, F_OK) != 0)
+			return -1;
+	}
+	return (int)v;
+}
+
+static int write_all(FILE *f, const unsigned char *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	goheap_options o = GOHEAP_OPTIONS_INIT;
+	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	goheap_session *s = NULL;
+	goheap_profile *p = NULL;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char err[512];
+	static char help[4096];
+	gh_cli c;
+	FILE *out = NULL;
+	int rc, pid, status = EXIT_ERR;
+	double t0, t1, t2;
+
+	rc = gh_cli_parse(&c, argc, argv, 1, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "go-heap: %s (see go-heap --help)\n", err);
+		return EXIT_USAGE;
+	}
+	if (c.help) {
+		gh_cli_help(help, sizeof(help), "go-heap");
+		fputs(help, stdout);
+		return EXIT_OK;
+	}
+	if (c.version) {
+		printf("go-heap %s\n", goheap_version());
+		return EXIT_OK;
+	}
+	if (c.npositional == 0) {
+		fprintf(stderr, "go-heap: missing PID or CORE (see go-heap "
+			"--help)\n");
+		return EXIT_USAGE;
+	}
+	o.exe = c.exe;
+	o.sysroot = c.sysroot;
+	o.verbose = c.verbose;
+
+	pid = parse_pid(c.positional[0]);
+	if (pid > 0 && c.npositional > 1) {
+		fprintf(stderr, "go-heap: unexpected argument '%s' after a "
+			"PID (use --exe)\n", c.positional[1]);
+		return EXIT_USAGE;
+	}
+	if (c.force) {
+		fprintf(stderr, "go-heap: --force is not available in this "
+			"build yet\n");
+		return EXIT_ERR;
+	}
+	if (!c.output && c.format == GOHEAP_FORMAT_PPROF && isatty(1)) {
+		fprintf(stderr, "go-heap: refusing to write a binary pprof "
+			"profile to a terminal (use -o FILE)\n");
+		return EXIT_USAGE;
+	}
+
+	t0 = now();
+	if (pid > 0)
+		rc = goheap_open_pid(&s, pid, &o);
+	else
+		rc = goheap_open_core(&s, c.positional[0],
+				      c.npositional > 1 ? c.positional[1] : NULL,
+				      &o);
+	if (rc != 0) {
+		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
+		goto done;
+	}
+	rc = goheap_profile_collect(&p, s, c.profile);
+	if (rc == GOHEAP_EDISABLED) {
+		fprintf(stderr, "go-heap: %s: memory profiling is disabled in "
+			"the target (runtime.MemProfileRate is 0: the program "
+			"never references runtime.MemProfile); enable it with "
+			"--force\n", c.positional[0]);
+		status = EXIT_DISABLED;
+		goto done;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
+		goto done;
+	}
+	t1 = now();
+	wo.format = c.format;
+	wo.sample_index = c.sample_index;
+	wo.top_n = c.top_n;
+	rc = goheap_profile_write(s, p, &wo, &buf, &len);
+	if (rc != 0) {
+		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
+		goto done;
+	}
+	t2 = now();
+	if (c.output == NULL || strcmp(c.output, "-") == 0) {
+		out = stdout;
+	} else {
+		out = fopen(c.output, "wb");
+		if (out == NULL) {
+			fprintf(stderr, "go-heap: cannot create %s: %s\n",
+				c.output, strerror(errno));
+			goto done;
+		}
+	}
+	if (write_all(out, buf, len) != 0 || fflush(out) != 0) {
+		fprintf(stderr, "go-heap: writing %s: %s\n",
+			c.output ? c.output : "standard output",
+			strerror(errno));
+		goto done;
+	}
+	if (c.verbose) {
+		goheap_profile_stats st;
+
+		goheap_profile_stats_get(p, &st);
+		fprintf(stderr,
+			"go-heap: %s, %llu records, MemProfileRate %lld\n"
+			"go-heap: open %.3f ms, read %.3f ms, walk %.3f ms, "
+			"write %.3f ms, %zu bytes\n",
+			goheap_go_version(s), (unsigned long long)st.records,
+			(long long)st.mem_profile_rate,
+			(t1 - t0 - st.read_seconds - st.walk_seconds) * 1e3,
+			st.read_seconds * 1e3, st.walk_seconds * 1e3,
+			(t2 - t1) * 1e3, len);
+	}
+	status = EXIT_OK;
+done:
+	if (out != NULL && out != stdout && fclose(out) != 0 &&
+	    status == EXIT_OK) {
+		fprintf(stderr, "go-heap: closing %s: %s\n", c.output,
+			strerror(errno));
+		status = EXIT_ERR;
+	}
+	goheap_free(buf);
+	goheap_profile_free(p);
+	goheap_close(s);
+	return status;
+}

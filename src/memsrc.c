@@ -1,0 +1,187 @@
+/*
+ * memsrc.c - checked, cached, typed reads over any memory source.
+ *
+ * Why a cache here and not in the backends: buckets are small (a few hundred
+ * bytes) and the walker reads each in two or three pieces, so a 100k-bucket
+ * profile would cost ~300k system calls through process_vm_readv, or as many
+ * gdb round trips.  Buckets come from persistentalloc's 256 KiB chunks, so
+ * neighbouring buckets share blocks: reading aligned 64 KiB blocks and
+ * keeping the last 64 makes the walk cost about one call per 64 KiB of
+ * bucket memory.  A block read that comes back short (end of a mapping) is
+ * kept short; a read that fails is retried at the exact size, so a failing
+ * block never hides readable bytes and unreadable bytes are never zeros.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "memsrc.h"
+
+void gh_mem_init(gh_mem *m, const goheap_memsrc_ops *ops, void *ctx,
+		 unsigned ptr_size, int big_endian, gh_err *err)
+{
+	memset(m, 0, sizeof(*m));
+	m->ops = ops;
+	m->ctx = ctx;
+	m->ptr_size = ptr_size;
+	m->big_endian = big_endian;
+	m->err = err;
+}
+
+void gh_mem_fini(gh_mem *m)
+{
+	unsigned i;
+
+	for (i = 0; i < GH_MEM_NBLOCKS; i++) {
+		free(m->blocks[i].data);
+		m->blocks[i].data = NULL;
+	}
+}
+
+void gh_mem_invalidate(gh_mem *m)
+{
+	unsigned i;
+
+	for (i = 0; i < GH_MEM_NBLOCKS; i++)
+		m->blocks[i].stamp = 0;
+}
+
+static int backend_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	m->nreads++;
+	m->nbytes += len;
+	return m->ops->read(m->ctx, addr, buf, len);
+}
+
+/*
+ * Fill a block.  Backends fill all or nothing, so a block that straddles
+ * the end of a mapping is fetched by halving until a prefix succeeds.
+ */
+static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base, uint64_t need_end)
+{
+	size_t len = GH_MEM_BLOCK;
+
+	if (b->data == NULL) {
+		b->data = malloc(GH_MEM_BLOCK);
+		if (b->data == NULL)
+			return GOHEAP_ENOMEM;
+	}
+	b->stamp = 0;
+	while (len >= 4096 && base + len >= need_end) {
+		if (backend_read(m, base, b->data, len) == 0) {
+			b->base = base;
+			b->valid = len;
+			b->stamp = ++m->clock;
+			return 0;
+		}
+		len /= 2;
+	}
+	return GOHEAP_EUNMAPPED;
+}
+
+static gh_mem_block *find_block(gh_mem *m, uint64_t base)
+{
+	unsigned i;
+
+	for (i = 0; i < GH_MEM_NBLOCKS; i++) {
+		if (m->blocks[i].stamp != 0 && m->blocks[i].base == base)
+			return &m->blocks[i];
+	}
+	return NULL;
+}
+
+static gh_mem_block *victim(gh_mem *m)
+{
+	gh_mem_block *v = &m->blocks[0];
+	unsigned i;
+
+	for (i = 1; i < GH_MEM_NBLOCKS; i++) {
+		if (m->blocks[i].stamp < v->stamp)
+			v = &m->blocks[i];
+	}
+	return v;
+}
+
+/* Try to serve [addr, addr+len) from one cached block; 1 if served. */
+static int cached_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	uint64_t base = addr & ~(uint64_t)(GH_MEM_BLOCK - 1);
+	uint64_t off = addr - base;
+	gh_mem_block *b;
+
+	if (off + len > GH_MEM_BLOCK)
+		return 0;
+	b = find_block(m, base);
+	if (b == NULL) {
+		b = victim(m);
+		if (fill_block(m, b, base, addr + len) != 0)
+			return 0;
+	}
+	if (off + len > b->valid)
+		return 0;
+	b->stamp = ++m->clock;
+	memcpy(buf, b->data + off, len);
+	return 1;
+}
+
+int gh_mem_read(gh_mem *m, uint64_t addr, void *buf, size_t len,
+		const char *what)
+{
+	int rc;
+
+	if (len == 0)
+		return 0;
+	if (addr + len < addr)
+		return gh_errf(m->err, GOHEAP_EUNMAPPED,
+			       "reading %s at 0x%llx: address range wraps",
+			       what, (unsigned long long)addr);
+	if (!m->no_cache && cached_read(m, addr, buf, len))
+		return 0;
+	rc = backend_read(m, addr, buf, len);
+	if (rc != 0)
+		return gh_errf(m->err, rc, "reading %s (%zu bytes at 0x%llx): %s",
+			       what, len, (unsigned long long)addr,
+			       goheap_strerror(rc));
+	return 0;
+}
+
+uint64_t gh_mem_word(const gh_mem *m, const unsigned char *p, unsigned size)
+{
+	return gh_load(p, size, m->big_endian);
+}
+
+int gh_mem_read_uint(gh_mem *m, uint64_t addr, unsigned size, uint64_t *out,
+		     const char *what)
+{
+	unsigned char b[8];
+	int rc;
+
+	if (size == 0 || size > 8)
+		return gh_errf(m->err, GOHEAP_EINVAL, "bad read size %u", size);
+	rc = gh_mem_read(m, addr, b, size, what);
+	if (rc != 0)
+		return rc;
+	*out = gh_load(b, size, m->big_endian);
+	return 0;
+}
+
+int gh_mem_read_ptr(gh_mem *m, uint64_t addr, uint64_t *out, const char *what)
+{
+	return gh_mem_read_uint(m, addr, m->ptr_size, out, what);
+}
+
+int gh_mem_write(gh_mem *m, uint64_t addr, const void *buf, size_t len,
+		 const char *what)
+{
+	int rc;
+
+	if (m->ops->write == NULL)
+		return gh_errf(m->err, GOHEAP_EUNSUPPORTED,
+			       "writing %s: this target is read-only", what);
+	rc = m->ops->write(m->ctx, addr, buf, len);
+	gh_mem_invalidate(m);
+	if (rc != 0)
+		return gh_errf(m->err, rc, "writing %s at 0x%llx: %s", what,
+			       (unsigned long long)addr, goheap_strerror(rc));
+	return 0;
+}

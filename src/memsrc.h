@@ -1,0 +1,71 @@
+/*
+ * memsrc.h - the library's view of a memory source.
+ *
+ * Wraps a goheap_memsrc_ops table (live, core or caller-supplied) with the
+ * checks every backend needs and none should repeat: overflow of addr+len,
+ * a block cache that turns thousands of small bucket reads into a few large
+ * ones, typed reads in the target's byte order and word size, and error
+ * messages that name what was being read.  The walker sees only this.
+ */
+#ifndef GH_MEMSRC_H
+#define GH_MEMSRC_H
+
+#include "gh.h"
+
+/* Cache geometry: aligned blocks, least recently used replaced. */
+#define GH_MEM_BLOCK 65536u
+#define GH_MEM_NBLOCKS 64u
+
+typedef struct gh_mem_block {
+	uint64_t base;        /* block-aligned target address */
+	size_t valid;         /* bytes of data that were read (may be short) */
+	uint64_t stamp;       /* LRU clock, 0 = empty */
+	unsigned char *data;  /* GH_MEM_BLOCK bytes */
+} gh_mem_block;
+
+typedef struct gh_mem {
+	const goheap_memsrc_ops *ops;
+	void *ctx;
+	unsigned ptr_size;
+	int big_endian;
+	gh_err *err;
+	gh_mem_block blocks[GH_MEM_NBLOCKS];
+	uint64_t clock;
+	uint64_t nreads, nbytes;  /* backend calls and bytes, for -v */
+	int no_cache;             /* set for writes / volatile reads */
+} gh_mem;
+
+void gh_mem_init(gh_mem *m, const goheap_memsrc_ops *ops, void *ctx,
+		 unsigned ptr_size, int big_endian, gh_err *err);
+/* Free the cache (not the source). */
+void gh_mem_fini(gh_mem *m);
+/* Forget cached bytes (the target may have changed). */
+void gh_mem_invalidate(gh_mem *m);
+
+/*
+ * Read len bytes at addr.  `what` names the object for the message
+ * ("runtime.mbuckets", "bucket 0x...").  0, or a GOHEAP_E* code with
+ * the message set.
+ */
+int gh_mem_read(gh_mem *m, uint64_t addr, void *buf, size_t len,
+		const char *what);
+/* Typed reads in the target's byte order. */
+int gh_mem_read_uint(gh_mem *m, uint64_t addr, unsigned size, uint64_t *out,
+		     const char *what);
+int gh_mem_read_ptr(gh_mem *m, uint64_t addr, uint64_t *out,
+		    const char *what);
+/* Decode `size`-byte word from a buffer already read. */
+uint64_t gh_mem_word(const gh_mem *m, const unsigned char *p, unsigned size);
+
+/* Uncached write (force mode). */
+int gh_mem_write(gh_mem *m, uint64_t addr, const void *buf, size_t len,
+		 const char *what);
+
+/* Backend constructors (memsrc_live.c, memsrc_core.c). */
+extern const goheap_memsrc_ops gh_live_ops;
+int gh_live_new(void **out_ctx, int pid, gh_err *err);
+extern const goheap_memsrc_ops gh_core_ops;
+int gh_core_new(void **out_ctx, const char *core, const char *sysroot,
+		gh_err *err);
+
+#endif

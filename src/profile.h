@@ -1,0 +1,152 @@
+/*
+ * profile.h - the profile model shared by the walker and the writers.
+ *
+ * The walker fills a gh_profile with records exactly as runtime.MemProfile
+ * (or BlockProfile / MutexProfile) would return them inside the target, in
+ * bucket-list order.  The writers (fmt_*.c) turn it into bytes, symbolizing
+ * through a gh_sym, and never read the target.
+ */
+#ifndef GH_PROFILE_H
+#define GH_PROFILE_H
+
+#include "sym.h"
+
+/* One record: runtime.MemProfileRecord or runtime.BlockProfileRecord. */
+typedef struct gh_record {
+	/* heap / allocs */
+	int64_t alloc_bytes, free_bytes, alloc_objects, free_objects;
+	/* block / mutex: Count (after the reader's conversion) and Cycles */
+	int64_t count, cycles;
+	uint64_t *stk;        /* runtime PCs as stored in the bucket */
+	size_t nstk;
+	uint64_t bucket;      /* target address of the bucket (for deltas) */
+} gh_record;
+
+/* One executable mapping of the target, for pprof Mapping messages. */
+typedef struct gh_pmap {
+	uint64_t start, end, offset;
+	char *file;           /* " (deleted)" already stripped */
+	char build_id[130];   /* hex GNU build id, "" if none */
+} gh_pmap;
+
+typedef struct goheap_profile {
+	int kind;             /* enum goheap_profile_kind */
+	gh_gover ver;         /* Go version of the target */
+	int64_t rate;         /* MemProfileRate (heap), 1 (block), mutex rate */
+	double cycles_per_second; /* block/mutex: runtime_cyclesPerSecond */
+	gh_record *recs;
+	size_t nrecs;
+	uint64_t *pcpool;     /* all stacks, one allocation */
+	gh_pmap *maps;        /* executable mappings in maps order */
+	size_t nmaps;
+	int64_t time_nanos;   /* collection time (TimeNanos) */
+	uint64_t nbuckets;    /* buckets walked */
+	double t_read, t_walk;/* seconds spent reading and walking */
+	char source[256];     /* "live process 1234" etc. */
+	unsigned machine;     /* ELF e_machine of the target; 0 = the host's
+	                         (selects Go's math.Exp implementation) */
+	int profstackdepth;   /* 1.23+: runtime debug.profstackdepth; 0 =
+	                         unknown, taken as the default 128 */
+} gh_profile;
+
+void gh_profile_destroy(gh_profile *p);
+
+/* What a writer needs besides the profile. */
+typedef struct gh_wctx {
+	const gh_sym *sym;
+	int sample_index;     /* enum goheap_sample_index */
+	int top_n;
+	const char *exe_path; /* for the summary */
+} gh_wctx;
+
+/* gzip'd profile.proto as runtime/pprof writeHeapProto / printCountProfile. */
+int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
+		   gh_err *err);
+/* debug=1 text of the target's Go version. */
+int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
+		  gh_err *err);
+/* Summary paragraph and flat/cum table like `go tool pprof -top`. */
+int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
+		 gh_err *err);
+/* Folded stacks "root;...;leaf value\n". */
+int gh_write_collapsed(const gh_profile *p, const gh_wctx *w, gh_buf *out,
+		       gh_err *err);
+
+/*
+ * scaleHeapSample from runtime/pprof/protomem.go, bit for bit (Go's
+ * math.Exp, not libm's).
+ */
+void gh_scale_heap_sample(int64_t count, int64_t size, int64_t rate,
+			  int64_t *out_count, int64_t *out_size);
+
+/*
+ * Go's math.Exp differs by GOARCH in the last bit: amd64 and arm64 run
+ * assembly (amd64 chooses an FMA variant at run time), others pure Go.
+ */
+enum gh_goexp_impl {
+	GH_GOEXP_GENERIC = 0,   /* src/math/exp.go (386, arm, ppc64le, ...) */
+	GH_GOEXP_AMD64 = 1,     /* exp_amd64.s without AVX+FMA */
+	GH_GOEXP_AMD64_FMA = 2, /* exp_amd64.s with cpu.X86.HasAVX&&HasFMA */
+	GH_GOEXP_ARM64 = 3,     /* exp_arm64.s */
+};
+
+/* math.Exp(x) as implementation `impl` computes it. */
+double gh_go_exp(double x, int impl);
+/* The implementation a Go program for ELF machine `machine` (0 = host)
+ * running on this host's CPU would use. */
+int gh_go_exp_impl(unsigned machine);
+/* gh_scale_heap_sample with an explicit math.Exp implementation. */
+void gh_scale_heap_sample_impl(int64_t count, int64_t size, int64_t rate,
+			       int impl, int64_t *out_count,
+			       int64_t *out_size);
+
+/* ---- stack expansion shared by fmt_text.c, fmt_top.c, fmt_collapsed.c ---- */
+
+/*
+ * A per-PC cache of symbolized frames for one target version, so that a
+ * profile with 100k records symbolizes each distinct PC once.  Built by
+ * fmt_text.c.  Frame strings are owned by the gh_sym, which must outlive
+ * the cache.
+ */
+typedef struct gh_stackx gh_stackx;
+
+enum gh_stackx_mode {
+	/* runtime.CallersFrames(pcs) as the target's Go version runs it. */
+	GH_STACKX_CALLERS = 0,
+	/* As profileBuilder.appendLocsForStack sees it: also expand the
+	 * inlined callers of the last PC (runtime_expandFinalInlineFrame). */
+	GH_STACKX_PROTO = 1,
+};
+
+int gh_stackx_new(gh_stackx **out, const gh_sym *sym, gh_gover ver);
+void gh_stackx_free(gh_stackx *x);
+/* The frames of pcs[0..n), into out (reset first; caller frees with
+ * gh_framevec_free).  PCs with no function give no frame, as in Go. */
+int gh_stackx_frames(gh_stackx *x, const uint64_t *pcs, size_t n, int mode,
+		     gh_framevec *out);
+/* protomem.go's hideRuntime: index of the first PC whose FuncForPC name
+ * is not a runtime one (0 if every PC is). */
+size_t gh_stackx_skip_runtime(gh_stackx *x, const uint64_t *pcs, size_t n);
+/* The version's hidden-runtime prefix test ("runtime.", and from 1.24
+ * "internal/runtime/"). */
+int gh_stackx_is_runtime(const gh_stackx *x, const char *name);
+/*
+ * The frames of record r as runtime/pprof's proto writer would emit them
+ * (writeHeapProto / printCountCycleProfile): Stack() truncation before
+ * 1.23, leading runtime frames hidden for heap, inline expansion.
+ */
+int gh_stackx_sample_frames(gh_stackx *x, const gh_profile *p,
+			    const gh_record *r, gh_framevec *out);
+
+/*
+ * The sample column of `sample_index` (enum goheap_sample_index) for
+ * p->kind, with its pprof sample type name and unit.  For block/mutex the
+ * columns are 0 = contentions, 1 = delay (default).  GOHEAP_EINVAL if the
+ * index does not apply.  Implemented in fmt_top.c.
+ */
+int gh_sample_resolve(const gh_profile *p, int sample_index, int *out_col,
+		      const char **name, const char **unit);
+/* Column `col` of record r as the proto holds it (scaled). */
+int64_t gh_sample_value(const gh_profile *p, const gh_record *r, int col);
+
+#endif

@@ -1,0 +1,515 @@
+/*
+ * session.c - open a target, collect a profile, write it: the public API.
+ *
+ * The data path from a PID (or core, or caller's source) to bytes:
+ *
+ *   memory source --> executable (path from the source, or --exe)
+ *                 --> load bias (the executable's offset-0 mapping)
+ *                 --> Go version (.go.buildinfo) --> runtime layout
+ *                 --> runtime globals (.symtab + bias)
+ *                 --> walker (records) --> writers (+ pclntab symbolizer)
+ *
+ * Everything here is backend-agnostic: the live and core constructors only
+ * build a goheap_memsrc_ops table and hand it to goheap_open_memsrc.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "exe.h"
+#include "memsrc.h"
+#include "profile.h"
+#include "rtlayout.h"
+#include "sym.h"
+#include "session.h"
+#include "walk.h"
+
+
+static goheap_session *session_new(void)
+{
+	goheap_session *s = gh_calloc(1, sizeof(*s));
+
+	if (s != NULL)
+		snprintf(s->err.msg, sizeof(s->err.msg), "no error");
+	return s;
+}
+
+GOHEAP_EXTERN void goheap_close(goheap_session *s)
+{
+	if (s == NULL)
+		return;
+	gh_sym_close(s->sym);
+	gh_exe_close(s->exe);
+	if (s->mem_ready)
+		gh_mem_fini(&s->mem);
+	if (s->ops != NULL && s->ops->close != NULL)
+		s->ops->close(s->ctx);
+	free(s->sysroot);
+	free(s);
+}
+
+GOHEAP_EXTERN const char *goheap_errmsg(const goheap_session *s)
+{
+	if (s == NULL)
+		return "out of memory";
+	return s->err.msg;
+}
+
+GOHEAP_EXTERN const char *goheap_go_version(const goheap_session *s)
+{
+	return s != NULL ? s->verstr : "";
+}
+
+/* ---- load bias ------------------------------------------------------- */
+
+typedef struct bias_search {
+	const char *exe_path;
+	struct stat st;
+	int have_st;
+	int found;
+	uint64_t start;
+} bias_search;
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b != NULL ? b + 1 : p;
+}
+
+/*
+ * The executable's first mapping is the one at file offset 0 whose file is
+ * the executable: same inode where the source reports inodes (live), else
+ * the same path, else the same base name (cores, gdb).
+ */
+static int bias_cb(const goheap_mapping *m, void *payload)
+{
+	bias_search *b = payload;
+	int same = 0;
+
+	if (m->offset != 0 || m->path == NULL || m->path[0] != '/')
+		return 0;
+	if (b->have_st && m->inode != 0)
+		same = (uint64_t)b->st.st_ino == m->inode;
+	else
+		same = strcmp(m->path, b->exe_path) == 0 ||
+		       strcmp(base_name(m->path), base_name(b->exe_path)) == 0;
+	if (same && !b->found) {
+		b->found = 1;
+		b->start = m->start;
+	}
+	return 0;
+}
+
+static int find_bias(goheap_session *s)
+{
+	bias_search b;
+	int rc;
+
+	s->bias = 0;
+	if (!gh_exe_is_dyn(s->exe))
+		return 0;
+	memset(&b, 0, sizeof(b));
+	b.exe_path = s->exe_path;
+	b.have_st = stat(s->exe_path, &b.st) == 0;
+	rc = s->ops->mappings(s->ctx, bias_cb, &b);
+	if (rc != 0)
+		return gh_errf(&s->err, rc, "reading the target's mappings: %s",
+			       goheap_strerror(rc));
+	if (!b.found)
+		return gh_errf(&s->err, GOHEAP_ENOEXE,
+			       "%s is position-independent but is not mapped "
+			       "in the target (wrong executable?)", s->exe_path);
+	s->bias = b.start - gh_exe_link_base(s->exe);
+	return 0;
+}
+
+/* ---- runtime globals ------------------------------------------------- */
+
+static int find_globals(goheap_session *s)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		int required;
+	} syms[] = {
+		{ "runtime.mbuckets", offsetof(gh_rtaddrs, mbuckets), 1 },
+		{ "runtime.bbuckets", offsetof(gh_rtaddrs, bbuckets), 0 },
+		{ "runtime.xbuckets", offsetof(gh_rtaddrs, xbuckets), 0 },
+		{ "runtime.mProfCycle", offsetof(gh_rtaddrs, mprofcycle), 1 },
+		{ "runtime.MemProfileRate",
+		  offsetof(gh_rtaddrs, memprofilerate), 1 },
+	};
+	size_t i;
+
+	memset(&s->addrs, 0, sizeof(s->addrs));
+	if (!gh_exe_has_symtab(s->exe))
+		return gh_errf(&s->err, GOHEAP_ENOSYM,
+			       "%s has no symbol table (stripped with -s?): "
+			       "locating runtime.mbuckets in stripped binaries "
+			       "is not supported yet", s->exe_path);
+	for (i = 0; i < GH_ARRAY_LEN(syms); i++) {
+		uint64_t addr = 0;
+
+		if (gh_exe_symbol(s->exe, syms[i].name, &addr, NULL) != 0) {
+			if (syms[i].required)
+				return gh_errf(&s->err, GOHEAP_ENOSYM,
+					       "%s: symbol %s not found (not a "
+					       "Go program, or an unsupported "
+					       "runtime)", s->exe_path,
+					       syms[i].name);
+			continue;
+		}
+		*(uint64_t *)((char *)&s->addrs + syms[i].off) = addr + s->bias;
+	}
+	return 0;
+}
+
+/* ---- open ------------------------------------------------------------ */
+
+static int session_init(goheap_session *s, const goheap_options *opts)
+{
+	goheap_target_info ti;
+	const char *v;
+	int rc;
+
+	if (opts != NULL && opts->version != GOHEAP_OPTIONS_VERSION)
+		return gh_errf(&s->err, GOHEAP_EINVAL,
+			       "goheap_options version %u not supported",
+			       opts->version);
+	if (s->ops->describe != NULL)
+		s->ops->describe(s->ctx, s->source, sizeof(s->source));
+	if (opts != NULL && opts->exe != NULL) {
+		snprintf(s->exe_path, sizeof(s->exe_path), "%s", opts->exe);
+	} else {
+		rc = s->ops->executable(s->ctx, s->exe_path,
+					sizeof(s->exe_path));
+		if (rc != 0)
+			return gh_errf(&s->err, GOHEAP_ENOEXE,
+				       "cannot determine the target's "
+				       "executable (give it with --exe)");
+	}
+	rc = gh_exe_open(&s->exe, s->exe_path, &s->err);
+	if (rc != 0)
+		return rc;
+
+	memset(&ti, 0, sizeof(ti));
+	ti.ptr_size = gh_exe_ptr_size(s->exe);
+	ti.big_endian = gh_exe_big_endian(s->exe);
+	if (s->ops->target_info != NULL) {
+		rc = s->ops->target_info(s->ctx, &ti);
+		if (rc != 0)
+			return gh_errf(&s->err, rc, "describing the target: %s",
+				       goheap_strerror(rc));
+	}
+	if (ti.ptr_size != gh_exe_ptr_size(s->exe) ||
+	    ti.big_endian != gh_exe_big_endian(s->exe))
+		return gh_errf(&s->err, GOHEAP_EINVAL,
+			       "%s is a %u-bit %s-endian executable but the "
+			       "target is %u-bit %s-endian", s->exe_path,
+			       gh_exe_ptr_size(s->exe) * 8,
+			       gh_exe_big_endian(s->exe) ? "big" : "little",
+			       ti.ptr_size * 8, ti.big_endian ? "big" : "little");
+	gh_mem_init(&s->mem, s->ops, s->ctx, ti.ptr_size, ti.big_endian,
+		    &s->err);
+	s->mem_ready = 1;
+
+	v = gh_exe_go_version(s->exe);
+	snprintf(s->verstr, sizeof(s->verstr), "%s", v);
+	if (v[0] == '\0' || gh_gover_parse(&s->ver, v) != 0)
+		return gh_errf(&s->err, GOHEAP_EVERSION,
+			       "%s: Go version unknown (no .go.buildinfo); "
+			       "inferring it is not supported yet",
+			       s->exe_path);
+	s->lay = gh_rtlayout_for(s->ver);
+	if (s->lay == NULL)
+		return gh_errf(&s->err, GOHEAP_EVERSION,
+			       "unsupported runtime layout for go1.%d (this "
+			       "go-heap knows go1.%d to go1.%d)", s->ver.minor,
+			       gh_rtlayout_oldest(), gh_rtlayout_newest());
+	rc = find_bias(s);
+	if (rc != 0)
+		return rc;
+	rc = gh_sym_open(&s->sym, s->exe, s->bias, s->ver, &s->err);
+	if (rc != 0)
+		return rc;
+	return find_globals(s);
+}
+
+GOHEAP_EXTERN int goheap_open_memsrc(goheap_session **out,
+				     const goheap_memsrc_ops *ops, void *ctx,
+				     const goheap_options *opts)
+{
+	goheap_session *s;
+
+	*out = NULL;
+	s = session_new();
+	if (s == NULL) {
+		if (ops != NULL && ops->close != NULL)
+			ops->close(ctx);
+		return GOHEAP_ENOMEM;
+	}
+	*out = s;
+	if (ops == NULL || ops->version < 1 ||
+	    ops->version > GOHEAP_MEMSRC_OPS_VERSION ||
+	    ops->read == NULL || ops->mappings == NULL ||
+	    ops->executable == NULL) {
+		if (ops != NULL && ops->close != NULL)
+			ops->close(ctx);
+		return gh_errf(&s->err, GOHEAP_EINVAL,
+			       "invalid memory source table");
+	}
+	s->ops = ops;
+	s->ctx = ctx;
+	return session_init(s, opts);
+}
+
+GOHEAP_EXTERN int goheap_open_pid(goheap_session **out, int pid,
+				  const goheap_options *opts)
+{
+	goheap_session *s;
+	void *ctx = NULL;
+	int rc;
+
+	*out = NULL;
+	s = session_new();
+	if (s == NULL)
+		return GOHEAP_ENOMEM;
+	*out = s;
+	rc = gh_live_new(&ctx, pid, &s->err);
+	if (rc != 0)
+		return rc;
+	s->ops = &gh_live_ops;
+	s->ctx = ctx;
+	return session_init(s, opts);
+}
+
+GOHEAP_EXTERN int goheap_open_core(goheap_session **out, const char *core,
+				   const char *exe,
+				   const goheap_options *opts)
+{
+	goheap_options o = GOHEAP_OPTIONS_INIT;
+	goheap_session *s;
+	void *ctx = NULL;
+	int rc;
+
+	*out = NULL;
+	s = session_new();
+	if (s == NULL)
+		return GOHEAP_ENOMEM;
+	*out = s;
+	if (opts != NULL)
+		o = *opts;
+	if (exe != NULL)
+		o.exe = exe;
+	rc = gh_core_new(&ctx, core, o.sysroot, &s->err);
+	if (rc != 0)
+		return rc;
+	s->ops = &gh_core_ops;
+	s->ctx = ctx;
+	return session_init(s, &o);
+}
+
+/* ---- collect --------------------------------------------------------- */
+
+typedef struct maps_collect {
+	goheap_session *s;
+	gh_profile *p;
+	size_t cap;
+	int rc;
+	struct stat exe_st;
+	int have_st;
+} maps_collect;
+
+static int strip_deleted(char *f)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(f), d = sizeof(del) - 1;
+
+	if (n >= d && strcmp(f + n - d, del) == 0) {
+		f[n - d] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/* runtime/pprof's parseProcSelfMaps: executable mappings, in order. */
+static int maps_cb(const goheap_mapping *m, void *payload)
+{
+	maps_collect *c = payload;
+	gh_profile *p = c->p;
+	gh_pmap *pm;
+	const char *path = m->path != NULL ? m->path : "";
+
+	if (m->perms[2] != 'x')
+		return 0;
+	if (m->inode == 0 && path[0] == '\0')
+		return 0;
+	if (p->nmaps == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 16;
+		gh_pmap *v = gh_reallocarray(p->maps, nc, sizeof(*v));
+
+		if (v == NULL) {
+			c->rc = GOHEAP_ENOMEM;
+			return 1;
+		}
+		p->maps = v;
+		c->cap = nc;
+	}
+	pm = &p->maps[p->nmaps];
+	memset(pm, 0, sizeof(*pm));
+	pm->start = m->start;
+	pm->end = m->end;
+	pm->offset = m->offset;
+	pm->file = gh_strdup(path);
+	if (pm->file == NULL) {
+		c->rc = GOHEAP_ENOMEM;
+		return 1;
+	}
+	p->nmaps++;
+	strip_deleted(pm->file);
+	if (c->have_st && m->inode != 0 &&
+	    (uint64_t)c->exe_st.st_ino == m->inode) {
+		snprintf(pm->build_id, sizeof(pm->build_id), "%s",
+			 gh_exe_gnu_build_id(c->s->exe));
+	} else if (path[0] == '/') {
+		gh_file_gnu_build_id(m->open_path != NULL ? m->open_path : path,
+				     pm->build_id, sizeof(pm->build_id));
+	}
+	return 0;
+}
+
+GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
+					 goheap_session *s, int kind)
+{
+	gh_profile *p;
+	maps_collect mc;
+	struct timespec ts;
+	int rc;
+
+	*out = NULL;
+	if (s == NULL || s->lay == NULL || s->sym == NULL)
+		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
+					   "session is not open") :
+				   GOHEAP_EINVAL;
+	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_MUTEX)
+		return gh_errf(&s->err, GOHEAP_EINVAL, "unknown profile kind %d",
+			       kind);
+	p = gh_calloc(1, sizeof(*p));
+	if (p == NULL)
+		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+	p->kind = kind;
+	p->ver = s->ver;
+	p->machine = gh_exe_machine(s->exe);
+	snprintf(p->source, sizeof(p->source), "%s", s->source);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	gh_mem_invalidate(&s->mem);
+
+	rc = gh_walk(p, &s->mem, s->lay, &s->addrs, &s->err);
+	if (rc != 0)
+		goto fail;
+	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX)
+		p->rate = 1;
+
+	memset(&mc, 0, sizeof(mc));
+	mc.s = s;
+	mc.p = p;
+	mc.have_st = stat(s->exe_path, &mc.exe_st) == 0;
+	rc = s->ops->mappings(s->ctx, maps_cb, &mc);
+	if (mc.rc != 0)
+		rc = mc.rc;
+	if (rc != 0) {
+		gh_errf(&s->err, rc, "reading the target's mappings: %s",
+			goheap_strerror(rc));
+		goto fail;
+	}
+	*out = p;
+	return 0;
+fail:
+	gh_profile_destroy(p);
+	free(p);
+	return rc;
+}
+
+GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p)
+{
+	gh_profile_destroy(p);
+	free(p);
+}
+
+GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
+					   goheap_profile_stats *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (p == NULL)
+		return GOHEAP_EINVAL;
+	out->records = p->nrecs;
+	out->mem_profile_rate = p->rate;
+	for (i = 0; i < p->nrecs; i++) {
+		const gh_record *r = &p->recs[i];
+
+		out->alloc_objects += r->alloc_objects;
+		out->alloc_bytes += r->alloc_bytes;
+		out->inuse_objects += r->alloc_objects - r->free_objects;
+		out->inuse_bytes += r->alloc_bytes - r->free_bytes;
+	}
+	out->read_seconds = p->t_read;
+	out->walk_seconds = p->t_walk;
+	return 0;
+}
+
+GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
+				       const goheap_profile *p,
+				       const goheap_write_options *wo,
+				       unsigned char **out_buf,
+				       size_t *out_len)
+{
+	goheap_write_options def = GOHEAP_WRITE_OPTIONS_INIT;
+	gh_buf b = GH_BUF_INIT;
+	gh_wctx w;
+	int rc;
+
+	*out_buf = NULL;
+	*out_len = 0;
+	if (s == NULL || p == NULL)
+		return GOHEAP_EINVAL;
+	if (wo == NULL)
+		wo = &def;
+	memset(&w, 0, sizeof(w));
+	w.sym = s->sym;
+	w.sample_index = wo->sample_index;
+	w.top_n = wo->top_n > 0 ? wo->top_n : 20;
+	w.exe_path = s->exe_path;
+	switch (wo->format) {
+	case GOHEAP_FORMAT_PPROF:
+		rc = gh_write_pprof(p, &w, &b, &s->err);
+		break;
+	case GOHEAP_FORMAT_TEXT:
+		rc = gh_write_text(p, &w, &b, &s->err);
+		break;
+	case GOHEAP_FORMAT_TOP:
+		rc = gh_write_top(p, &w, &b, &s->err);
+		break;
+	case GOHEAP_FORMAT_COLLAPSED:
+		rc = gh_write_collapsed(p, &w, &b, &s->err);
+		break;
+	default:
+		rc = gh_errf(&s->err, GOHEAP_EINVAL, "unknown format %d",
+			     wo->format);
+		break;
+	}
+	if (rc == 0 && b.oom)
+		rc = gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory writing");
+	if (rc != 0) {
+		gh_buf_free(&b);
+		return rc;
+	}
+	*out_buf = gh_buf_detach(&b, out_len);
+	return 0;
+}

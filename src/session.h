@@ -1,0 +1,36 @@
+/*
+ * session.h - the session object, shared by the modules that act on a whole
+ * target (session.c: open/collect/write; force.c: force mode).
+ */
+#ifndef GH_SESSION_H
+#define GH_SESSION_H
+
+#include "exe.h"
+#include "memsrc.h"
+#include "rtlayout.h"
+#include "sym.h"
+#include "walk.h"
+
+struct goheap_session {
+	gh_err err;
+	const goheap_memsrc_ops *ops;
+	void *ctx;
+	gh_mem mem;
+	int mem_ready;
+	gh_exe *exe;
+	gh_sym *sym;
+	uint64_t bias;
+	gh_gover ver;
+	char verstr[64];
+	const gh_rtlayout *lay;
+	gh_rtaddrs addrs;
+	char exe_path[4096];
+	char source[256];
+	char *sysroot;
+};
+
+/* The version-2 slots of the ops table, or NULL for a version-1 table. */
+#define GH_OPS_V2(s, slot) \
+	((s)->ops->version >= 2 ? (s)->ops->slot : NULL)
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * sym.h - symbolization from the Go pclntab (no DWARF needed).
+ *
+ * Reproduces what runtime.CallersFrames, runtime.FuncForPC and runtime/pprof's
+ * helpers return for PCs recorded in profile buckets.  Reads .gopclntab (or
+ * .data.rel.ro.gopclntab) and the function data from the executable file;
+ * never touches the target.  PCs given to and returned by this module are
+ * runtime addresses: the module subtracts/adds the load bias itself.
+ */
+#ifndef GH_SYM_H
+#define GH_SYM_H
+
+#include "exe.h"
+
+typedef struct gh_sym gh_sym;
+
+/* One frame, as runtime.Frame describes it. */
+typedef struct gh_frame {
+	uint64_t pc;          /* Frame.PC: pc-1 unless pc <= entry (runtime addr) */
+	uint64_t entry;       /* Frame.Entry: the physical function's entry */
+	const char *function; /* raw symbol name ("" if not found); e.g.
+	                         "main.F[go.shape.int]" (owned by gh_sym) */
+	const char *file;     /* "" if not found */
+	int64_t line;         /* 0 if not found */
+	int64_t start_line;   /* inline-aware start line (1.20+), else 0 */
+	int inlined;          /* Frame.Func == nil: an inlined frame */
+	uint8_t funcid;       /* abi.FuncID of the frame's function */
+} gh_frame;
+
+/* A growable array of frames, owned by the caller (gh_framevec_free). */
+typedef struct gh_framevec {
+	gh_frame *v;
+	size_t n, cap;
+} gh_framevec;
+
+void gh_framevec_free(gh_framevec *fv);
+
+/*
+ * Load the pclntab of `exe`, with load bias `bias` (runtime = link + bias),
+ * for a target of Go version `ver` ({0,0,0} = infer from the pclntab).
+ * `exe` must outlive the symbolizer.
+ */
+int gh_sym_open(gh_sym **out, const gh_exe *exe, uint64_t bias,
+		gh_gover ver, gh_err *err);
+void gh_sym_close(gh_sym *s);
+
+/* Number of functions; the pclntab magic (0xfffffff0, 0xfffffff1, ...). */
+size_t gh_sym_nfunc(const gh_sym *s);
+uint32_t gh_sym_magic(const gh_sym *s);
+
+/*
+ * runtime.CallersFrames(pcs) drained into `out` (appended), with Go 1.21+
+ * semantics: inline expansion, synthesised virtual PCs for physical-only
+ * stacks, wrapper elision.  runtime.goexit frames are returned like others.
+ * A PC with no function gives {pc = pcs[i], function = "", file = ""}.
+ * Returns 0 or GOHEAP_ENOMEM.
+ */
+int gh_sym_callers_frames(const gh_sym *s, const uint64_t *pcs, size_t n,
+			  gh_framevec *out);
+
+/*
+ * runtime.FuncForPC(pc).Name(): the innermost (inlined) function at exactly
+ * pc (not pc-1).  NULL when pc is in no function.
+ */
+const char *gh_sym_funcforpc_name(const gh_sym *s, uint64_t pc);
+
+/*
+ * runtime_expandFinalInlineFrame(stk): if the last PC is inside an inlined
+ * call, append the virtual PCs of its inlined callers (as tracebackPCs would
+ * have).  Writes a new array to *out (caller frees with free()).
+ */
+int gh_sym_expand_final_inline(const gh_sym *s, const uint64_t *pcs, size_t n,
+			       uint64_t **out, size_t *nout);
+
+/*
+ * Function entry (runtime address) and raw name of the function containing
+ * pc (pc itself, no decrement): 0 or GOHEAP_ENOSYM.
+ */
+int gh_sym_lookup(const gh_sym *s, uint64_t pc, uint64_t *entry,
+		  const char **name);
+
+/* Entry (runtime address) of a function by exact name: 0 or GOHEAP_ENOSYM. */
+int gh_sym_func_entry(const gh_sym *s, const char *name, uint64_t *entry,
+		      uint64_t *end);
+
+/*
+ * funcNameForPrint (Go 1.21+): "pkg.F[go.shape.int]" -> "pkg.F[...]".
+ * Writes into buf (truncating), returns buf.
+ */
+const char *gh_func_name_for_print(const char *raw, char *buf, size_t len);
+
+/*
+ * The pc-value table decoder on its own (runtime pcvalue/step): the value
+ * in effect at `targetpc` for the table at tab[0..len), for a function at
+ * `entry`, with PC quantum `quantum` (pcHeader.minLC).  -1 when targetpc
+ * is past the table or the table is truncated.  Exposed for unit tests.
+ */
+int32_t gh_pctab_value(const unsigned char *tab, size_t len, uint64_t entry,
+		       unsigned quantum, uint64_t targetpc);
+
+#endif

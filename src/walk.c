@@ -1,0 +1,364 @@
+/*
+ * walk.c - reproduce runtime.MemProfile's records from outside the process.
+ *
+ * What the runtime does (Go 1.22 src/runtime/mprof.go, MemProfile; 1.23+
+ * memProfileInternal), holding profMemActiveLock:
+ *
+ *   1. cycle = mProfCycle.read(); mProf_FlushLocked(cycle % 3) folds
+ *      future[cycle%3] into active for every bucket;
+ *   2. if every bucket's active allocs and frees are zero ("no GC has
+ *      completed yet"), it folds all three future cycles into active;
+ *   3. it returns one record per bucket (inuseZero = true, as runtime/pprof
+ *      asks) in list order: newest bucket first.
+ *
+ * The flush and the fold are permanent in the process; we apply them to a
+ * private copy of each memRecord, so the target is never written, and two
+ * runs give the same answer as two in-process calls would.
+ *
+ * Hostile memory: every read is checked, nstk is bounded by the version's
+ * maximum, the bucket type must match the list, Brent's algorithm detects
+ * a cycle in allnext in O(n) without extra memory, and the total number of
+ * buckets and PCs is capped.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "walk.h"
+
+typedef struct mcycle {
+	uint64_t allocs, frees, alloc_bytes, free_bytes;
+} mcycle;
+
+typedef struct walk_state {
+	gh_profile *p;
+	gh_mem *m;
+	const gh_rtlayout *lay;
+	gh_err *err;
+	size_t cap_recs, cap_pcs, npcs;
+	mcycle *active;    /* per record: active + future[idx] */
+	mcycle *future;    /* per record: the 3 future cycles */
+} walk_state;
+
+static void add_cycle(mcycle *dst, const mcycle *src)
+{
+	dst->allocs += src->allocs;
+	dst->frees += src->frees;
+	dst->alloc_bytes += src->alloc_bytes;
+	dst->free_bytes += src->free_bytes;
+}
+
+/* Decode one memRecordCycle at p; 1.27's two-word form derives bytes. */
+static void load_cycle(const walk_state *w, const unsigned char *p,
+		       uint64_t size, mcycle *out)
+{
+	unsigned ps = w->m->ptr_size;
+
+	out->allocs = gh_mem_word(w->m, p, ps);
+	out->frees = gh_mem_word(w->m, p + ps, ps);
+	if (w->lay->cycle_words >= 4) {
+		out->alloc_bytes = gh_mem_word(w->m, p + 2 * ps, ps);
+		out->free_bytes = gh_mem_word(w->m, p + 3 * ps, ps);
+	} else {
+		out->alloc_bytes = out->allocs * size;
+		out->free_bytes = out->frees * size;
+	}
+}
+
+static int grow(walk_state *w, size_t nstk)
+{
+	gh_profile *p = w->p;
+
+	if (p->nrecs == w->cap_recs) {
+		size_t nc = w->cap_recs ? w->cap_recs * 2 : 1024;
+		gh_record *r = gh_reallocarray(p->recs, nc, sizeof(*r));
+		mcycle *a, *f;
+
+		if (r == NULL)
+			return GOHEAP_ENOMEM;
+		p->recs = r;
+		a = gh_reallocarray(w->active, nc, sizeof(*a));
+		if (a == NULL)
+			return GOHEAP_ENOMEM;
+		w->active = a;
+		f = gh_reallocarray(w->future, nc * 3, sizeof(*f));
+		if (f == NULL)
+			return GOHEAP_ENOMEM;
+		w->future = f;
+		w->cap_recs = nc;
+	}
+	if (w->npcs + nstk > w->cap_pcs) {
+		size_t nc = w->cap_pcs ? w->cap_pcs : 8192;
+		uint64_t *v;
+
+		while (nc < w->npcs + nstk)
+			nc *= 2;
+		v = gh_reallocarray(p->pcpool, nc, sizeof(*v));
+		if (v == NULL)
+			return GOHEAP_ENOMEM;
+		p->pcpool = v;
+		w->cap_pcs = nc;
+	}
+	return 0;
+}
+
+/*
+ * Read one bucket at addr: header, stack, record.  Returns its allnext in
+ * *next.  The stack is stored as an offset into pcpool (the pool may move
+ * while growing); pointers are fixed up at the end.
+ */
+static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
+		       unsigned cycle_idx, uint64_t *next)
+{
+	const gh_rtlayout *lay = w->lay;
+	gh_mem *m = w->m;
+	unsigned ps = m->ptr_size;
+	unsigned char hdr[16 * 8], rec[16 * 8];
+	unsigned char stkbuf[GH_WALK_STACK_BYTES];
+	uint64_t typ, size, nstk, recaddr;
+	gh_record *r;
+	size_t i, reclen;
+	const char *what = "bucket";
+	int rc;
+
+	if (addr % ps != 0)
+		return gh_errf(w->err, GOHEAP_ECORRUPT,
+			       "bucket pointer 0x%llx is misaligned",
+			       (unsigned long long)addr);
+	rc = gh_mem_read(m, addr, hdr, (size_t)lay->bucket_words * ps, what);
+	if (rc != 0)
+		return rc;
+	*next = gh_mem_word(m, hdr + lay->w_allnext * ps, ps);
+	typ = gh_mem_word(m, hdr + lay->w_typ * ps, ps);
+	size = gh_mem_word(m, hdr + lay->w_size * ps, ps);
+	nstk = gh_mem_word(m, hdr + lay->w_nstk * ps, ps);
+	if (typ != (uint64_t)want_typ)
+		return gh_errf(w->err, GOHEAP_ECORRUPT,
+			       "bucket at 0x%llx: type %llu where %d was "
+			       "expected (corrupt list or unsupported runtime "
+			       "layout)", (unsigned long long)addr,
+			       (unsigned long long)typ, want_typ);
+	if (nstk > lay->max_stack)
+		return gh_errf(w->err, GOHEAP_ECORRUPT,
+			       "bucket at 0x%llx: stack depth %llu exceeds the "
+			       "runtime's maximum %u", (unsigned long long)addr,
+			       (unsigned long long)nstk,
+			       lay->max_stack);
+	if (w->p->nrecs >= GH_WALK_MAX_BUCKETS)
+		return gh_errf(w->err, GOHEAP_ELIMIT,
+			       "more than %u buckets: refusing to continue",
+			       GH_WALK_MAX_BUCKETS);
+	if (w->npcs + nstk > GH_WALK_MAX_PCS)
+		return gh_errf(w->err, GOHEAP_ELIMIT,
+			       "more than %u stack words in all buckets",
+			       GH_WALK_MAX_PCS);
+	rc = grow(w, (size_t)nstk);
+	if (rc != 0)
+		return gh_errf(w->err, rc, "out of memory walking buckets");
+
+	if (nstk > 0) {
+		/* max_stack <= 1024 words: fits the on-stack buffer. */
+		rc = gh_mem_read(m, addr + (uint64_t)lay->bucket_words * ps,
+				 stkbuf, (size_t)nstk * ps, what);
+		if (rc != 0)
+			return rc;
+		for (i = 0; i < nstk; i++)
+			w->p->pcpool[w->npcs + i] =
+				gh_mem_word(m, stkbuf + i * ps, ps);
+	}
+
+	r = &w->p->recs[w->p->nrecs];
+	memset(r, 0, sizeof(*r));
+	r->bucket = addr;
+	r->nstk = (size_t)nstk;
+	r->stk = (uint64_t *)(uintptr_t)w->npcs; /* fixed up later */
+	recaddr = addr + ((uint64_t)lay->bucket_words + nstk) * ps;
+
+	if (want_typ == lay->typ_mem) {
+		mcycle act, fut[3];
+		unsigned k;
+
+		reclen = (size_t)lay->cycle_words * ps * 4;
+		rc = gh_mem_read(m, recaddr, rec, reclen, what);
+		if (rc != 0)
+			return rc;
+		load_cycle(w, rec, size, &act);
+		for (k = 0; k < 3; k++)
+			load_cycle(w, rec + (size_t)(k + 1) * lay->cycle_words * ps,
+				   size, &fut[k]);
+		/* mProf_FlushLocked(idx): active += future[idx]. */
+		add_cycle(&act, &fut[cycle_idx]);
+		memset(&fut[cycle_idx], 0, sizeof(fut[cycle_idx]));
+		w->active[w->p->nrecs] = act;
+		memcpy(&w->future[w->p->nrecs * 3], fut, sizeof(fut));
+	} else {
+		uint64_t cbits, cycles;
+		double count;
+
+		reclen = lay->blockrec_size;
+		rc = gh_mem_read(m, recaddr, rec, reclen, what);
+		if (rc != 0)
+			return rc;
+		cbits = gh_mem_word(m, rec, 8);
+		cycles = gh_mem_word(m, rec + 8, 8);
+		memcpy(&count, &cbits, sizeof(count));
+		/* int64(bp.count): Go truncates toward zero; NaN/huge
+		 * values from a corrupt record are clamped rather than UB. */
+		if (!(count > -9.2e18 && count < 9.2e18))
+			count = 0;
+		r->count = (int64_t)count;
+		/* BlockProfile forces Count = 1 (CL 299991); MutexProfile
+		 * does not. */
+		if (want_typ == lay->typ_block && r->count == 0)
+			r->count = 1;
+		r->cycles = (int64_t)cycles;
+	}
+	w->npcs += (size_t)nstk;
+	w->p->nrecs++;
+	return 0;
+}
+
+static int walk_list(walk_state *w, uint64_t head, int want_typ,
+		     unsigned cycle_idx)
+{
+	uint64_t b = head, next, tortoise = head;
+	uint64_t power = 1, lam = 0;
+	int rc;
+
+	while (b != 0) {
+		rc = read_bucket(w, b, want_typ, cycle_idx, &next);
+		if (rc != 0)
+			return rc;
+		b = next;
+		/* Brent's cycle detection on the allnext chain. */
+		if (b == tortoise && b != 0)
+			return gh_errf(w->err, GOHEAP_ECORRUPT,
+				       "bucket list has a cycle at 0x%llx",
+				       (unsigned long long)b);
+		if (++lam == power) {
+			tortoise = b;
+			power *= 2;
+			lam = 0;
+		}
+	}
+	return 0;
+}
+
+static void finish_mem(walk_state *w)
+{
+	gh_profile *p = w->p;
+	int clear = 1;
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < p->nrecs; i++) {
+		if (w->active[i].allocs != 0 || w->active[i].frees != 0) {
+			clear = 0;
+			break;
+		}
+	}
+	/* No GC has completed: fold every future cycle (the flushed one is
+	 * already zero in our copy, as it is in the runtime). */
+	if (clear) {
+		for (i = 0; i < p->nrecs; i++)
+			for (k = 0; k < 3; k++)
+				add_cycle(&w->active[i], &w->future[i * 3 + k]);
+	}
+	for (i = 0; i < p->nrecs; i++) {
+		p->recs[i].alloc_objects = (int64_t)w->active[i].allocs;
+		p->recs[i].free_objects = (int64_t)w->active[i].frees;
+		p->recs[i].alloc_bytes = (int64_t)w->active[i].alloc_bytes;
+		p->recs[i].free_bytes = (int64_t)w->active[i].free_bytes;
+	}
+}
+
+int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
+	    const gh_rtaddrs *a, gh_err *err)
+{
+	walk_state w;
+	uint64_t head = 0, listaddr, rate = 0, cyc = 0;
+	unsigned idx = 0;
+	const char *listname;
+	int want, rc;
+	double t0 = gh_now();
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	w.p = p;
+	w.m = m;
+	w.lay = lay;
+	w.err = err;
+
+	switch (p->kind) {
+	case GOHEAP_PROFILE_BLOCK:
+		listaddr = a->bbuckets;
+		listname = "runtime.bbuckets";
+		want = lay->typ_block;
+		break;
+	case GOHEAP_PROFILE_MUTEX:
+		listaddr = a->xbuckets;
+		listname = "runtime.xbuckets";
+		want = lay->typ_mutex;
+		break;
+	default:
+		listaddr = a->mbuckets;
+		listname = "runtime.mbuckets";
+		want = lay->typ_mem;
+		break;
+	}
+	if (listaddr == 0)
+		return gh_errf(err, GOHEAP_ENOSYM, "%s: address unknown",
+			       listname);
+	rc = gh_mem_read_ptr(m, listaddr, &head, listname);
+	if (rc != 0)
+		return rc;
+
+	if (want == lay->typ_mem) {
+		if (a->memprofilerate != 0) {
+			rc = gh_mem_read_uint(m, a->memprofilerate, m->ptr_size,
+					      &rate, "runtime.MemProfileRate");
+			if (rc != 0)
+				return rc;
+		}
+		p->rate = (int64_t)rate;
+		if (m->ptr_size == 4)
+			p->rate = (int32_t)(uint32_t)rate;
+		if (rate == 0 && head == 0)
+			return gh_errf(err, GOHEAP_EDISABLED,
+				       "memory profiling is disabled in the "
+				       "target (runtime.MemProfileRate is 0 "
+				       "and nothing was recorded)");
+		if (a->mprofcycle == 0)
+			return gh_errf(err, GOHEAP_ENOSYM,
+				       "runtime.mProfCycle: address unknown");
+		rc = gh_mem_read_uint(m, a->mprofcycle, 4, &cyc,
+				      "runtime.mProfCycle");
+		if (rc != 0)
+			return rc;
+		if (lay->cycle_flag_bit)
+			cyc >>= 1;
+		idx = (unsigned)(cyc % 3);
+	}
+	p->t_read = gh_now() - t0;
+
+	rc = walk_list(&w, head, want, idx);
+	if (rc != 0)
+		goto out;
+	if (want == lay->typ_mem)
+		finish_mem(&w);
+	for (i = 0; i < p->nrecs; i++)
+		p->recs[i].stk = p->pcpool + (uintptr_t)p->recs[i].stk;
+	p->nbuckets = p->nrecs;
+out:
+	if (rc != 0) {
+		/* Leave no half-fixed-up stack pointers behind. */
+		free(p->recs);
+		p->recs = NULL;
+		p->nrecs = 0;
+	}
+	free(w.active);
+	free(w.future);
+	p->t_walk = gh_now() - t0 - p->t_read;
+	return rc;
+}

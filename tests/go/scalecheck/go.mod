@@ -1,0 +1,3 @@
+module scalecheck
+
+go 1.19

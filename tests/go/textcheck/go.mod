@@ -1,0 +1,3 @@
+module textcheck
+
+go 1.21

@@ -1,0 +1,225 @@
+# tests/lib.sh: shared functions for go-heap's integration scripts (run-*.sh).
+# Source it from bash after `set -u`:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   gh_init                          # paths, cache, counters, cleanup trap
+#   gh_toolchains                    # GH_GO_NAMES / GH_GO_ROOTS; SKIP lines for missing ones
+#   bin=$(gh_build heapprog go1.22 /usr/lib/go-1.22 pie) || ...
+#   gh_start "$bin" "$dir"           # background, wait for READY; sets GH_PID
+#   gh_pass "what" | gh_fail "what: why" | gh_skip "what: why"
+#   gh_summary                       # "N passed, N failed, N skipped"; exit 1 / 77 / 0
+#
+# Environment:
+#   top_srcdir, top_builddir  set by automake (AM_TESTS_ENVIRONMENT); default ../ of tests/
+#   GOHEAP_CACHE              cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/go-heap)
+#   GOHEAP_GO_VERSIONS        toolchains to use (default "1.19 1.21 1.22 1.23 1.24")
+#   GOHEAP_VARIANTS           build variants (default "default pie trimpath")
+#   GOHEAP_READY_TIMEOUT      seconds to wait for READY (default 60)
+#   GOHEAP_KEEP=1             keep the temporary directory (its path is printed)
+
+GH_PASSED=0
+GH_FAILED=0
+GH_SKIPPED=0
+GH_PIDS=()
+GH_TMP=
+
+gh_init() {
+	local here
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	: "${top_srcdir:=$(cd "$here/.." && pwd)}"
+	: "${top_builddir:=$top_srcdir}"
+	export top_srcdir top_builddir
+	GH_TESTS="$top_srcdir/tests"
+	GH_GOHEAP="$top_builddir/src/go-heap"
+	GH_CACHE=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
+	mkdir -p "$GH_CACHE/build" || { echo "FAIL: cannot create cache $GH_CACHE" >&2; exit 1; }
+	GH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/go-heap-test.XXXXXX") || exit 1
+	trap gh_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+# Kill what we started (by pid only), remove the temporary directory.
+gh_cleanup() {
+	local p
+	for p in "${GH_PIDS[@]+"${GH_PIDS[@]}"}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${GH_PIDS[@]+"${GH_PIDS[@]}"}"; do
+		wait "$p" 2>/dev/null
+	done
+	GH_PIDS=()
+	if [ -n "$GH_TMP" ] && [ -d "$GH_TMP" ]; then
+		if [ "${GOHEAP_KEEP:-0}" = 1 ]; then
+			echo "kept $GH_TMP"
+		else
+			rm -rf "$GH_TMP"
+		fi
+	fi
+}
+
+gh_pass() { GH_PASSED=$((GH_PASSED + 1)); echo "PASS: $*"; }
+gh_fail() { GH_FAILED=$((GH_FAILED + 1)); echo "FAIL: $*"; }
+gh_skip() { GH_SKIPPED=$((GH_SKIPPED + 1)); echo "SKIP: $*"; }
+
+# Print indented text (a file, or stdin) under a FAIL line, at most $2 lines.
+gh_show() {
+	local n=${2:-20}
+	if [ -s "$1" ]; then
+		head -n "$n" "$1" | sed 's/^/    | /'
+	fi
+}
+
+# The final line CI parses; exit 1 if anything failed, 77 if nothing ran.
+gh_summary() {
+	echo "$GH_PASSED passed, $GH_FAILED failed, $GH_SKIPPED skipped"
+	if [ "$GH_FAILED" -gt 0 ]; then
+		exit 1
+	elif [ "$GH_PASSED" -eq 0 ]; then
+		exit 77
+	fi
+	exit 0
+}
+
+# GOROOT of Go 1.$1, or nothing.  The trixie 1.24 package is unpacked under
+# the cache by scripts/install-deps.sh; Debian packages live in /usr/lib.
+gh_goroot() {
+	local v=$1 d
+	for d in "/usr/lib/go-$v" "$GH_CACHE/go-$v/usr/lib/go-$v"; do
+		if [ -x "$d/bin/go" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# Fill GH_GO_NAMES (go1.NN) and GH_GO_ROOTS; a missing toolchain is a SKIP.
+gh_toolchains() {
+	local v root
+	GH_GO_NAMES=()
+	GH_GO_ROOTS=()
+	for v in ${GOHEAP_GO_VERSIONS:-1.19 1.21 1.22 1.23 1.24}; do
+		if root=$(gh_goroot "$v"); then
+			GH_GO_NAMES+=("go$v")
+			GH_GO_ROOTS+=("$root")
+		else
+			gh_skip "go$v: toolchain not installed"
+		fi
+	done
+}
+
+gh_variants() { echo "${GOHEAP_VARIANTS:-default pie trimpath}"; }
+
+gh_variant_flags() {
+	case $1 in
+	default) echo "" ;;
+	pie) echo "-buildmode=pie" ;;
+	trimpath) echo "-trimpath" ;;
+	stripped) echo "-ldflags=-s -w" ;;
+	*) return 1 ;;
+	esac
+}
+
+# gh_go GOROOT ARGS...: run that toolchain's go with a clean, offline,
+# module-free environment and a per-version build cache.
+gh_go() {
+	local root=$1 name
+	shift
+	name=$(basename "$root")
+	env GOROOT="$root" GOCACHE="$GH_CACHE/gocache-go${name#go-}" GOPATH="$GH_CACHE/gopath" \
+		GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off GOENV=off \
+		GOOS= GOARCH= "$root/bin/go" "$@"
+}
+
+# gh_build PROG GONAME GOROOT VARIANT: build tests/go/PROG/main.go (or
+# bench/PROG.go when PROG is heapbench) into
+# $cache/build/PROG-GONAME-VARIANT/PROG and print that path.  Rebuilds only
+# when the source, the toolchain or the flags changed (stamp file).
+gh_build() {
+	local prog=$1 goname=$2 root=$3 variant=$4 src flags dir stamp want log
+	case $prog in
+	heapbench) src="$top_srcdir/bench/heapbench.go" ;;
+	*) src="$top_srcdir/tests/go/$prog/main.go" ;;
+	esac
+	[ -f "$src" ] || { echo "gh_build: no $src" >&2; return 1; }
+	flags=$(gh_variant_flags "$variant") || { echo "gh_build: unknown variant $variant" >&2; return 1; }
+	dir="$GH_CACHE/build/$prog-$goname-$variant"
+	stamp="$dir/stamp"
+	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo "$flags"; } | sha256sum | cut -d' ' -f1)
+	if [ -x "$dir/$prog" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+		echo "$dir/$prog"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	rm -f "$stamp"
+	log="$dir/build.log"
+	# shellcheck disable=SC2086
+	if ! (cd "$(dirname "$src")" && gh_go "$root" build $flags -o "$dir/$prog.tmp" "$(basename "$src")") >"$log" 2>&1; then
+		echo "gh_build: $prog for $goname/$variant failed:" >&2
+		sed 's/^/    | /' "$log" >&2
+		return 1
+	fi
+	mv -f "$dir/$prog.tmp" "$dir/$prog" && echo "$want" >"$stamp" || return 1
+	echo "$dir/$prog"
+}
+
+# gh_start BIN ARGS...: start BIN in the background with its stdout and stderr
+# in $GH_TMP/start.N.{out,err}, wait until a stdout line starts with READY.
+# Sets GH_PID, GH_OUT, GH_ERR.  Returns 1 (with the reason on stderr) if the
+# program exits or the timeout passes first.
+GH_NSTART=0
+gh_start() {
+	local bin=$1 t0 limit
+	shift
+	GH_NSTART=$((GH_NSTART + 1))
+	GH_OUT="$GH_TMP/start.$GH_NSTART.out"
+	GH_ERR="$GH_TMP/start.$GH_NSTART.err"
+	"$bin" "$@" >"$GH_OUT" 2>"$GH_ERR" </dev/null &
+	GH_PID=$!
+	GH_PIDS+=("$GH_PID")
+	limit=$(( ${GOHEAP_READY_TIMEOUT:-60} * 20 ))
+	t0=0
+	while ! grep -q '^READY' "$GH_OUT" 2>/dev/null; do
+		if ! kill -0 "$GH_PID" 2>/dev/null; then
+			wait "$GH_PID"
+			echo "$(basename "$bin") exited (status $?) before READY: $(tail -n 3 "$GH_ERR" | tr '\n' ' ')" >&2
+			return 1
+		fi
+		t0=$((t0 + 1))
+		if [ "$t0" -ge "$limit" ]; then
+			echo "$(basename "$bin") not READY after ${GOHEAP_READY_TIMEOUT:-60}s" >&2
+			gh_stop "$GH_PID"
+			return 1
+		fi
+		sleep 0.05
+	done
+	return 0
+}
+
+# gh_stop PID: stop one program started by gh_start.
+gh_stop() {
+	local p=$1 keep=() q
+	kill "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+	for q in "${GH_PIDS[@]+"${GH_PIDS[@]}"}"; do
+		[ "$q" = "$p" ] || keep+=("$q")
+	done
+	GH_PIDS=("${keep[@]+"${keep[@]}"}")
+}
+
+# gh_have_goheap: is the CLI built?
+gh_have_goheap() { [ -x "$GH_GOHEAP" ]; }
+
+# gh_can_read_mem PID: can this user read the target's memory (ptrace
+# access mode ATTACH, as process_vm_readv and /proc/PID/mem need)?
+gh_can_read_mem() {
+	python3 - "$1" <<'PY' 2>/dev/null
+import sys
+pid = sys.argv[1]
+with open(f"/proc/{pid}/maps") as m:
+    lo = int(m.readline().split("-")[0], 16)
+with open(f"/proc/{pid}/mem", "rb", buffering=0) as f:
+    f.seek(lo)
+    sys.exit(0 if len(f.read(16)) == 16 else 1)
+PY
+}

@@ -1,0 +1,179 @@
+#!/bin/bash
+# tests/run-live.sh: profile a live Go program with go-heap and compare with the program's own
+# runtime/pprof output, for every installed Go toolchain and build variant.
+#
+# For each toolchain (go1.19 go1.21 go1.22 go1.23 go1.24) x variant (default pie trimpath):
+#   - build tests/go/heapprog (cached under $GOHEAP_CACHE/build), start it; it writes its own
+#     heap/allocs profiles (debug=1 text and proto) into a directory, checks they settled,
+#     prints READY and waits (see the comment at the top of tests/go/heapprog/main.go);
+#   - go-heap -f text                   == heap.txt      (tests/compare.sh text)
+#   - go-heap -f text, a second time    == heap.txt      (reading does not disturb the target)
+#   - go-heap -p allocs -f text         == allocs.txt
+#   - go-heap -o X.pb.gz                == heap.pb.gz    (tests/compare.sh pprof)
+#   - go-heap -p allocs -o X.pb.gz      == allocs.pb.gz
+#   - go-heap -f pprof (to stdout)      == heap.pb.gz
+#   - go-heap -f collapsed -s S         sane; values sum to the in-process header totals
+#   - go-heap -o X.folded               == the -f collapsed output
+#   - go-heap (top), -n 5, -s alloc_objects: exit 0, non-empty, names main.* functions
+#
+# Environment: top_srcdir, top_builddir (automake), GOHEAP_CACHE, GOHEAP_GO_VERSIONS,
+# GOHEAP_VARIANTS, GOHEAP_KEEP=1 (keep outputs), GOHEAP_TIMEOUT (seconds per go-heap run, 120).
+# Output: PASS:/FAIL:/SKIP: lines, then "N passed, N failed, N skipped".
+# Exit: 0, 1 if anything failed, 77 if nothing could run.
+set -u
+. "$(dirname "$0")/lib.sh"
+gh_init
+CMP="$GH_TESTS/compare.sh"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	gh_skip "all: python3 not found (needed by tests/compare.sh)"
+	gh_summary
+fi
+gh_toolchains
+if [ "${#GH_GO_NAMES[@]}" -eq 0 ]; then
+	gh_summary
+fi
+
+# run NAME ARGS...: run go-heap, stdout to $d/NAME.out, stderr to $d/NAME.err, status in $rc.
+run() {
+	local name=$1
+	shift
+	timeout "${GOHEAP_TIMEOUT:-120}" "$GH_GOHEAP" "$@" >"$d/$name.out" 2>"$d/$name.err"
+	rc=$?
+}
+
+# ok NAME WHAT: the last run exited 0 (else FAIL with its stderr); returns 1 on failure.
+ok() {
+	if [ "$rc" -ne 0 ]; then
+		gh_fail "$tag: $2: go-heap exited $rc$( [ "$rc" = 124 ] && echo ' (timeout)')"
+		gh_show "$d/$1.err" 5
+		return 1
+	fi
+	return 0
+}
+
+# compare KIND EXPECTED ACTUAL WHAT
+compare() {
+	if "$CMP" "$1" "$2" "$3" >"$d/cmp.log" 2>&1; then
+		gh_pass "$tag: $4 ($(grep -v '^note:' "$d/cmp.log" | head -n 1))"
+	else
+		gh_fail "$tag: $4: differs from $(basename "$2")"
+		gh_show "$d/cmp.log" 40
+	fi
+}
+
+# Sum the values of collapsed output ("frame;frame;... VALUE" lines) into $sum; 1 if malformed.
+collapsed_sum() {
+	awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1; exit } { s += $NF } END { if (bad) exit 1; printf "%d\n", s }' "$1"
+}
+
+# header_field FILE N: field N (1..4) of "heap profile: a: b [c: d] @ heap/r".
+header_field() {
+	sed -n '1s/^heap profile: \([0-9]*\): \([0-9]*\) \[\([0-9]*\): \([0-9]*\)\].*/\1 \2 \3 \4/p' "$1" | cut -d' ' -f"$2"
+}
+
+live_checks() {
+	local f want sum
+
+	run text -f text "$pid"
+	ok text "text" && compare text "$d/heap.txt" "$d/text.out" "text == in-process heap debug=1"
+
+	run text2 -f text "$pid"
+	ok text2 "text, second read" &&
+		compare text "$d/heap.txt" "$d/text2.out" "text, second read == in-process (target undisturbed)"
+
+	run atext -p allocs -f text "$pid"
+	ok atext "allocs text" && compare text "$d/allocs.txt" "$d/atext.out" "allocs text == in-process allocs debug=1"
+
+	run pb -o "$d/gh.heap.pb.gz" "$pid"
+	if ok pb "pprof"; then
+		if [ -s "$d/pb.out" ]; then
+			gh_fail "$tag: pprof -o FILE also wrote to stdout"
+		else
+			compare pprof "$d/heap.pb.gz" "$d/gh.heap.pb.gz" "pprof (-o .pb.gz) == in-process heap proto"
+		fi
+	fi
+
+	run apb -p allocs -o "$d/gh.allocs.pb.gz" "$pid"
+	ok apb "allocs pprof" &&
+		compare pprof "$d/allocs.pb.gz" "$d/gh.allocs.pb.gz" "allocs pprof == in-process allocs proto"
+
+	run pbstdout -f pprof "$pid"
+	ok pbstdout "pprof to stdout" &&
+		compare pprof "$d/heap.pb.gz" "$d/pbstdout.out" "pprof to stdout == in-process heap proto"
+
+	# collapsed: values are exact at MemProfileRate 1, so the sums must equal the header totals.
+	for f in "inuse_space 2" "alloc_objects 3" "inuse_objects 1"; do
+		set -- $f
+		run "col_$1" -f collapsed -s "$1" "$pid"
+		ok "col_$1" "collapsed -s $1" || continue
+		want=$(header_field "$d/heap.txt" "$2")
+		if ! sum=$(collapsed_sum "$d/col_$1.out") || [ ! -s "$d/col_$1.out" ]; then
+			gh_fail "$tag: collapsed -s $1: empty or malformed (want 'frames VALUE' lines)"
+			gh_show "$d/col_$1.out" 5
+		elif ! grep -q 'main\.recA' "$d/col_$1.out" || ! grep -q 'main\.inlinedCallers' "$d/col_$1.out"; then
+			gh_fail "$tag: collapsed -s $1: main.recA / main.inlinedCallers missing"
+		elif [ "$sum" != "$want" ]; then
+			gh_fail "$tag: collapsed -s $1: values sum to $sum, the in-process header says $want"
+		else
+			gh_pass "$tag: collapsed -s $1 ($(wc -l <"$d/col_$1.out") stacks, sum $sum)"
+		fi
+	done
+
+	run folded -o "$d/gh.folded" -s inuse_space "$pid"
+	if ok folded "collapsed (-o .folded)"; then
+		if cmp -s "$d/gh.folded" "$d/col_inuse_space.out"; then
+			gh_pass "$tag: -o .folded selects collapsed"
+		else
+			gh_fail "$tag: -o X.folded differs from -f collapsed"
+		fi
+	fi
+
+	run top "$pid"
+	if ok top "top"; then
+		if [ ! -s "$d/top.out" ] || ! grep -q 'main\.' "$d/top.out"; then
+			gh_fail "$tag: top: empty or names no main.* function"
+			gh_show "$d/top.out" 10
+		else
+			gh_pass "$tag: top ($(wc -l <"$d/top.out") lines)"
+		fi
+	fi
+	run topn -n 5 -s alloc_objects "$pid"
+	if ok topn "top -n 5 -s alloc_objects"; then
+		if [ ! -s "$d/topn.out" ] || [ "$(wc -l <"$d/topn.out")" -ge "$(wc -l <"$d/top.out")" ]; then
+			gh_fail "$tag: top -n 5: not shorter than the default top"
+		else
+			gh_pass "$tag: top -n 5 -s alloc_objects"
+		fi
+	fi
+}
+
+for i in "${!GH_GO_NAMES[@]}"; do
+	goname=${GH_GO_NAMES[$i]}
+	root=${GH_GO_ROOTS[$i]}
+	for variant in $(gh_variants); do
+		tag="$goname/$variant"
+		if ! bin=$(gh_build heapprog "$goname" "$root" "$variant" 2>"$GH_TMP/build.err"); then
+			gh_fail "$tag: build heapprog"
+			gh_show "$GH_TMP/build.err" 20
+			continue
+		fi
+		d="$GH_TMP/$goname-$variant"
+		mkdir -p "$d"
+		if ! gh_start "$bin" -out "$d" 2>"$GH_TMP/start.err"; then
+			gh_fail "$tag: heapprog: $(cat "$GH_TMP/start.err")"
+			continue
+		fi
+		pid=$GH_PID
+		gh_pass "$tag: heapprog wrote its in-process profiles and they settled"
+		if ! gh_have_goheap; then
+			gh_skip "$tag: go-heap checks: $GH_GOHEAP is not built"
+		elif ! gh_can_read_mem "$pid"; then
+			gh_skip "$tag: go-heap checks: cannot read the target's memory (ptrace is restricted: kernel.yama.ptrace_scope or CAP_SYS_PTRACE)"
+		else
+			live_checks
+		fi
+		gh_stop "$pid"
+	done
+done
+gh_summary

@@ -1,0 +1,142 @@
+/*
+ * test_options.c - the option table: spellings, defaults, the format
+ * chosen from -o's extension, and one-line errors for bad usage.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "goheap.h"
+#include "options.h"
+
+static int parse(gh_cli *c, char *err, size_t n, int argc, char **argv)
+{
+	return gh_cli_parse(c, argc, argv, 1, err, n);
+}
+
+static void test_defaults(void **state)
+{
+	char *argv[] = { "go-heap", "1234" };
+	char err[256];
+	gh_cli c;
+
+	(void)state;
+	assert_int_equal(parse(&c, err, sizeof(err), 2, argv), 0);
+	assert_int_equal(c.format, GOHEAP_FORMAT_TOP);
+	assert_int_equal(c.profile, GOHEAP_PROFILE_HEAP);
+	assert_int_equal(c.top_n, 20);
+	assert_int_equal(c.npositional, 1);
+	assert_string_equal(c.positional[0], "1234");
+	assert_int_equal(c.force, 0);
+}
+
+static void test_format_from_extension(void **state)
+{
+	(void)state;
+	assert_int_equal(gh_cli_format_from_path("x.pb.gz"), GOHEAP_FORMAT_PPROF);
+	assert_int_equal(gh_cli_format_from_path("x.pprof"), GOHEAP_FORMAT_PPROF);
+	assert_int_equal(gh_cli_format_from_path("x.txt"), GOHEAP_FORMAT_TEXT);
+	assert_int_equal(gh_cli_format_from_path("a.folded"),
+			 GOHEAP_FORMAT_COLLAPSED);
+	assert_int_equal(gh_cli_format_from_path("a.collapsed"),
+			 GOHEAP_FORMAT_COLLAPSED);
+	assert_int_equal(gh_cli_format_from_path("a.out"), -1);
+	assert_int_equal(gh_cli_format_from_path("-"), -1);
+}
+
+static void test_all_spellings(void **state)
+{
+	char *argv[] = { "go-heap", "-o", "p.pb.gz", "--profile=allocs",
+			 "-salloc_objects", "-n", "5", "--exe", "/bin/x",
+			 "--sysroot", "/r", "-v", "-q", "--force=1024",
+			 "--dry-run", "core", "exe" };
+	char err[256];
+	gh_cli c;
+
+	(void)state;
+	assert_int_equal(parse(&c, err, sizeof(err), 17, argv), 0);
+	assert_string_equal(c.output, "p.pb.gz");
+	assert_int_equal(c.format, GOHEAP_FORMAT_PPROF);
+	assert_int_equal(c.profile, GOHEAP_PROFILE_ALLOCS);
+	assert_int_equal(c.sample_index, GOHEAP_SAMPLE_ALLOC_OBJECTS);
+	assert_int_equal(c.top_n, 5);
+	assert_string_equal(c.exe, "/bin/x");
+	assert_string_equal(c.sysroot, "/r");
+	assert_int_equal(c.verbose, 1);
+	assert_int_equal(c.quiet, 1);
+	assert_int_equal(c.force, 1);
+	assert_int_equal(c.force_rate, 1024);
+	assert_int_equal(c.dry_run, 1);
+	assert_int_equal(c.npositional, 2);
+	assert_string_equal(c.positional[1], "exe");
+}
+
+static void test_explicit_format_wins(void **state)
+{
+	char *argv[] = { "go-heap", "-f", "text", "-o", "x.pb.gz", "1" };
+	char err[256];
+	gh_cli c;
+
+	(void)state;
+	assert_int_equal(parse(&c, err, sizeof(err), 6, argv), 0);
+	assert_int_equal(c.format, GOHEAP_FORMAT_TEXT);
+}
+
+static void test_errors(void **state)
+{
+	char *bad1[] = { "go-heap", "--bogus", "1" };
+	char *bad2[] = { "go-heap", "-f", "svg", "1" };
+	char *bad3[] = { "go-heap", "-n", "0", "1" };
+	char *bad4[] = { "go-heap", "1", "2", "3" };
+	char *bad5[] = { "go-heap", "-o" };
+	char *bad6[] = { "go-heap", "--force=abc", "1" };
+	char *bad7[] = { "go-heap", "--help=x" };
+	char err[256];
+	gh_cli c;
+
+	(void)state;
+	assert_int_equal(parse(&c, err, sizeof(err), 3, bad1), 2);
+	assert_non_null(strstr(err, "--bogus"));
+	assert_int_equal(parse(&c, err, sizeof(err), 4, bad2), 2);
+	assert_non_null(strstr(err, "svg"));
+	assert_int_equal(parse(&c, err, sizeof(err), 4, bad3), 2);
+	assert_int_equal(parse(&c, err, sizeof(err), 4, bad4), 2);
+	assert_int_equal(parse(&c, err, sizeof(err), 2, bad5), 2);
+	assert_int_equal(parse(&c, err, sizeof(err), 3, bad6), 2);
+	assert_int_equal(parse(&c, err, sizeof(err), 2, bad7), 2);
+	assert_null(strchr(err, '\n'));
+}
+
+static void test_help_lists_every_option(void **state)
+{
+	static const char *const names[] = { "--dry-run", "--exe", "--force",
+		"--format", "--help", "--output", "--profile", "--quiet",
+		"--sample-index", "--sysroot", "--top", "--verbose",
+		"--version" };
+	char buf[4096];
+	size_t i;
+
+	(void)state;
+	gh_cli_help(buf, sizeof(buf), "go-heap");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_non_null(strstr(buf, names[i]));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_format_from_extension),
+		cmocka_unit_test(test_all_spellings),
+		cmocka_unit_test(test_explicit_format_wins),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_help_lists_every_option),
+	};
+
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}

@@ -1,0 +1,399 @@
+/*
+ * test_walk.c - the walker against a fake memory source filled from byte
+ * arrays: the runtime's flush and "no GC yet" fold, version layouts, both
+ * word sizes and byte orders, and hostile lists (cycles, absurd depths,
+ * unmapped pointers, wrong bucket types).
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "walk.h"
+
+/* ---- fake memory source: one flat image at a base address ------------ */
+
+#define IMG_BASE 0x10000u
+#define IMG_SIZE 0x10000u
+
+typedef struct fake {
+	unsigned char img[IMG_SIZE];
+	unsigned ps;
+	int big;
+	unsigned reads;
+} fake;
+
+static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	fake *f = ctx;
+
+	f->reads++;
+	if (addr < IMG_BASE || addr + len > IMG_BASE + IMG_SIZE)
+		return GOHEAP_EUNMAPPED;
+	memcpy(buf, f->img + (addr - IMG_BASE), len);
+	return 0;
+}
+
+static int fake_maps(void *ctx, goheap_mapping_cb cb, void *payload)
+{
+	(void)ctx;
+	(void)cb;
+	(void)payload;
+	return 0;
+}
+
+static int fake_exe(void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	(void)buf;
+	(void)len;
+	return GOHEAP_ENOEXE;
+}
+
+static const goheap_memsrc_ops fake_ops = {
+	.version = GOHEAP_MEMSRC_OPS_VERSION,
+	.read = fake_read,
+	.mappings = fake_maps,
+	.executable = fake_exe,
+};
+
+static void put(fake *f, uint64_t addr, uint64_t v, unsigned size)
+{
+	unsigned char *p = f->img + (addr - IMG_BASE);
+	unsigned i;
+
+	for (i = 0; i < size; i++) {
+		unsigned shift = f->big ? (size - 1 - i) * 8 : i * 8;
+
+		p[i] = (unsigned char)(v >> shift);
+	}
+}
+
+/* Global addresses inside the image. */
+#define A_MBUCKETS (IMG_BASE + 0x10)
+#define A_BBUCKETS (IMG_BASE + 0x18)
+#define A_XBUCKETS (IMG_BASE + 0x20)
+#define A_CYCLE (IMG_BASE + 0x28)
+#define A_RATE (IMG_BASE + 0x30)
+
+typedef struct mrec {
+	uint64_t c[4][4]; /* active, future[0..2]: allocs, frees, ab, fb */
+} mrec;
+
+/*
+ * Write a memory bucket at addr using the layout; returns its size.
+ * cycle_words 2 writes only allocs/frees.
+ */
+static uint64_t put_bucket(fake *f, const gh_rtlayout *lay, uint64_t addr,
+			   uint64_t next, uint64_t typ, uint64_t size,
+			   const uint64_t *stk, unsigned nstk, const mrec *r)
+{
+	unsigned ps = f->ps, i, k, w;
+	uint64_t p;
+
+	put(f, addr + lay->w_allnext * ps, next, ps);
+	put(f, addr + lay->w_typ * ps, typ, ps);
+	put(f, addr + 3 * ps, 0x1234, ps);
+	put(f, addr + lay->w_size * ps, size, ps);
+	put(f, addr + lay->w_nstk * ps, nstk, ps);
+	p = addr + lay->bucket_words * ps;
+	for (i = 0; i < nstk; i++, p += ps)
+		put(f, p, stk[i], ps);
+	if (r != NULL) {
+		for (k = 0; k < 4; k++)
+			for (w = 0; w < lay->cycle_words; w++, p += ps)
+				put(f, p, r->c[k][w], ps);
+	}
+	return p - addr;
+}
+
+static gh_gover ver(int minor)
+{
+	gh_gover v = { 1, minor, 0 };
+	return v;
+}
+
+static int run(fake *f, gh_profile *p, int minor, int kind, gh_err *err)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(minor));
+	gh_rtaddrs a = { A_MBUCKETS, A_BBUCKETS, A_XBUCKETS, A_CYCLE, A_RATE };
+	gh_mem m;
+	int rc;
+
+	assert_non_null(lay);
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->ver = ver(minor);
+	gh_mem_init(&m, &fake_ops, f, f->ps, f->big, err);
+	rc = gh_walk(p, &m, lay, &a, err);
+	gh_mem_fini(&m);
+	return rc;
+}
+
+static fake *new_fake(unsigned ps, int big)
+{
+	fake *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->ps = ps;
+	f->big = big;
+	return f;
+}
+
+/* Two buckets; cycle 7 (value 7<<1|1): idx 1 is flushed into active. */
+static void test_flush_active(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(22));
+	fake *f = new_fake(8, 0);
+	uint64_t s1[] = { 0x401000, 0x402000 }, s2[] = { 0x403000 };
+	mrec r1 = { { { 10, 4, 640, 256 }, { 100, 100, 100, 100 },
+		      { 1, 1, 64, 64 }, { 7, 7, 7, 7 } } };
+	mrec r2 = { { { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 },
+		      { 5, 0, 80, 0 } } };
+	uint64_t b1 = IMG_BASE + 0x100, b2 = IMG_BASE + 0x400;
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	put(f, A_MBUCKETS, b1, 8);
+	put(f, A_CYCLE, (7u << 1) | 1u, 4);
+	put(f, A_RATE, 1, 8);
+	put_bucket(f, lay, b1, b2, 1, 64, s1, 2, &r1);
+	put_bucket(f, lay, b2, 0, 1, 16, s2, 1, &r2);
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_HEAP, &err), 0);
+	assert_int_equal(p.nrecs, 2);
+	assert_int_equal(p.rate, 1);
+	/* list order: b1 first; active + future[7 % 3 = 1] */
+	assert_int_equal(p.recs[0].alloc_objects, 11);
+	assert_int_equal(p.recs[0].free_objects, 5);
+	assert_int_equal(p.recs[0].alloc_bytes, 704);
+	assert_int_equal(p.recs[0].free_bytes, 320);
+	assert_int_equal(p.recs[0].nstk, 2);
+	assert_int_equal(p.recs[0].stk[1], 0x402000);
+	assert_int_equal(p.recs[0].bucket, b1);
+	/* b2 is all zero (allocated after the last GC): still a record. */
+	assert_int_equal(p.recs[1].alloc_objects, 0);
+	assert_int_equal(p.recs[1].stk[0], 0x403000);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+/*
+ * No GC yet: after flushing future[cycle % 3] (zero here) every active
+ * count is zero, so all futures are folded.
+ */
+static void test_no_gc_fold(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(21));
+	fake *f = new_fake(8, 0);
+	uint64_t s1[] = { 0x401000 };
+	mrec r1 = { { { 0, 0, 0, 0 }, { 1, 0, 8, 0 }, { 2, 1, 16, 8 },
+		      { 0, 0, 0, 0 } } };
+	uint64_t b1 = IMG_BASE + 0x100;
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	put(f, A_MBUCKETS, b1, 8);
+	put(f, A_CYCLE, 2u << 1, 4);
+	put(f, A_RATE, 524288, 8);
+	put_bucket(f, lay, b1, 0, 1, 8, s1, 1, &r1);
+	assert_int_equal(run(f, &p, 21, GOHEAP_PROFILE_HEAP, &err), 0);
+	assert_int_equal(p.nrecs, 1);
+	assert_int_equal(p.recs[0].alloc_objects, 3);
+	assert_int_equal(p.recs[0].free_objects, 1);
+	assert_int_equal(p.recs[0].alloc_bytes, 24);
+	assert_int_equal(p.recs[0].free_bytes, 8);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+/* Go 1.27: memRecordCycle is {allocs, frees}; bytes = count x size. */
+static void test_go127_layout(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(27));
+	fake *f = new_fake(8, 0);
+	uint64_t s1[] = { 0x401000 };
+	mrec r1 = { { { 3, 1 }, { 0, 0 }, { 0, 0 }, { 2, 2 } } };
+	uint64_t b1 = IMG_BASE + 0x100;
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(lay->cycle_words, 2);
+	put(f, A_MBUCKETS, b1, 8);
+	put(f, A_CYCLE, 5u << 1, 4); /* idx 2 */
+	put(f, A_RATE, 524288, 8);
+	put_bucket(f, lay, b1, 0, 1, 48, s1, 1, &r1);
+	assert_int_equal(run(f, &p, 27, GOHEAP_PROFILE_ALLOCS, &err), 0);
+	assert_int_equal(p.recs[0].alloc_objects, 5);
+	assert_int_equal(p.recs[0].free_objects, 3);
+	assert_int_equal(p.recs[0].alloc_bytes, 240);
+	assert_int_equal(p.recs[0].free_bytes, 144);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+/* 32-bit big-endian target: 24-byte header, 4-byte words. */
+static void test_be32(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(22));
+	fake *f = new_fake(4, 1);
+	uint64_t s1[] = { 0x8049000, 0x8049100, 0x8049200 };
+	mrec r1 = { { { 2, 1, 32, 16 }, { 0 }, { 0 }, { 0 } } };
+	uint64_t b1 = IMG_BASE + 0x100;
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	put(f, A_MBUCKETS, b1, 4);
+	put(f, A_CYCLE, 0, 4);
+	put(f, A_RATE, 1, 4);
+	put_bucket(f, lay, b1, 0, 1, 16, s1, 3, &r1);
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_HEAP, &err), 0);
+	assert_int_equal(p.nrecs, 1);
+	assert_int_equal(p.recs[0].nstk, 3);
+	assert_int_equal(p.recs[0].stk[2], 0x8049200);
+	assert_int_equal(p.recs[0].alloc_bytes, 32);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+static void test_disabled(void **state)
+{
+	fake *f = new_fake(8, 0);
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_HEAP, &err),
+			 GOHEAP_EDISABLED);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+static void test_cycle_detected(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(23));
+	fake *f = new_fake(8, 0);
+	uint64_t s[] = { 0x401000 };
+	mrec r = { { { 1, 0, 8, 0 } } };
+	uint64_t b[4] = { IMG_BASE + 0x100, IMG_BASE + 0x300,
+			  IMG_BASE + 0x500, IMG_BASE + 0x700 };
+	gh_profile p;
+	gh_err err = { 0, "" };
+	int i;
+
+	(void)state;
+	put(f, A_MBUCKETS, b[0], 8);
+	put(f, A_RATE, 1, 8);
+	for (i = 0; i < 4; i++)
+		put_bucket(f, lay, b[i], b[(i + 1) % 4 == 0 ? 1 : i + 1], 1, 8,
+			   s, 1, &r);
+	assert_int_equal(run(f, &p, 23, GOHEAP_PROFILE_HEAP, &err),
+			 GOHEAP_ECORRUPT);
+	assert_non_null(strstr(err.msg, "cycle"));
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+static void test_hostile_fields(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(22));
+	fake *f = new_fake(8, 0);
+	uint64_t s[] = { 0x401000 };
+	mrec r = { { { 1, 0, 8, 0 } } };
+	uint64_t b1 = IMG_BASE + 0x100;
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	put(f, A_MBUCKETS, b1, 8);
+	put(f, A_RATE, 1, 8);
+	/* absurd depth */
+	put_bucket(f, lay, b1, 0, 1, 8, s, 1, &r);
+	put(f, b1 + 5 * 8, 1u << 30, 8);
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_HEAP, &err),
+			 GOHEAP_ECORRUPT);
+	assert_non_null(strstr(err.msg, "stack depth"));
+	gh_profile_destroy(&p);
+	/* wrong bucket type */
+	put_bucket(f, lay, b1, 0, 2, 8, s, 1, &r);
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_HEAP, &err),
+			 GOHEAP_ECORRUPT);
+	gh_profile_destroy(&p);
+	/* allnext into unmapped memory */
+	put_bucket(f, lay, b1, 0xdead0000ull, 1, 8, s, 1, &r);
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_HEAP, &err),
+			 GOHEAP_EUNMAPPED);
+	assert_non_null(strstr(err.msg, "0xdead0000"));
+	gh_profile_destroy(&p);
+	/* misaligned pointer */
+	put_bucket(f, lay, b1, IMG_BASE + 0x203, 1, 8, s, 1, &r);
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_HEAP, &err),
+			 GOHEAP_ECORRUPT);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+/* Block buckets: float64 count truncated; Count 0 becomes 1 (block). */
+static void test_block_records(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(22));
+	fake *f = new_fake(8, 0);
+	uint64_t s[] = { 0x401000 };
+	uint64_t b1 = IMG_BASE + 0x100, b2 = IMG_BASE + 0x200, bits, rec;
+	double c1 = 2.75, c2 = 0.25;
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	put(f, A_BBUCKETS, b1, 8);
+	rec = b1 + put_bucket(f, lay, b1, b2, 2, 0, s, 1, NULL);
+	memcpy(&bits, &c1, 8);
+	put(f, rec, bits, 8);
+	put(f, rec + 8, 123456, 8);
+	rec = b2 + put_bucket(f, lay, b2, 0, 2, 0, s, 1, NULL);
+	memcpy(&bits, &c2, 8);
+	put(f, rec, bits, 8);
+	put(f, rec + 8, 99, 8);
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_BLOCK, &err), 0);
+	assert_int_equal(p.nrecs, 2);
+	assert_int_equal(p.recs[0].count, 2);
+	assert_int_equal(p.recs[0].cycles, 123456);
+	assert_int_equal(p.recs[1].count, 1);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+static void test_layout_table(void **state)
+{
+	(void)state;
+	assert_null(gh_rtlayout_for(ver(17)));
+	assert_null(gh_rtlayout_for(ver(28)));
+	assert_int_equal(gh_rtlayout_for(ver(19))->max_stack, 32);
+	assert_int_equal(gh_rtlayout_for(ver(23))->max_stack, 1024);
+	assert_int_equal(gh_rtlayout_for(ver(26))->cycle_words, 4);
+	assert_int_equal(gh_rtlayout_for(ver(27))->cycle_words, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flush_active),
+		cmocka_unit_test(test_no_gc_fold),
+		cmocka_unit_test(test_go127_layout),
+		cmocka_unit_test(test_be32),
+		cmocka_unit_test(test_disabled),
+		cmocka_unit_test(test_cycle_detected),
+		cmocka_unit_test(test_hostile_fields),
+		cmocka_unit_test(test_block_records),
+		cmocka_unit_test(test_layout_table),
+	};
+
+	return cmocka_run_group_tests_name("walk", tests, NULL, NULL);
+}
