@@ -36,7 +36,7 @@ var _ = func() int { runtime.MemProfileRate = 1; return 0 }()
 
 var sizes = [8]int{16, 32, 48, 64, 96, 128, 192, 256}
 
-var sink []interface{}
+var sink [][]byte
 
 //go:noinline
 func step(depth int, path uint64, size int) {

@@ -35,9 +35,15 @@ import glob
 import os
 import re
 import shutil
+import sys
 import tempfile
 
 import gdb
+
+# This file's own path: `source` runs it without __file__ (gdb 13), but the
+# code object still knows where it came from.
+_SCRIPT = os.path.realpath(globals().get("__file__") or
+                           sys._getframe(0).f_code.co_filename)
 
 # ---------------------------------------------------------------------------
 # The C interface (include/goheap.h), mirrored for ctypes.
@@ -124,7 +130,7 @@ _lib = None
 
 def _candidates():
     """Where libgoheap may be, in the order tried (GOHEAP_LIBRARY aside)."""
-    here = os.path.dirname(os.path.realpath(__file__))
+    here = os.path.dirname(_SCRIPT)
     top = os.path.dirname(here)
     paths = [
         # A built source tree: in-tree build, then the conventional
@@ -380,7 +386,8 @@ class _GdbSource:
     # ---- mappings ------------------------------------------------------
 
     def mappings(self):
-        """[(start, end, offset, perms, path)] in address order."""
+        """[(start, end, offset, perms, path, inode)] in address order;
+        inode is 0 where unknown (cores, remote targets)."""
         if self._maps is None:
             if self.kind == "core":
                 self._maps = self._core_mappings()
@@ -401,16 +408,46 @@ class _GdbSource:
             out.append((start, end, offset, m.group(5), m.group(6) or ""))
         return out
 
+    def _native_maps(self):
+        """/proc/PID/maps of a native inferior, with inodes, or None.
+
+        `info proc mappings` shows the same file minus the inode column, and
+        the inode is what lets the library recognise the executable's
+        mapping when the program was started from a file that has since been
+        replaced or deleted (the path then ends in " (deleted)" and only
+        /proc/PID/exe still opens it), exactly as the CLI does.
+        """
+        if self.kind != "live" or self.inf.pid <= 0:
+            return None
+        try:
+            with open("/proc/%d/maps" % self.inf.pid, "rb") as f:
+                lines = f.read().decode("utf-8", "surrogateescape")
+        except OSError:
+            return None
+        maps = []
+        for line in lines.splitlines():
+            parts = line.split(None, 5)
+            if len(parts) < 5 or "-" not in parts[0]:
+                continue
+            start, _, end = parts[0].partition("-")
+            maps.append((int(start, 16), int(end, 16), int(parts[2], 16),
+                         parts[1], parts[5] if len(parts) > 5 else "",
+                         int(parts[4])))
+        return maps or None
+
     def _proc_mappings(self):
         # A live process, or gdbserver on Linux (which serves the remote
         # /proc/PID/maps through vFile): gdb 12+ prints the permissions.
+        native = self._native_maps()
+        if native is not None:
+            return sorted(native)
         text = gdb.execute("info proc mappings", to_string=True)
         maps = []
         for start, end, offset, perms, path in self._parse_proc_mappings(text):
             # Without a Perms column (gdb < 12) nothing tells us which
             # mappings are executable; "r--p" keeps the profile's mapping
             # table empty rather than wrong.
-            maps.append((start, end, offset, perms or "r--p", path))
+            maps.append((start, end, offset, perms or "r--p", path, 0))
         maps.sort()
         return maps
 
@@ -450,10 +487,10 @@ class _GdbSource:
                 if fs <= start and end <= fe:
                     path, offset = fp, fo + (start - fs)
                     break
-            maps.append((start, end, offset, perms, path))
+            maps.append((start, end, offset, perms, path, 0))
         for fs, fe, fo, _, fp in files:
             if not any(s < fe and fs < e for s, e, _ in segs):
-                maps.append((fs, fe, fo, "r--p", fp))
+                maps.append((fs, fe, fo, "r--p", fp, 0))
         maps.sort()
         return maps
 
@@ -464,13 +501,18 @@ class _GdbSource:
         except gdb.error as e:
             self.note_error("listing mappings", e)
             return GOHEAP_EUNSUPPORTED
-        for start, end, offset, perms, path in maps:
+        for start, end, offset, perms, path, inode in maps:
             m = _Mapping()
-            m.start, m.end, m.offset, m.inode = start, end, offset, 0
+            m.start, m.end, m.offset, m.inode = start, end, offset, inode
             m.perms = perms.encode("ascii")[:4]
             bpath = os.fsencode(path)
             m.path = bpath
             m.open_path = None
+            if inode != 0 and path.startswith("/") and self.inf.pid > 0:
+                # As the CLI: the mapped file itself, even if replaced.
+                bopen = b"/proc/%d/map_files/%x-%x" % (self.inf.pid, start,
+                                                      end)
+                m.open_path = bopen
             rc = cb(ctypes.byref(m), payload)
             if rc != 0:
                 return rc
@@ -656,22 +698,30 @@ Examples:
             return []
 
     def _complete(self, text, word):
+        word = word or ""
         words = text.split()
         partial = bool(text) and not text[-1].isspace() and bool(words)
         current = words[-1] if partial else ""
         prev = (words[-2] if len(words) >= 2 else None) if partial else \
             (words[-1] if words else None)
-        # gdb breaks words at '=', so for "--format=te" `word` is "te".
         if current.startswith("--") and "=" in current:
-            name, _, val = current.partition("=")
-            return [v for v in _VALUES.get(name, ()) if v.startswith(val)]
-        if prev in _FILE_ARG:
-            return gdb.COMPLETE_FILENAME
-        if prev in _VALUES:
-            return [v for v in _VALUES[prev] if v.startswith(current)]
-        if current == "" or current.startswith("-"):
-            return [o for o in _OPTIONS if o.startswith(current)]
-        return []
+            name, _, current = current.partition("=")
+            cands = _VALUES.get(name, ())
+        elif prev in _FILE_ARG:
+            # Returning gdb.COMPLETE_FILENAME completes nothing in gdb 13
+            # when the command also completes words itself; list the files.
+            cands = [p + "/" if os.path.isdir(p) else p
+                     for p in glob.glob(glob.escape(current) + "*")]
+        elif prev in _VALUES:
+            cands = _VALUES[prev]
+        elif current == "" or current.startswith("-"):
+            cands = _OPTIONS
+        else:
+            return []
+        # gdb replaces only `word`, which its word-break characters ('-',
+        # '=') may have cut shorter than what was typed.
+        cut = max(len(current) - len(word), 0)
+        return [c[cut:] for c in cands if c.startswith(current)]
 
     # ---- running ---------------------------------------------------------
 

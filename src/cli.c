@@ -13,6 +13,25 @@
 #include "gh.h"
 #include "options.h"
 
+/*
+ * Was a profile asked for explicitly (-o, or -f/--format)?  With --force
+ * it is written only then (the parser fills in a default format, so look
+ * at the arguments; the same rule as main.c's).
+ */
+static int output_requested(const gh_cli *c, int argc, char **argv)
+{
+	int i;
+
+	if (c->output != NULL)
+		return 1;
+	for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], "-f", 2) == 0 ||
+		    strncmp(argv[i], "--format", 8) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 				 unsigned char **out, size_t *out_len,
 				 char *msg, size_t msglen)
@@ -21,6 +40,8 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 	goheap_profile *p = NULL;
 	unsigned char *buf = NULL;
 	size_t len = 0;
+	goheap_force_result fr;
+	char fline[160] = "";
 	gh_cli c;
 	FILE *f = NULL;
 	int rc, status = 1;
@@ -45,9 +66,38 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 		return 2;
 	}
 	if (c.force) {
-		snprintf(msg, msglen, "--force is not available in this "
-			 "build yet");
-		return 1;
+		/*
+		 * The inferior is stopped by gdb, and gdb's memory source has
+		 * no stop slot, so goheap_force checks the address and writes
+		 * directly; on a core (no write slot) it refuses.
+		 */
+		rc = goheap_force(s, c.force_rate,
+				  c.dry_run ? GOHEAP_FORCE_DRY_RUN : 0, &fr);
+		if (rc != 0) {
+			snprintf(msg, msglen, "--force: %s", goheap_errmsg(s));
+			return 1;
+		}
+		if (fr.old_rate != 0)
+			snprintf(fline, sizeof(fline), "runtime.MemProfileRate "
+				 "is already %lld: nothing changed",
+				 (long long)fr.old_rate);
+		else if (c.dry_run)
+			snprintf(fline, sizeof(fline), "dry run: would write "
+				 "%lld to runtime.MemProfileRate at 0x%llx "
+				 "(now 0)", (long long)fr.new_rate,
+				 (unsigned long long)fr.address);
+		else
+			snprintf(fline, sizeof(fline), "runtime.MemProfileRate "
+				 "0 -> %lld at 0x%llx: heap profiling enabled",
+				 (long long)fr.new_rate,
+				 (unsigned long long)fr.address);
+		if (!output_requested(&c, argc, argv)) {
+			snprintf(msg, msglen, "%s", fline);
+			return 0;
+		}
+	} else if (c.dry_run) {
+		snprintf(msg, msglen, "--dry-run applies only to --force");
+		return 2;
 	}
 	rc = goheap_profile_collect(&p, s, c.profile);
 	if (rc == GOHEAP_EDISABLED) {
@@ -90,6 +140,13 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 		buf = NULL;
 	}
 	status = 0;
+	if (fline[0] != '\0') {
+		char rest[256];
+
+		snprintf(rest, sizeof(rest), "%s", msg);
+		snprintf(msg, msglen, "%s%s%s", fline, rest[0] ? "; " : "",
+			 rest);
+	}
 done:
 	if (f != NULL)
 		fclose(f);

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,77 @@ static int parse_pid(const char *s)
 	return (int)v;
 }
 
+/*
+ * Was a profile asked for explicitly (-o, or -f/--format)?  With --force
+ * the profile is written only then; the parser resolves a missing -f to
+ * the default format, so look at the arguments themselves.
+ */
+static int output_requested(const gh_cli *c, int argc, char **argv)
+{
+	int i;
+
+	if (c->output != NULL)
+		return 1;
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], "-f", 2) == 0 ||
+		    strncmp(argv[i], "--format", 8) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * --force: enable profiling, then one line saying what happened (on
+ * stdout when it is the only output).  SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * are held while goheap_force runs, so that their default action cannot
+ * end go-heap while the target is stopped: they are delivered as soon as
+ * the target has been resumed.  (SIGKILL cannot be held; the kernel then
+ * detaches every thread itself, see src/ptrace.c.)
+ */
+static int run_force(goheap_session *s, const gh_cli *c, const char *target,
+		     FILE *msg)
+{
+	goheap_force_result r;
+	sigset_t hold, old;
+	int rc;
+
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGHUP);
+	sigaddset(&hold, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &hold, &old);
+	rc = goheap_force(s, c->force_rate,
+			  c->dry_run ? GOHEAP_FORCE_DRY_RUN : 0, &r);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		fprintf(stderr, "go-heap: %s: --force: %s\n", target,
+			goheap_errmsg(s));
+		return EXIT_ERR;
+	}
+	if (c->quiet)
+		return EXIT_OK;
+	if (r.old_rate != 0)
+		fprintf(msg, "go-heap: %s: runtime.MemProfileRate is already "
+			"%lld: nothing changed\n", target,
+			(long long)r.old_rate);
+	else if (c->dry_run)
+		fprintf(msg, "go-heap: %s: dry run: would write %lld to "
+			"runtime.MemProfileRate at 0x%llx (now 0)\n", target,
+			(long long)r.new_rate, (unsigned long long)r.address);
+	else
+		fprintf(msg, "go-heap: %s: runtime.MemProfileRate 0 -> %lld "
+			"at 0x%llx: heap profiling enabled\n", target,
+			(long long)r.new_rate, (unsigned long long)r.address);
+	if (c->verbose && r.threads > 0)
+		fprintf(stderr, "go-heap: stopped %d threads for %.3f ms "
+			"(longest stop), %d %s\n", r.threads,
+			r.stop_seconds * 1e3, r.retries,
+			r.retries == 1 ? "retry" : "retries");
+	fflush(msg);
+	return EXIT_OK;
+}
+
 static int write_all(FILE *f, const unsigned char *p, size_t n)
 {
 	return fwrite(p, 1, n, f) == n ? 0 : -1;
@@ -69,7 +141,7 @@ int main(int argc, char **argv)
 	static char help[4096];
 	gh_cli c;
 	FILE *out = NULL;
-	int rc, pid, status = EXIT_ERR;
+	int rc, pid, status = EXIT_ERR, want_profile;
 	double t0, t1, t2;
 
 	rc = gh_cli_parse(&c, argc, argv, 1, err, sizeof(err));
@@ -101,11 +173,16 @@ int main(int argc, char **argv)
 			"PID (use --exe)\n", c.positional[1]);
 		return EXIT_USAGE;
 	}
-	if (c.force) {
-		fprintf(stderr, "go-heap: --force is not available in this "
-			"build yet\n");
-		return EXIT_ERR;
+	if (c.dry_run && !c.force) {
+		fprintf(stderr, "go-heap: --dry-run applies only to --force\n");
+		return EXIT_USAGE;
 	}
+	if (c.force && pid <= 0) {
+		fprintf(stderr, "go-heap: --force needs the PID of a running "
+			"process ('%s' is not one)\n", c.positional[0]);
+		return EXIT_USAGE;
+	}
+	want_profile = !c.force || output_requested(&c, argc, argv);
 	if (!c.output && c.format == GOHEAP_FORMAT_PPROF && isatty(1)) {
 		fprintf(stderr, "go-heap: refusing to write a binary pprof "
 			"profile to a terminal (use -o FILE)\n");
@@ -122,6 +199,13 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
 		goto done;
+	}
+	if (c.force) {
+		status = run_force(s, &c, c.positional[0],
+				   want_profile ? stderr : stdout);
+		if (status != EXIT_OK || !want_profile)
+			goto done;
+		status = EXIT_ERR;
 	}
 	rc = goheap_profile_collect(&p, s, c.profile);
 	if (rc == GOHEAP_EDISABLED) {

@@ -29,12 +29,15 @@
 #include <unistd.h>
 
 #include "memsrc.h"
+#include "ptrace.h"
 
 typedef struct live_ctx {
 	int pid;
 	int memfd;          /* /proc/PID/mem, -1 until first needed */
 	int use_vm;         /* process_vm_readv still worth trying */
 	char comm[64];
+	gh_err *err;        /* the session's, for stop/resume messages */
+	gh_ptrace *pt;      /* non-NULL between stop and resume (ptrace.c) */
 } live_ctx;
 
 static int errno_code(int e)
@@ -211,9 +214,38 @@ static void live_close(void *ctx)
 
 	if (c == NULL)
 		return;
+	gh_ptrace_resume(c->pt, NULL);   /* never leave the target stopped */
 	if (c->memfd >= 0)
 		close(c->memfd);
 	free(c);
+}
+
+/* Force mode: every thread stopped with PTRACE_SEIZE (see ptrace.c). */
+static int live_stop(void *ctx)
+{
+	live_ctx *c = ctx;
+
+	if (c->pt != NULL)
+		return gh_errf(c->err, GOHEAP_EINVAL, "already stopped");
+	return gh_ptrace_stop(&c->pt, c->pid, c->err);
+}
+
+static int live_resume(void *ctx)
+{
+	live_ctx *c = ctx;
+	gh_ptrace *pt = c->pt;
+
+	c->pt = NULL;
+	return gh_ptrace_resume(pt, c->err);
+}
+
+static int live_thread_stacks(void *ctx, goheap_stack_cb cb, void *payload)
+{
+	live_ctx *c = ctx;
+
+	if (c->pt == NULL)
+		return gh_errf(c->err, GOHEAP_EINVAL, "not stopped");
+	return gh_ptrace_thread_stacks(c->pt, cb, payload, c->err);
 }
 
 const goheap_memsrc_ops gh_live_ops = {
@@ -225,6 +257,9 @@ const goheap_memsrc_ops gh_live_ops = {
 	.write = live_write,
 	.describe = live_describe,
 	.close = live_close,
+	.stop = live_stop,
+	.resume = live_resume,
+	.thread_stacks = live_thread_stacks,
 };
 
 /*
@@ -252,6 +287,7 @@ int gh_live_new(void **out_ctx, int pid, gh_err *err)
 	if (c == NULL)
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
 	c->pid = pid;
+	c->err = err;
 	c->memfd = -1;
 	c->use_vm = 1;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);

@@ -61,7 +61,8 @@ static const struct opt_def opts[] = {
 	  "heap (default) | allocs | block | mutex" },
 	{ "quiet", 'q', ARG_NONE, OPT_QUIET, NULL, "print errors only" },
 	{ "sample-index", 's', ARG_REQUIRED, OPT_SAMPLE_INDEX, "I",
-	  "inuse_space | inuse_objects | alloc_space | alloc_objects (top, collapsed)" },
+	  "inuse_space | inuse_objects | alloc_space | alloc_objects;\n"
+	  "                               contentions | delay (top, collapsed)" },
 	{ "sysroot", 0, ARG_REQUIRED, OPT_SYSROOT, "DIR",
 	  "prefix for paths recorded in a core" },
 	{ "top", 'n', ARG_REQUIRED, OPT_TOP, "N", "rows of the top table (default 20)" },
@@ -78,6 +79,7 @@ static const char *const profile_names[] = { "heap", "allocs", "block",
 					     "mutex" };
 static const char *const sample_names[] = { "alloc_objects", "alloc_space",
 					    "inuse_objects", "inuse_space" };
+static const char *const contention_names[] = { "contentions", "delay" };
 
 static int lookup(const char *const *names, size_t n, const char *s)
 {
@@ -168,10 +170,13 @@ static int apply(gh_cli *c, const struct opt_def *d, const char *val,
 		break;
 	case OPT_SAMPLE_INDEX:
 		k = lookup(sample_names, 4, val);
+		/* block and mutex profiles: sample 0 and 1 of theirs */
+		if (k < 0)
+			k = lookup(contention_names, 2, val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown sample index '%s' "
 				 "(inuse_space, inuse_objects, alloc_space, "
-				 "alloc_objects)", val);
+				 "alloc_objects; contentions, delay)", val);
 			return 2;
 		}
 		c->sample_index = k;

@@ -5,7 +5,7 @@
 #   compare.sh pprof EXPECTED.pb.gz ACTUAL.pb.gz   decoded profile.proto, sample for sample
 #   compare.sh dump  FILE.pb.gz                    print a decoded profile (debugging aid)
 #
-# Options (before the files):
+# Options (anywhere):
 #   --ignore-zero-from F,..  drop all-zero records/samples whose stack contains one of these
 #                            functions, on both sides (default main.writeProfiles,main.recheckProfiles:
 #                            heapprog's own writer buckets, created after its in-process write;
@@ -28,24 +28,26 @@ exec python3 - "$@" <<'PY'
 import gzip, re, sys, zlib
 from collections import Counter
 
-USAGE = "usage: compare.sh [--ignore-zero-from FUNC] [--tolerance N] [--any-order] " \
+USAGE = "usage: compare.sh [--ignore-zero-from F,...] [--tolerance N] [--any-order] " \
         "[--max-report N] text|pprof EXPECTED ACTUAL | dump FILE"
 
 opts = {"ignore": "main.writeProfiles,main.recheckProfiles", "tol": 1, "any_order": False, "max": 5}
-args = sys.argv[1:]
+args, rest = [], sys.argv[1:]
 try:
-    while args and args[0].startswith("--"):
-        a = args.pop(0)
+    while rest:
+        a = rest.pop(0)
         if a == "--ignore-zero-from":
-            opts["ignore"] = args.pop(0)
+            opts["ignore"] = rest.pop(0)
         elif a == "--tolerance":
-            opts["tol"] = int(args.pop(0))
+            opts["tol"] = int(rest.pop(0))
         elif a == "--any-order":
             opts["any_order"] = True
         elif a == "--max-report":
-            opts["max"] = int(args.pop(0))
-        else:
+            opts["max"] = int(rest.pop(0))
+        elif a.startswith("--"):
             raise IndexError
+        else:
+            args.append(a)
 except (IndexError, ValueError):
     print(USAGE, file=sys.stderr)
     sys.exit(2)
@@ -432,4 +434,6 @@ try:
 except BadInput as e:
     print(f"compare.sh: {e}")
     sys.exit(2)
+except BrokenPipeError:
+    sys.exit(1)
 PY

@@ -29,7 +29,7 @@ gh_init() {
 	: "${top_srcdir:=$(cd "$here/.." && pwd)}"
 	: "${top_builddir:=$top_srcdir}"
 	export top_srcdir top_builddir
-	GH_TESTS="$top_srcdir/tests"
+	export GH_TESTS="$top_srcdir/tests"
 	GH_GOHEAP="$top_builddir/src/go-heap"
 	GH_CACHE=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
 	mkdir -p "$GH_CACHE/build" || { echo "FAIL: cannot create cache $GH_CACHE" >&2; exit 1; }

@@ -14,7 +14,7 @@
 #   - go-heap -f pprof (to stdout)      == heap.pb.gz
 #   - go-heap -f collapsed -s S         sane; values sum to the in-process header totals
 #   - go-heap -o X.folded               == the -f collapsed output
-#   - go-heap (top), -n 5, -s alloc_objects: exit 0, non-empty, names main.* functions
+#   - go-heap (top): exit 0, names main.* functions; -n 3 -s alloc_objects: 1..3 rows
 #
 # Environment: top_srcdir, top_builddir (automake), GOHEAP_CACHE, GOHEAP_GO_VERSIONS,
 # GOHEAP_VARIANTS, GOHEAP_KEEP=1 (keep outputs), GOHEAP_TIMEOUT (seconds per go-heap run, 120).
@@ -104,7 +104,7 @@ live_checks() {
 
 	# collapsed: values are exact at MemProfileRate 1, so the sums must equal the header totals.
 	for f in "inuse_space 2" "alloc_objects 3" "inuse_objects 1"; do
-		set -- $f
+		set -- $f # two words: sample index, header field
 		run "col_$1" -f collapsed -s "$1" "$pid"
 		ok "col_$1" "collapsed -s $1" || continue
 		want=$(header_field "$d/heap.txt" "$2")
@@ -138,12 +138,20 @@ live_checks() {
 			gh_pass "$tag: top ($(wc -l <"$d/top.out") lines)"
 		fi
 	fi
-	run topn -n 5 -s alloc_objects "$pid"
-	if ok topn "top -n 5 -s alloc_objects"; then
-		if [ ! -s "$d/topn.out" ] || [ "$(wc -l <"$d/topn.out")" -ge "$(wc -l <"$d/top.out")" ]; then
-			gh_fail "$tag: top -n 5: not shorter than the default top"
+	# -n N: at most N table rows after the "flat flat% sum% cum cum%" header (go tool pprof -top).
+	run topn -n 3 -s alloc_objects "$pid"
+	if ok topn "top -n 3 -s alloc_objects"; then
+		rows=$(awk 'hdr { n++ } /flat%.*cum%/ { hdr = 1 } END { print n + 0 }' "$d/topn.out")
+		if ! grep -q 'flat%.*cum%' "$d/topn.out"; then
+			gh_fail "$tag: top -n 3: no 'flat flat% sum% cum cum%' table header"
+			gh_show "$d/topn.out" 10
+		elif [ "$rows" -lt 1 ] || [ "$rows" -gt 3 ]; then
+			gh_fail "$tag: top -n 3: $rows table rows, want 1..3"
+			gh_show "$d/topn.out" 10
+		elif ! grep -q 'alloc_objects' "$d/topn.out"; then
+			gh_fail "$tag: top -s alloc_objects: the output does not name alloc_objects"
 		else
-			gh_pass "$tag: top -n 5 -s alloc_objects"
+			gh_pass "$tag: top -n 3 -s alloc_objects ($rows rows)"
 		fi
 	fi
 }

@@ -1,0 +1,95 @@
+#!/bin/bash
+# bench/run-bench.sh: go-heap against the program's own pprof.WriteHeapProfile.
+#
+#   bench/run-bench.sh [N ...]        default N: 1000 10000 100000
+#
+# For each N: build bench/heapbench.go with the newest installed toolchain, start it
+# (it creates ~N buckets and times its own WriteHeapProfile, median of 7), then run
+# `go-heap -o x.pb.gz PID` RUNS times (median wall time, peak RSS from wait4) and print a
+# markdown table.  Not a test: it never fails on slow numbers.
+#
+# Environment: top_srcdir/top_builddir (default: this script's ../), GOHEAP_CACHE,
+# GOHEAP_GO_VERSIONS (toolchains to consider; the last installed one is used),
+# RUNS (default 7), HEAPBENCH_FLAGS (e.g. -keeprate).
+#
+# Per-stage split (read / walk / symbolize / encode / compress, and the read floor): HOOK.
+# When `go-heap -v` prints timings on stderr, stage_split below shows those lines for the
+# last N; adapt its filter to the final -v format.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+: "${top_srcdir:=$(cd "$here/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+export top_srcdir top_builddir
+. "$top_srcdir/tests/lib.sh"
+gh_init
+RUNS=${RUNS:-7}
+NS=("$@")
+[ ${#NS[@]} -gt 0 ] || NS=(1000 10000 100000)
+
+if ! gh_have_goheap; then
+	echo "run-bench: $GH_GOHEAP is not built (autoreconf -fi && ./configure && make)" >&2
+	exit 1
+fi
+gh_toolchains >/dev/null
+if [ ${#GH_GO_NAMES[@]} -eq 0 ]; then
+	echo "run-bench: no Go toolchain installed" >&2
+	exit 1
+fi
+last=$((${#GH_GO_NAMES[@]} - 1))
+goname=${GH_GO_NAMES[$last]}
+bin=$(gh_build heapbench "$goname" "${GH_GO_ROOTS[$last]}" default) || exit 1
+
+# timeit RUNS CMD...: run CMD RUNS times; print "median_ms min_ms max_ms peak_rss_kb status".
+timeit() {
+	python3 - "$@" <<'PY'
+import os, subprocess, sys, time
+runs, cmd = int(sys.argv[1]), sys.argv[2:]
+ts, rss, status = [], 0, 0
+for _ in range(runs):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, st, ru = os.wait4(p.pid, 0)
+    ts.append((time.perf_counter() - t0) * 1000)
+    rss = max(rss, ru.ru_maxrss)
+    status = status or os.waitstatus_to_exitcode(st)
+ts.sort()
+print(f"{ts[len(ts)//2]:.2f} {ts[0]:.2f} {ts[-1]:.2f} {rss} {status}")
+PY
+}
+
+# HOOK: per-stage timings from `go-heap -v` (format not fixed yet).
+stage_split() {
+	"$GH_GOHEAP" -v -o "$GH_TMP/v.pb.gz" "$1" 2>&1 >/dev/null |
+		grep -Ei 'read|walk|symboli|encode|compress|floor' | sed 's/^/    /'
+}
+
+rows=()
+for n in "${NS[@]}"; do
+	if ! gh_start "$bin" -n "$n" ${HEAPBENCH_FLAGS:-}; then
+		echo "run-bench: heapbench -n $n did not start" >&2
+		continue
+	fi
+	pid=$GH_PID
+	buckets=$(awk '$1 == "buckets" { print $2 }' "$GH_OUT")
+	read -r in_med in_min in_max < <(awk '$1 == "inproc_ms" { print $2, $3, $4 }' "$GH_OUT")
+	read -r gh_med gh_min gh_max rss st < <(timeit "$RUNS" "$GH_GOHEAP" -o "$GH_TMP/x.pb.gz" "$pid")
+	ratio=$(awk -v a="$gh_med" -v b="$in_med" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+	note=""
+	[ "$st" = 0 ] || note=" (go-heap exit $st)"
+	rows+=("| $n | $buckets | $in_med ($in_min-$in_max) | $gh_med ($gh_min-$gh_max) | $ratio | $((rss / 1024)) MiB |$note")
+	split=$(stage_split "$pid")
+	[ -n "$split" ] && splits+="N=$n"$'\n'"$split"$'\n'
+	gh_stop "$pid"
+done
+
+echo
+echo "go-heap $("$GH_GOHEAP" --version 2>/dev/null | head -n 1), target $goname, $RUNS runs each, $(nproc) CPUs, $(uname -r)"
+echo
+echo "| N | buckets | in-process WriteHeapProfile ms (min-max) | go-heap -o x.pb.gz ms (min-max) | go-heap / in-process | go-heap peak RSS |"
+echo "|---:|---:|---:|---:|---:|---:|"
+printf '%s\n' "${rows[@]+"${rows[@]}"}"
+if [ -n "${splits:-}" ]; then
+	echo
+	echo "Stages (go-heap -v):"
+	printf '%s' "$splits"
+fi

@@ -1,0 +1,453 @@
+/*
+ * force.c - force mode: turn heap profiling on in a running Go program.
+ *
+ * The Go linker sets runtime.disableMemoryProfiling when nothing can read
+ * the profile (no runtime.MemProfile / memProfileInternal reachable), and
+ * the runtime then sets runtime.MemProfileRate to 0 at start-up
+ * (cmd/link/internal/ld/lib.go, linksetup; runtime/proc.go, schedinit in
+ * 1.21+, runtime.init in 1.19).  Writing a non-zero rate into that one
+ * word is all it takes to profile the allocations that follow:
+ *
+ *   - Go <= 1.23: each P's mcache.nextSample was computed while the rate
+ *     was 0, and fastexprand(0) is 0, so the first allocation on each P
+ *     after the write fails `size < c.nextSample` and calls profilealloc,
+ *     which draws a proper nextSample (runtime/malloc.go, mallocgc and
+ *     nextSample).
+ *   - Go 1.24: mallocgc compares MemProfileRate with mcache.memProfRate
+ *     and calls profilealloc when they differ (runtime/malloc.go).
+ *
+ * So no mcache is touched: the write is one aligned word, which every
+ * thread sees whole.
+ *
+ * The write happens with every thread stopped (the backend's stop slot,
+ * ptrace.c for a live process), after checking that no thread is inside
+ * the allocation-sampling path.  While the rate is 0 no thread should be
+ * there at all (mallocgc guards it with `rate > 0`, or in 1.24 with a
+ * nextSample of maxInt64 and memProfRate == 0); one can be only if the
+ * program itself set the rate to 0 at run time while a sample was being
+ * taken.  Such a thread would finish a sample drawn with one rate and
+ * continue with another, so we step back and retry (bounded, with
+ * backoff) rather than reason about each interleaving.
+ *
+ * mallocgc itself is NOT treated as unsafe: it reads MemProfileRate once
+ * per allocation into a local (`if rate := MemProfileRate; rate > 0` in
+ * 1.19-1.23) or once in a comparison (1.24), so a thread stopped anywhere
+ * in it either read 0 before the write (this allocation goes unsampled,
+ * as it would have) or reads the new rate after resuming (sampled through
+ * the normal path).  Counting it unsafe would make the stop fail in the
+ * very programs that need profiling, whose threads are in mallocgc much
+ * of the time.
+ *
+ * The address must be certain: the .symtab symbol, of size int (the
+ * pointer size), in a writable Go data section, and inside a writable
+ * mapping of the target.  Any doubt is a refusal, never a guess.
+ *
+ * Test hook: GOHEAP_TEST_STOP_DELAY_MS=N keeps the target stopped N ms
+ * longer on each attempt, so that tests can kill go-heap in the middle of
+ * a stop (tests/run-force.sh).  It only lengthens the stop.
+ *
+ * Rejected: writing each mcache's nextSample as well (per-version layout,
+ * a P's mcache changes hands; unnecessary as shown above); a write without
+ * stopping (the safe-point check would be meaningless); SIGSTOP to the
+ * whole process (a job-control stop that a parent can observe and that
+ * outlives us if we die).
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "memsrc.h"
+#include "session.h"
+#include "sym.h"
+
+/* Stops attempted before giving up on a thread that stays unsafe. */
+#define GH_FORCE_ATTEMPTS 20
+/* Wait between attempts: 1, 2, 4 ... ms, at most this. */
+#define GH_FORCE_BACKOFF_MAX_MS 64
+/* A check found a thread in the sampling path (positive: not an error). */
+#define GH_FORCE_UNSAFE 1
+
+/*
+ * The allocation-sampling path (runtime/malloc.go: profilealloc,
+ * nextSample, fastexprand, nextSampleNoFP; runtime/mprof.go: mProf_Malloc,
+ * stkbucket, setprofilebucket).  A name also matches its closures
+ * ("runtime.mProf_Malloc.func1").
+ */
+static const char *const unsafe_funcs[] = {
+	"runtime.profilealloc",
+	"runtime.mProf_Malloc",
+	"runtime.nextSample",
+	"runtime.nextSampleNoFP",
+	"runtime.fastexprand",
+	"runtime.stkbucket",
+	"runtime.setprofilebucket",
+};
+
+/* Sections where the Go linker puts a writable int (cmd/link, symkind). */
+static const char *const rate_sections[] = {
+	".noptrdata", ".noptrbss", ".data", ".bss",
+};
+
+static const char *unsafe_name(const char *fn)
+{
+	size_t i, n;
+
+	if (fn == NULL)
+		return NULL;
+	for (i = 0; i < GH_ARRAY_LEN(unsafe_funcs); i++) {
+		n = strlen(unsafe_funcs[i]);
+		if (strncmp(fn, unsafe_funcs[i], n) == 0 &&
+		    (fn[n] == '\0' || fn[n] == '.'))
+			return unsafe_funcs[i];
+	}
+	return NULL;
+}
+
+/* ---- locating runtime.MemProfileRate ---------------------------------- */
+
+typedef struct map_search {
+	uint64_t addr, end;
+	int found, writable;
+	char perms[5];
+} map_search;
+
+static int map_cb(const goheap_mapping *m, void *payload)
+{
+	map_search *ms = payload;
+
+	if (ms->addr < m->start || ms->end > m->end)
+		return 0;
+	ms->found = 1;
+	ms->writable = m->perms[1] == 'w';
+	memcpy(ms->perms, m->perms, sizeof(ms->perms));
+	return 1;
+}
+
+/*
+ * The runtime address of runtime.MemProfileRate, checked four ways; any
+ * failure is a refusal.  (A stripped-binary locator could supply the
+ * address later; until then no symbol means no force.)
+ */
+static int locate_rate(goheap_session *s, uint64_t *out)
+{
+	const char *name = "runtime.MemProfileRate";
+	unsigned ps = s->mem.ptr_size;
+	uint64_t link = 0, size = 0;
+	const gh_section *sec;
+	map_search ms;
+	size_t i;
+	int rc, ok = 0;
+
+	if (gh_exe_symbol(s->exe, name, &link, &size) != 0)
+		return gh_errf(&s->err, GOHEAP_ENOSYM,
+			       "%s: no .symtab entry for %s: its address "
+			       "cannot be located with certainty, refusing "
+			       "to write", s->exe_path, name);
+	if (size != ps || link % ps != 0)
+		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+			       "%s: %s is %llu bytes at 0x%llx, expected an "
+			       "aligned %u-byte int: refusing to write",
+			       s->exe_path, name, (unsigned long long)size,
+			       (unsigned long long)link, ps);
+	if (link + s->bias != s->addrs.memprofilerate)
+		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+			       "%s: %s resolves to two addresses (0x%llx, "
+			       "0x%llx): refusing to write", s->exe_path, name,
+			       (unsigned long long)(link + s->bias),
+			       (unsigned long long)s->addrs.memprofilerate);
+	sec = gh_exe_section_at(s->exe, link);
+	for (i = 0; sec != NULL && i < GH_ARRAY_LEN(rate_sections); i++)
+		ok |= strcmp(sec->name, rate_sections[i]) == 0;
+	if (!ok || !(sec->flags & SHF_WRITE) ||
+	    link + ps > sec->addr + sec->size)
+		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+			       "%s: %s at 0x%llx is in %s, not in a writable "
+			       "Go data section: refusing to write",
+			       s->exe_path, name, (unsigned long long)link,
+			       sec != NULL ? sec->name : "no section");
+	memset(&ms, 0, sizeof(ms));
+	ms.addr = link + s->bias;
+	ms.end = ms.addr + ps;
+	rc = s->ops->mappings(s->ctx, map_cb, &ms);
+	if (rc < 0)
+		return gh_errf(&s->err, rc, "reading the target's mappings: %s",
+			       goheap_strerror(rc));
+	if (!ms.found || !ms.writable)
+		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+			       "%s at 0x%llx is %s in the target: refusing to "
+			       "write", name, (unsigned long long)ms.addr,
+			       ms.found ? "not in a writable mapping" :
+			       "not mapped");
+	*out = ms.addr;
+	return 0;
+}
+
+/* An uncached read of the rate: the target runs between our reads. */
+static int read_rate(goheap_session *s, uint64_t addr, int64_t *out)
+{
+	unsigned ps = s->mem.ptr_size;
+	uint64_t v = 0;
+	int rc, saved = s->mem.no_cache;
+
+	gh_mem_invalidate(&s->mem);
+	s->mem.no_cache = 1;
+	rc = gh_mem_read_uint(&s->mem, addr, ps, &v,
+			      "runtime.MemProfileRate");
+	s->mem.no_cache = saved;
+	if (rc != 0)
+		return rc;
+	*out = ps == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+	return 0;
+}
+
+/* Write `rate` as a Go int in the target's byte order, then read it back. */
+static int write_rate(goheap_session *s, uint64_t addr, int64_t rate,
+		      int64_t *readback)
+{
+	unsigned ps = s->mem.ptr_size, i;
+	unsigned char b[8];
+	int rc;
+
+	for (i = 0; i < ps; i++)
+		b[s->mem.big_endian ? ps - 1 - i : i] =
+			(unsigned char)((uint64_t)rate >> (8 * i));
+	rc = gh_mem_write(&s->mem, addr, b, ps, "runtime.MemProfileRate");
+	if (rc != 0)
+		return rc;
+	rc = read_rate(s, addr, readback);
+	if (rc != 0)
+		return rc;
+	if (*readback != rate)
+		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+			       "runtime.MemProfileRate reads back %lld after "
+			       "writing %lld", (long long)*readback,
+			       (long long)rate);
+	return 0;
+}
+
+/* ---- the safe-point check ---------------------------------------------- */
+
+typedef struct safe_check {
+	goheap_session *s;
+	gh_framevec fv;        /* reused for every thread */
+	uint64_t *adj;         /* pcs as CallersFrames wants them */
+	size_t adjcap;
+	int threads;
+	int tid;               /* the unsafe thread */
+	const char *fn;        /* and its function (static storage) */
+} safe_check;
+
+/*
+ * goheap_stack_cb: is this thread inside the sampling path?  Each PC is
+ * checked twice: its physical function (gh_sym_lookup; return addresses
+ * minus one, to land on the call) and every function inlined at it
+ * (CallersFrames expansion), since the compiler may inline nextSample or
+ * fastexprand into profilealloc, or profilealloc into mallocgc.
+ */
+static int check_stack(int tid, const uint64_t *pcs, size_t n, void *payload)
+{
+	safe_check *c = payload;
+	const char *name, *bad = NULL;
+	size_t i;
+	int rc;
+
+	c->threads++;
+	if (n > c->adjcap) {
+		uint64_t *v = gh_reallocarray(c->adj, n, sizeof(*v));
+
+		if (v == NULL)
+			return gh_errf(&c->s->err, GOHEAP_ENOMEM,
+				       "out of memory");
+		c->adj = v;
+		c->adjcap = n;
+	}
+	for (i = 0; i < n && bad == NULL; i++) {
+		uint64_t pc = i == 0 ? pcs[i] : pcs[i] - 1;
+
+		if (gh_sym_lookup(c->s->sym, pc, NULL, &name) == 0)
+			bad = unsafe_name(name);
+		/* CallersFrames looks up pc-1: give it pc+1 for the PC. */
+		c->adj[i] = i == 0 ? pcs[i] + 1 : pcs[i];
+	}
+	c->fv.n = 0;
+	if (bad == NULL) {
+		rc = gh_sym_callers_frames(c->s->sym, c->adj, n, &c->fv);
+		if (rc != 0)
+			return gh_errf(&c->s->err, rc, "symbolizing thread "
+				       "%d: %s", tid, goheap_strerror(rc));
+		for (i = 0; i < c->fv.n && bad == NULL; i++)
+			bad = unsafe_name(c->fv.v[i].function);
+	}
+	if (bad == NULL)
+		return 0;
+	c->tid = tid;
+	c->fn = bad;
+	return GH_FORCE_UNSAFE;
+}
+
+/* ---- goheap_force ---------------------------------------------------------- */
+
+static long test_stop_delay_ms(void)
+{
+	const char *v = getenv("GOHEAP_TEST_STOP_DELAY_MS");
+	long ms = v != NULL ? strtol(v, NULL, 10) : 0;
+
+	return ms < 0 ? 0 : ms > 600000 ? 600000 : ms;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/*
+ * One attempt: stop, check, write, resume.  Resume follows every
+ * successful stop, whatever happened in between.  Returns 0 (written),
+ * GH_FORCE_UNSAFE, or a GOHEAP_E* code.
+ */
+static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
+		   int64_t rate, goheap_force_result *r)
+{
+	int (*stop)(void *) = GH_OPS_V2(s, stop);
+	int (*resume)(void *) = GH_OPS_V2(s, resume);
+	int (*stacks)(void *, goheap_stack_cb, void *) =
+		GH_OPS_V2(s, thread_stacks);
+	long delay = test_stop_delay_ms();
+	double t0, dt;
+	int rc, rrc;
+
+	chk->threads = 0;
+	t0 = gh_now();
+	gh_errf(&s->err, 0, "no error");
+	rc = stop(s->ctx);
+	if (rc != 0) {
+		if (s->err.code != rc)
+			gh_errf(&s->err, rc, "stopping the target: %s",
+				goheap_strerror(rc));
+		return rc;
+	}
+	if (delay > 0)
+		sleep_ms(delay);
+	rc = stacks(s->ctx, check_stack, chk);
+	if (rc == 0)
+		rc = write_rate(s, addr, rate, &r->new_rate);
+	rrc = resume(s->ctx);
+	dt = gh_now() - t0;
+	if (dt > r->stop_seconds)
+		r->stop_seconds = dt;
+	r->threads = chk->threads;
+	if (rc < 0 && s->err.code != rc)
+		gh_errf(&s->err, rc, "checking the stopped threads: %s",
+			goheap_strerror(rc));
+	if (rc >= 0 && rrc != 0) {
+		if (s->err.code != rrc)
+			gh_errf(&s->err, rrc, "resuming the target: %s",
+				goheap_strerror(rrc));
+		rc = rrc;
+	}
+	return rc;
+}
+
+GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
+			       unsigned flags, goheap_force_result *out)
+{
+	goheap_force_result r;
+	safe_check chk;
+	uint64_t addr = 0;
+	long backoff = 1;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	memset(&chk, 0, sizeof(chk));
+	if (out != NULL)
+		memset(out, 0, sizeof(*out));
+	if (s == NULL)
+		return GOHEAP_EINVAL;
+	chk.s = s;
+	if (s->lay == NULL || s->sym == NULL || !s->mem_ready) {
+		rc = gh_errf(&s->err, GOHEAP_EINVAL, "session is not open");
+		goto done;
+	}
+	if ((flags & ~GOHEAP_FORCE_DRY_RUN) != 0 || rate <= 0 ||
+	    (s->mem.ptr_size == 4 && rate > INT32_MAX)) {
+		rc = gh_errf(&s->err, GOHEAP_EINVAL, "invalid rate %lld or "
+			     "flags 0x%x", (long long)rate, flags);
+		goto done;
+	}
+	if (s->ops->write == NULL) {
+		rc = gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+			     "%s is read-only (a core file?): force mode "
+			     "needs a live process", s->source);
+		goto done;
+	}
+	rc = locate_rate(s, &addr);
+	if (rc != 0)
+		goto done;
+	r.address = addr;
+	rc = read_rate(s, addr, &r.old_rate);
+	if (rc != 0)
+		goto done;
+	r.new_rate = r.old_rate;
+	if (r.old_rate != 0)
+		goto done;      /* enabled already: leave the program's choice */
+	r.new_rate = rate;
+	if (flags & GOHEAP_FORCE_DRY_RUN)
+		goto done;
+	if (GH_OPS_V2(s, stop) == NULL) {
+		/*
+		 * No stop slot: the target is already stopped (a debugger's
+		 * inferior).  Check the stacks if the source can give them;
+		 * a debugger's user can step out and retry.
+		 */
+		rc = 0;
+		if (GH_OPS_V2(s, thread_stacks) != NULL)
+			rc = GH_OPS_V2(s, thread_stacks)(s->ctx, check_stack,
+							 &chk);
+		if (rc == GH_FORCE_UNSAFE)
+			rc = gh_errf(&s->err, GOHEAP_EBUSY,
+				     "thread %d is inside %s: step out of it "
+				     "and retry", chk.tid, chk.fn);
+		if (rc == 0)
+			rc = write_rate(s, addr, rate, &r.new_rate);
+		goto done;
+	}
+	if (GH_OPS_V2(s, resume) == NULL ||
+	    GH_OPS_V2(s, thread_stacks) == NULL) {
+		rc = gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+			     "this memory source can stop the target but not "
+			     "list its threads' stacks: cannot check for a "
+			     "safe point, refusing to write");
+		goto done;
+	}
+	for (;;) {
+		rc = attempt(s, &chk, addr, rate, &r);
+		if (rc != GH_FORCE_UNSAFE)
+			break;
+		if (r.retries + 1 >= GH_FORCE_ATTEMPTS) {
+			rc = gh_errf(&s->err, GOHEAP_EBUSY,
+				     "thread %d was inside %s at each of %d "
+				     "stops: nothing written", chk.tid, chk.fn,
+				     GH_FORCE_ATTEMPTS);
+			break;
+		}
+		r.retries++;
+		sleep_ms(backoff);
+		if (backoff < GH_FORCE_BACKOFF_MAX_MS)
+			backoff *= 2;
+	}
+done:
+	if (rc == 0 && r.new_rate != r.old_rate &&
+	    !(flags & GOHEAP_FORCE_DRY_RUN))
+		r.changed = 1;
+	if (out != NULL)
+		*out = r;
+	gh_framevec_free(&chk.fv);
+	free(chk.adj);
+	return rc;
+}

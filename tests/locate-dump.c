@@ -1,0 +1,174 @@
+/*
+ * locate-dump.c - print what go-heap's locator finds in an executable, for
+ * tests/run-stripped.sh (linked with the internal library; not installed).
+ *
+ *   locate-dump [--bias HEX] [--symtab] [--infer] [--dwarf] EXE
+ *   locate-dump --refs FUNC EXE      every data reference decoded in FUNC
+ *
+ * Default output (addresses are link-time + bias):
+ *
+ *   version go1.24.4            (from .go.buildinfo, else inferred)
+ *   mbuckets 0x5ef678
+ *   bbuckets 0x5ef680           (0x0 when not confirmed)
+ *   xbuckets 0x5ef688
+ *   mProfCycle 0x60f858
+ *   MemProfileRate 0x5e4370
+ *   how mbuckets via ...
+ *
+ * --symtab prints the same five names from .symtab instead (the truth for
+ * an unstripped twin); --infer ignores .go.buildinfo; --dwarf adds a line
+ * "dwarf ..." from the DWARF layout check.  Exit 0, or 1 with the
+ * library's message on stderr.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exe.h"
+#include "locate.h"
+#include "rtlayout.h"
+#include "sym.h"
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: locate-dump [--bias HEX] [--symtab] "
+		"[--infer] [--dwarf] [--refs FUNC] EXE\n");
+	exit(2);
+}
+
+static int dump_refs(const gh_exe *exe, const gh_sym *sym, uint64_t bias,
+		     const char *fn, gh_err *err)
+{
+	gh_refvec rv = { NULL, 0, 0 };
+	uint64_t lo, hi;
+	const unsigned char *code;
+	size_t i;
+	int rc;
+
+	if (gh_sym_func_entry(sym, fn, &lo, &hi) != 0 || hi <= lo)
+		return gh_errf(err, GOHEAP_ENOSYM, "%s: not in the pclntab",
+			       fn);
+	code = gh_exe_ptr(exe, lo - bias, (size_t)(hi - lo));
+	if (code == NULL)
+		return gh_errf(err, GOHEAP_ECORRUPT, "%s: no code", fn);
+	rc = gh_decode_refs(gh_exe_machine(exe), code, (size_t)(hi - lo),
+			    lo - bias, &rv, err);
+	for (i = 0; rc == 0 && i < rv.n; i++) {
+		const gh_section *s = gh_exe_section_at(exe, rv.v[i].target);
+
+		printf("+0x%llx %s%s%s size %u -> 0x%llx %s\n",
+		       (unsigned long long)(rv.v[i].pc - (lo - bias)),
+		       rv.v[i].kind & GH_REF_ADDR ? "addr" : "",
+		       rv.v[i].kind & GH_REF_LOAD ? "load" : "",
+		       rv.v[i].kind & GH_REF_STORE ? "store" : "",
+		       rv.v[i].size, (unsigned long long)rv.v[i].target,
+		       s != NULL && s->name != NULL ? s->name : "-");
+	}
+	gh_refvec_free(&rv);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const names[] = {
+		"mbuckets", "bbuckets", "xbuckets", "mProfCycle",
+		"MemProfileRate"
+	};
+	gh_err err;
+	gh_exe *exe = NULL;
+	gh_sym *sym = NULL;
+	gh_gover ver = { 0, 0, 0 };
+	gh_rtaddrs a;
+	uint64_t bias = 0, v[5];
+	char verstr[160], how[512], rep[256];
+	const char *path = NULL, *refs = NULL;
+	int symtab = 0, infer = 0, dwarf = 0, rc, i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--bias") == 0 && i + 1 < argc)
+			bias = strtoull(argv[++i], NULL, 16);
+		else if (strcmp(argv[i], "--symtab") == 0)
+			symtab = 1;
+		else if (strcmp(argv[i], "--infer") == 0)
+			infer = 1;
+		else if (strcmp(argv[i], "--dwarf") == 0)
+			dwarf = 1;
+		else if (strcmp(argv[i], "--refs") == 0 && i + 1 < argc)
+			refs = argv[++i];
+		else if (argv[i][0] == '-' || path != NULL)
+			usage();
+		else
+			path = argv[i];
+	}
+	if (path == NULL)
+		usage();
+	memset(&err, 0, sizeof(err));
+	rc = gh_exe_open(&exe, path, &err);
+	if (rc != 0)
+		goto out;
+	rc = gh_sym_open(&sym, exe, bias, ver, &err);
+	if (rc != 0)
+		goto out;
+	if (refs != NULL) {
+		rc = dump_refs(exe, sym, bias, refs, &err);
+		goto out;
+	}
+	snprintf(verstr, sizeof(verstr), "%s", gh_exe_go_version(exe));
+	if (infer || verstr[0] == '\0' || gh_gover_parse(&ver, verstr) != 0) {
+		rc = gh_infer_go_version(exe, sym, bias, &ver, verstr,
+					 sizeof(verstr), &err);
+		if (rc != 0)
+			goto out;
+	}
+	printf("version %s\n", verstr);
+	if (symtab) {
+		static const char *const syms[] = {
+			"runtime.mbuckets", "runtime.bbuckets",
+			"runtime.xbuckets", "runtime.mProfCycle",
+			"runtime.MemProfileRate"
+		};
+
+		for (i = 0; i < 5; i++) {
+			v[i] = 0;
+			if (gh_exe_symbol(exe, syms[i], &v[i], NULL) == 0)
+				v[i] += bias;
+		}
+		how[0] = '\0';
+	} else {
+		rc = gh_locate_globals(exe, sym, ver, bias, &a, how,
+				       sizeof(how), &err);
+		if (rc != 0)
+			goto out;
+		v[0] = a.mbuckets;
+		v[1] = a.bbuckets;
+		v[2] = a.xbuckets;
+		v[3] = a.mprofcycle;
+		v[4] = a.memprofilerate;
+	}
+	for (i = 0; i < 5; i++)
+		printf("%s 0x%llx\n", names[i], (unsigned long long)v[i]);
+	if (how[0] != '\0')
+		printf("how %s\n", how);
+	if (dwarf) {
+		const gh_rtlayout *lay = gh_rtlayout_for(ver);
+
+		if (lay == NULL) {
+			rc = gh_errf(&err, GOHEAP_EVERSION, "no layout for "
+				     "go1.%d", ver.minor);
+			goto out;
+		}
+		rc = gh_dwarf_check_layout(path, lay, gh_exe_ptr_size(exe),
+					   rep, sizeof(rep), &err);
+		if (rc != 0)
+			goto out;
+		printf("dwarf %s\n", rep);
+	}
+out:
+	if (rc != 0)
+		fprintf(stderr, "locate-dump: %s\n", err.msg);
+	gh_sym_close(sym);
+	gh_exe_close(exe);
+	return rc != 0 ? 1 : 0;
+}
