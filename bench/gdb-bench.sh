@@ -83,6 +83,8 @@ for _i in range($RUNS + 1):
     _ts.append((time.perf_counter() - _t0) * 1000)
 _ts = sorted(_ts[1:])
 print('BENCH %.2f %.2f %.2f %d' % (_ts[len(_ts) // 2], _ts[0], _ts[-1], _st))
+# Once more, not captured, so that the GOHEAP_GDB_TRACE line reaches stderr.
+gdb.execute('''$cmd''', to_string=False)
 " </dev/null 2>"$GH_TMP/gdb.err" | awk '$1 == "BENCH" { print $2, $3, $4, $5 }' | tr '\n' ' '
 	# The trace lines (one per run) give gdb's read count; they are all alike.
 	sed -n 's/^go-heap: [a-z]*: \([0-9]*\) gdb reads, \([0-9]*\) bytes.*/\1 \2/p' "$GH_TMP/gdb.err" | tail -n 1

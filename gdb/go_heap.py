@@ -553,6 +553,8 @@ class _GdbSource:
             self.note_error("fetching the executable", e)
             return GOHEAP_ENOEXE
         if path is None:
+            self.error = ("gdb knows no executable for this inferior; load "
+                          "it with `file EXE`")
             return GOHEAP_ENOEXE
         data = os.fsencode(path) + b"\0"
         if len(data) > length:

@@ -8,7 +8,7 @@ CACHE=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
 mkdir -p "$CACHE"
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 
-pkgs="build-essential autoconf automake libtool pkg-config libelf-dev zlib1g-dev
+pkgs="build-essential autoconf automake libtool pkg-config libelf-dev libdw-dev libcapstone-dev zlib1g-dev
  libunwind-dev libcmocka-dev gdb gdbserver valgrind clang python3 golang-1.19-go
  golang-1.21-go golang-1.22-go golang-1.23-go qemu-user-static file"
 missing=

@@ -232,54 +232,69 @@ static int write_rate(goheap_session *s, uint64_t addr, int64_t rate,
 
 typedef struct safe_check {
 	goheap_session *s;
-	gh_framevec fv;        /* reused for every thread */
-	uint64_t *adj;         /* pcs as CallersFrames wants them */
-	size_t adjcap;
+	gh_framevec fv;        /* reused for every frame */
 	int threads;
 	int tid;               /* the unsafe thread */
 	const char *fn;        /* and its function (static storage) */
 } safe_check;
 
 /*
- * goheap_stack_cb: is this thread inside the sampling path?  Each PC is
- * checked twice: its physical function (gh_sym_lookup; return addresses
- * minus one, to land on the call) and every function inlined at it
- * (CallersFrames expansion), since the compiler may inline nextSample or
- * fastexprand into profilealloc, or profilealloc into mallocgc.
+ * Physical functions into which the compiler may inline part of the
+ * sampling path: mallocgc and, in 1.24, its size-class variants
+ * (mallocgcTiny, mallocgcSmallNoscan, ...) call profilealloc; allocmcache
+ * calls nextSample.  Only frames in these need inline expansion: inlining
+ * copies a callee's body into its callers only, so an unsafe function can
+ * hide in no other physical function.
+ */
+static const char *const inline_hosts[] = {
+	"runtime.mallocgc",
+	"runtime.allocmcache",
+};
+
+static int is_inline_host(const char *fn)
+{
+	size_t i;
+
+	for (i = 0; fn != NULL && i < GH_ARRAY_LEN(inline_hosts); i++)
+		if (strncmp(fn, inline_hosts[i], strlen(inline_hosts[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * goheap_stack_cb: is this thread inside the sampling path?  Each PC's
+ * physical function comes from gh_sym_lookup (return addresses minus one,
+ * to land on the call instruction).  In an inline host the PC is expanded
+ * with CallersFrames as well, since nextSample or fastexprand may be
+ * inlined into profilealloc, and profilealloc into mallocgc.  This runs
+ * while the target is stopped, so it does the cheap lookup everywhere and
+ * the expansion only where it can find something.
  */
 static int check_stack(int tid, const uint64_t *pcs, size_t n, void *payload)
 {
 	safe_check *c = payload;
 	const char *name, *bad = NULL;
-	size_t i;
+	uint64_t pc;
+	size_t i, j;
 	int rc;
 
 	c->threads++;
-	if (n > c->adjcap) {
-		uint64_t *v = gh_reallocarray(c->adj, n, sizeof(*v));
-
-		if (v == NULL)
-			return gh_errf(&c->s->err, GOHEAP_ENOMEM,
-				       "out of memory");
-		c->adj = v;
-		c->adjcap = n;
-	}
 	for (i = 0; i < n && bad == NULL; i++) {
-		uint64_t pc = i == 0 ? pcs[i] : pcs[i] - 1;
-
-		if (gh_sym_lookup(c->s->sym, pc, NULL, &name) == 0)
-			bad = unsafe_name(name);
-		/* CallersFrames looks up pc-1: give it pc+1 for the PC. */
-		c->adj[i] = i == 0 ? pcs[i] + 1 : pcs[i];
-	}
-	c->fv.n = 0;
-	if (bad == NULL) {
-		rc = gh_sym_callers_frames(c->s->sym, c->adj, n, &c->fv);
+		pc = i == 0 ? pcs[i] : pcs[i] - 1;
+		if (gh_sym_lookup(c->s->sym, pc, NULL, &name) != 0)
+			continue;
+		bad = unsafe_name(name);
+		if (bad != NULL || !is_inline_host(name))
+			continue;
+		/* CallersFrames looks up pc-1 itself: give it pc+1. */
+		pc++;
+		c->fv.n = 0;
+		rc = gh_sym_callers_frames(c->s->sym, &pc, 1, &c->fv);
 		if (rc != 0)
 			return gh_errf(&c->s->err, rc, "symbolizing thread "
 				       "%d: %s", tid, goheap_strerror(rc));
-		for (i = 0; i < c->fv.n && bad == NULL; i++)
-			bad = unsafe_name(c->fv.v[i].function);
+		for (j = 0; j < c->fv.n && bad == NULL; j++)
+			bad = unsafe_name(c->fv.v[j].function);
 	}
 	if (bad == NULL)
 		return 0;
@@ -448,6 +463,5 @@ done:
 	if (out != NULL)
 		*out = r;
 	gh_framevec_free(&chk.fv);
-	free(chk.adj);
 	return rc;
 }

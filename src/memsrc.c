@@ -111,7 +111,9 @@ static int cached_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
 
 	if (off + len > GH_MEM_BLOCK)
 		return 0;
-	b = find_block(m, base);
+	b = m->last;
+	if (b == NULL || b->stamp == 0 || b->base != base)
+		b = find_block(m, base);
 	if (b == NULL) {
 		b = victim(m);
 		if (fill_block(m, b, base, addr + len) != 0)
@@ -120,6 +122,7 @@ static int cached_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
 	if (off + len > b->valid)
 		return 0;
 	b->stamp = ++m->clock;
+	m->last = b;
 	memcpy(buf, b->data + off, len);
 	return 1;
 }
@@ -143,11 +146,6 @@ int gh_mem_read(gh_mem *m, uint64_t addr, void *buf, size_t len,
 			       what, len, (unsigned long long)addr,
 			       goheap_strerror(rc));
 	return 0;
-}
-
-uint64_t gh_mem_word(const gh_mem *m, const unsigned char *p, unsigned size)
-{
-	return gh_load(p, size, m->big_endian);
 }
 
 int gh_mem_read_uint(gh_mem *m, uint64_t addr, unsigned size, uint64_t *out,

@@ -31,6 +31,7 @@ typedef struct gh_mem {
 	gh_err *err;
 	gh_mem_block blocks[GH_MEM_NBLOCKS];
 	uint64_t clock;
+	gh_mem_block *last;       /* most recently used block: checked first */
 	uint64_t nreads, nbytes;  /* backend calls and bytes, for -v */
 	int no_cache;             /* set for writes / volatile reads */
 } gh_mem;
@@ -54,8 +55,22 @@ int gh_mem_read_uint(gh_mem *m, uint64_t addr, unsigned size, uint64_t *out,
 		     const char *what);
 int gh_mem_read_ptr(gh_mem *m, uint64_t addr, uint64_t *out,
 		    const char *what);
-/* Decode `size`-byte word from a buffer already read. */
-uint64_t gh_mem_word(const gh_mem *m, const unsigned char *p, unsigned size);
+/* Decode a `size`-byte word from a buffer already read. */
+static inline uint64_t gh_mem_word(const gh_mem *m, const unsigned char *p,
+				   unsigned size)
+{
+	if (size == 8 && !m->big_endian) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		return v;
+#else
+		return gh_load(p, 8, 0);
+#endif
+	}
+	return gh_load(p, size, m->big_endian);
+}
 
 /* Uncached write (force mode). */
 int gh_mem_write(gh_mem *m, uint64_t addr, const void *buf, size_t len,

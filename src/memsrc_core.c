@@ -100,6 +100,7 @@ typedef struct core_file {
 	uint64_t start, end;   /* mapped range */
 	uint64_t offset;       /* file offset of start, in bytes */
 	const char *name;      /* NUL-terminated, inside the mapped note */
+	int resolved;          /* name is already a path we can open */
 } core_file;
 
 typedef struct core_fd {
@@ -121,8 +122,9 @@ typedef struct core_ctx {
 	size_t nfiles;
 	uint64_t page;         /* NT_FILE's page size */
 	long exe;              /* index into files, -1 if unknown */
-	uint64_t at_entry, at_phdr, at_execfn;
-	int have_entry, have_phdr, have_execfn;
+	uint64_t at_entry, at_phdr, at_execfn, at_vdso, at_pagesz;
+	int have_entry, have_phdr, have_execfn, have_vdso;
+	char *synth_name;      /* executable path of synthesized entries */
 	int signal;            /* pr_cursig of the first thread, or si_signo */
 	int siginfo_signo;
 	unsigned nthreads;     /* NT_PRSTATUS notes */
@@ -232,6 +234,18 @@ static int resolve_path(const core_ctx *c, const char *name, char *buf,
 	return (w < 0 || (size_t)w >= len) ? GOHEAP_EINVAL : 0;
 }
 
+/* The path to open for NT_FILE entry f. */
+static int file_path(const core_ctx *c, const core_file *f, char *buf,
+		     size_t len)
+{
+	int w;
+
+	if (!f->resolved)
+		return resolve_path(c, f->name, buf, len);
+	w = snprintf(buf, len, "%s", f->name);
+	return (w < 0 || (size_t)w >= len) ? GOHEAP_EINVAL : 0;
+}
+
 /* A descriptor for the backing file of f, or -1. */
 static int backing_fd(core_ctx *c, const core_file *f, int *owned)
 {
@@ -245,7 +259,7 @@ static int backing_fd(core_ctx *c, const core_file *f, int *owned)
 		    strcmp(c->fds[i].name, f->name) == 0)
 			return c->fds[i].fd;
 	}
-	if (resolve_path(c, f->name, path, sizeof(path)) != 0)
+	if (file_path(c, f, path, sizeof(path)) != 0)
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c->nfds < CORE_MAX_FDS) {
@@ -431,18 +445,35 @@ out:
 		close(fd);
 }
 
+/*
+ * The kernel's special mappings that runtime/pprof lists (they are
+ * executable): the vDSO, found by AT_SYSINFO_EHDR, and x86-64's legacy
+ * vsyscall page at its fixed address (arch/x86/include/asm/vsyscall.h,
+ * VSYSCALL_ADDR).  Neither has an NT_FILE entry.
+ */
+#define X86_64_VSYSCALL_ADDR 0xffffffffff600000ULL
+
+static const char *special_name(const core_ctx *c, uint64_t start)
+{
+	if (c->have_vdso && start == c->at_vdso)
+		return "[vdso]";
+	if (c->machine == EM_X86_64 && start == X86_64_VSYSCALL_ADDR)
+		return "[vsyscall]";
+	return "";
+}
+
 static int emit_mapping(core_ctx *c, goheap_mapping *m, const core_file *f,
 			goheap_mapping_cb cb, void *payload)
 {
 	char openp[PATH_MAX];
 
-	m->path = "";
+	m->path = special_name(c, m->start);
 	m->open_path = NULL;
 	m->offset = 0;
 	if (f != NULL) {
 		m->path = f->name;
 		m->offset = f->offset + (m->start - f->start);
-		if (resolve_path(c, f->name, openp, sizeof(openp)) == 0)
+		if (file_path(c, f, openp, sizeof(openp)) == 0)
 			m->open_path = openp;
 	}
 	return cb(m, payload);
@@ -541,7 +572,7 @@ static int core_executable(void *ctx, char *buf, size_t len)
 	core_ctx *c = ctx;
 
 	if (c->exe >= 0)
-		return resolve_path(c, c->files[c->exe].name, buf, len);
+		return file_path(c, &c->files[c->exe], buf, len);
 	if (c->have_execfn && c->nfiles == 0)
 		return execfn_path(c, buf, len);
 	return GOHEAP_ENOEXE;
@@ -591,6 +622,7 @@ static void core_close(void *ctx)
 	if (c->map != NULL)
 		munmap((void *)c->map, c->size);
 	free(c->files);
+	free(c->synth_name);
 	free(c->segs);
 	free(c->sysroot);
 	free(c->path);
@@ -708,6 +740,11 @@ static void parse_auxv(core_ctx *c, const unsigned char *d, uint64_t dsz)
 		} else if (type == AT_EXECFN) {
 			c->at_execfn = val;
 			c->have_execfn = 1;
+		} else if (type == AT_SYSINFO_EHDR) {
+			c->at_vdso = val;
+			c->have_vdso = 1;
+		} else if (type == AT_PAGESZ) {
+			c->at_pagesz = val;
 		}
 	}
 }
@@ -957,6 +994,104 @@ static int parse_headers(core_ctx *c, gh_err *err)
 	return 0;
 }
 
+/*
+ * qemu-user's cores have no NT_FILE, so nothing names the executable's
+ * mappings: runtime/pprof's mapping list would lose the executable, and
+ * its undumped text could not be read from the file.  If AT_EXECFN leads
+ * to a readable ELF file of the core's machine, make NT_FILE-like entries
+ * from its PT_LOADs, placed by the load bias AT_ENTRY - e_entry (0 for a
+ * non-PIE Go binary), each covering the file-backed pages of a segment as
+ * the kernel's elf_map() maps them.  The name is the canonical path, as
+ * /proc/PID/maps (d_path) would show it.  A wrong file is caught by the
+ * session's build-id check, as for any executable.
+ */
+#define SYNTH_MAX_PHDRS 64
+
+static int synth_exe_files(core_ctx *c, gh_err *err)
+{
+	unsigned char eh[sizeof(Elf64_Ehdr)], ph[sizeof(Elf64_Phdr)];
+	uint64_t page = c->at_pagesz, phoff, phnum, phsz, entry, bias, i;
+	char path[PATH_MAX], canon[PATH_MAX];
+	core_file *files = NULL;
+	size_t n = 0;
+	int fd = -1, rc = 0, is64;
+
+	if (c->nfiles > 0 || !c->have_execfn || !c->have_entry)
+		return 0;
+	if (page == 0 || (page & (page - 1)) != 0)
+		page = 4096;
+	if (execfn_path(c, path, sizeof(path)) != 0 ||
+	    realpath(path, canon) == NULL)
+		return 0;
+	fd = open(canon, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	is64 = c->is64;
+	phsz = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	if (pread(fd, eh, sizeof(eh), 0) < (ssize_t)sizeof(Elf32_Ehdr) ||
+	    memcmp(eh, ELFMAG, SELFMAG) != 0 ||
+	    eh[EI_CLASS] != (is64 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh[EI_DATA] != (c->big ? ELFDATA2MSB : ELFDATA2LSB))
+		goto out;
+	if ((is64 ? ELF_FIELD(c->big, eh, Elf64_Ehdr, e_machine) :
+		    ELF_FIELD(c->big, eh, Elf32_Ehdr, e_machine)) != c->machine)
+		goto out;
+	entry = is64 ? ELF_FIELD(c->big, eh, Elf64_Ehdr, e_entry) :
+		       ELF_FIELD(c->big, eh, Elf32_Ehdr, e_entry);
+	phoff = is64 ? ELF_FIELD(c->big, eh, Elf64_Ehdr, e_phoff) :
+		       ELF_FIELD(c->big, eh, Elf32_Ehdr, e_phoff);
+	phnum = is64 ? ELF_FIELD(c->big, eh, Elf64_Ehdr, e_phnum) :
+		       ELF_FIELD(c->big, eh, Elf32_Ehdr, e_phnum);
+	if (phnum > SYNTH_MAX_PHDRS || phoff > (uint64_t)INT64_MAX / 2)
+		goto out;
+	bias = c->at_entry - entry;
+	files = gh_calloc((size_t)phnum, sizeof(*files));
+	if (files == NULL) {
+		rc = gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < phnum; i++) {
+		core_phdr p;
+		uint64_t start, end;
+
+		if (pread(fd, ph, phsz, (off_t)(phoff + i * phsz)) !=
+		    (ssize_t)phsz)
+			goto out;
+		decode_phdr(is64, c->big, ph, &p);
+		if (p.type != PT_LOAD || p.filesz == 0)
+			continue;
+		start = (p.vaddr + bias) & ~(page - 1);
+		end = (p.vaddr + bias + p.filesz + page - 1) & ~(page - 1);
+		if (end <= start || (p.vaddr & (page - 1)) !=
+				    (p.offset & (page - 1)))
+			goto out;
+		files[n].start = start;
+		files[n].end = end;
+		files[n].offset = p.offset & ~(page - 1);
+		files[n].resolved = 1;
+		n++;
+	}
+	if (n == 0)
+		goto out;
+	c->synth_name = gh_strdup(canon);
+	if (c->synth_name == NULL) {
+		rc = gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		files[i].name = c->synth_name;
+	qsort(files, n, sizeof(*files), cmp_file);
+	c->files = files;
+	c->nfiles = n;
+	c->page = page;
+	files = NULL;
+out:
+	free(files);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 /* Pick the main executable's NT_FILE entry (see the top comment). */
 static void find_exe(core_ctx *c)
 {
@@ -1037,6 +1172,9 @@ int gh_core_new(void **out_ctx, const char *core, const char *sysroot,
 		goto out;
 	if (c->signal <= 0)
 		c->signal = c->siginfo_signo;
+	rc = synth_exe_files(c, err);
+	if (rc != 0)
+		goto out;
 	find_exe(c);
 	*out_ctx = c;
 	c = NULL;

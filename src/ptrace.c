@@ -449,31 +449,71 @@ int gh_ptrace_resume(gh_ptrace *pt, gh_err *err)
 
 /* ---- unwinding ---------------------------------------------------------- */
 
-/* Two target words at addr (frame record: saved FP, return address). */
-static int read_pair(pid_t tid, uint64_t addr, uint64_t out[2])
+/*
+ * The stack just above SP, read with one system call per thread: Go frames
+ * are small, so most of a thread's frame records lie in it, and a read per
+ * frame (about 1.5 us each) would dominate the stop.  A window that runs
+ * into an unmapped page is simply shorter (process_vm_readv stops there).
+ */
+#define GH_PT_WINDOW 8192
+
+typedef struct stack_window {
+	pid_t tid;
+	uint64_t base;
+	size_t len;
+	unsigned char b[GH_PT_WINDOW];
+} stack_window;
+
+static void window_fill(stack_window *sw, pid_t tid, uint64_t sp)
+{
+	sw->tid = tid;
+	sw->base = sp;
+	sw->len = 0;
+#ifdef HAVE_PROCESS_VM_READV
+	{
+		struct iovec local = { sw->b, sizeof(sw->b) };
+		struct iovec remote = { (void *)(uintptr_t)sp, sizeof(sw->b) };
+		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+
+		if (n > 0)
+			sw->len = (size_t)n;
+	}
+#endif
+}
+
+static int window_has(const stack_window *sw, uint64_t addr, size_t len)
+{
+	return addr >= sw->base && addr - sw->base <= sw->len &&
+	       sw->len - (addr - sw->base) >= len;
+}
+
+/*
+ * Two target words at addr (frame record: saved FP, return address).  A
+ * miss moves the window to addr: the chain has left the stack we read,
+ * typically from a thread's g0 stack back to the goroutine stack that
+ * called mcall or systemstack, and its next records are above addr.
+ */
+static int read_pair(stack_window *sw, uint64_t addr, uint64_t out[2])
 {
 	unsigned long w[2];
 	int i;
 
-#ifdef HAVE_PROCESS_VM_READV
-	{
-		struct iovec local = { w, sizeof(w) };
-		struct iovec remote = { (void *)(uintptr_t)addr, sizeof(w) };
-
-		if (process_vm_readv(tid, &local, 1, &remote, 1, 0) ==
-		    (ssize_t)sizeof(w)) {
-			out[0] = w[0];
-			out[1] = w[1];
-			return 0;
-		}
-		if (errno == EFAULT)
-			return -1;
+	if (!window_has(sw, addr, sizeof(w)))
+		window_fill(sw, sw->tid, addr);
+	if (window_has(sw, addr, sizeof(w))) {
+		memcpy(w, sw->b + (addr - sw->base), sizeof(w));
+		out[0] = w[0];
+		out[1] = w[1];
+		return 0;
 	}
-#endif
-	/* The thread is in a ptrace-stop, so PEEKDATA works too. */
+	/*
+	 * Nothing readable there with process_vm_readv (unmapped, or the
+	 * call is unavailable): the thread is in a ptrace-stop, so PEEKDATA
+	 * gives the definitive answer.
+	 */
 	for (i = 0; i < 2; i++) {
 		errno = 0;
-		w[i] = (unsigned long)ptrace(PTRACE_PEEKDATA, tid,
+		w[i] = (unsigned long)ptrace(PTRACE_PEEKDATA, sw->tid,
 					     (void *)(uintptr_t)(addr +
 					     i * sizeof(long)), NULL);
 		if (errno != 0)
@@ -495,8 +535,8 @@ static int read_pair(pid_t tid, uint64_t addr, uint64_t out[2])
  *          [RBP] -> [..+8]     -> return into mallocgc
  * The candidate is kept only if it differs from the first chain entry.
  */
-static int unwind_thread(unw_addr_space_t as, pid_t tid, uint64_t *pcs,
-			 size_t *np, gh_err *err)
+static int unwind_thread(unw_addr_space_t as, stack_window *sw, pid_t tid,
+			 uint64_t *pcs, size_t *np, gh_err *err)
 {
 	unw_cursor_t c;
 	unw_word_t ip = 0, sp = 0, fp = 0, cand = 0;
@@ -509,6 +549,7 @@ static int unwind_thread(unw_addr_space_t as, pid_t tid, uint64_t *pcs,
 	(void)rec;
 	(void)fp;
 	(void)cand;
+	(void)sw;
 	ui = _UPT_create(tid);
 	if (ui == NULL)
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
@@ -539,12 +580,13 @@ static int unwind_thread(unw_addr_space_t as, pid_t tid, uint64_t *pcs,
 #endif
 	_UPT_destroy(ui);
 #ifdef GH_UNW_FP
+	window_fill(sw, tid, sp);
 #ifdef GH_CAND_AT_SP
-	if (read_pair(tid, sp, rec) == 0)
+	if (read_pair(sw, sp, rec) == 0)
 		cand = rec[0];
 #endif
 	while (n < GH_PT_MAX_FRAMES && fp != 0 && fp % sizeof(long) == 0 &&
-	       read_pair(tid, fp, rec) == 0 && rec[1] != 0) {
+	       read_pair(sw, fp, rec) == 0 && rec[1] != 0) {
 		if (n == 1 && cand != 0 && cand != rec[1])
 			pcs[n++] = cand;
 		pcs[n++] = rec[1];
@@ -563,8 +605,9 @@ int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
 			    gh_err *err)
 {
 	uint64_t pcs[GH_PT_MAX_FRAMES];
+	stack_window *sw;
 	unw_addr_space_t as;
-	size_t i, n;
+	size_t i, n = 0;
 	int rc = 0;
 
 	if (pt->foreign)
@@ -573,16 +616,22 @@ int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
 			       "%zu-bit go-heap: its threads cannot be "
 			       "unwound (use a go-heap built for it)",
 			       pt->pid, sizeof(void *) * 8);
+	sw = malloc(sizeof(*sw));
 	as = unw_create_addr_space(&_UPT_accessors, 0);
-	if (as == NULL)
-		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	if (sw == NULL || as == NULL) {
+		rc = gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < pt->n && rc == 0; i++) {
 		if (pt->t[i].state != PT_STOPPED)
 			continue;
-		rc = unwind_thread(as, pt->t[i].tid, pcs, &n, err);
+		rc = unwind_thread(as, sw, pt->t[i].tid, pcs, &n, err);
 		if (rc == 0)
 			rc = cb(pt->t[i].tid, pcs, n, payload);
 	}
-	unw_destroy_addr_space(as);
+out:
+	if (as != NULL)
+		unw_destroy_addr_space(as);
+	free(sw);
 	return rc;
 }

@@ -87,16 +87,25 @@ static const char *base_name(const char *p)
  */
 static int bias_cb(const goheap_mapping *m, void *payload)
 {
+	static const char del[] = " (deleted)";
 	bias_search *b = payload;
+	char path[4096];
+	size_t n;
 	int same = 0;
 
 	if (m->offset != 0 || m->path == NULL || m->path[0] != '/')
 		return 0;
+	/* A binary replaced or removed after start is listed as
+	 * "PATH (deleted)" in maps and in a core's NT_FILE. */
+	snprintf(path, sizeof(path), "%s", m->path);
+	n = strlen(path);
+	if (n >= sizeof(del) - 1 && strcmp(path + n - (sizeof(del) - 1), del) == 0)
+		path[n - (sizeof(del) - 1)] = '\0';
 	if (b->have_st && m->inode != 0)
 		same = (uint64_t)b->st.st_ino == m->inode;
 	else
-		same = strcmp(m->path, b->exe_path) == 0 ||
-		       strcmp(base_name(m->path), base_name(b->exe_path)) == 0;
+		same = strcmp(path, b->exe_path) == 0 ||
+		       strcmp(base_name(path), base_name(b->exe_path)) == 0;
 	if (same && !b->found) {
 		b->found = 1;
 		b->start = m->start;

@@ -17,6 +17,7 @@
 # Errors (once): non-Go inferior (sleep), no inferior (plain gdb, and an executable that is
 # not running), library not found (GOHEAP_LIBRARY=/nonexistent), profiling disabled
 # (tests/go/noprof): each must be one "go-heap: ..." gdb error and no Python traceback.
+# --force on tests/go/noprof (live): --dry-run, the write, a second (no-op) write.
 # Also: `help go-heap` documents the options, TAB completion completes them, and the
 # script finds the library of this build tree without GOHEAP_LIBRARY where it can.
 #
@@ -219,13 +220,13 @@ core_mode() {
 		'go-heap --force' "go-heap -o $d/core.pb.gz"
 	profile_checks core core "$d/cli-core.txt"
 	pprof_checks core core "$d/cli-core.pb.gz"
-	gdb_error core "$tag/core: go-heap --force on a core is refused" '.'
+	gdb_error core "$tag/core: go-heap --force on a core is refused" 'read-only'
 	rm -f "$core"
 }
 
 remote_mode() {
 	local port gs_pid try
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		port=$(free_port) || break
 		gdbserver --attach "127.0.0.1:$port" "$pid" >"$d/gdbserver.log" 2>&1 &
 		gs_pid=$!
@@ -311,7 +312,7 @@ gdb_error noinf "no inferior (plain gdb)" 'no inferior'
 gdb_run noinf2 /bin/sleep -- 'go-heap --format text'
 gdb_error noinf2 "no inferior (an executable that is not running)" 'no inferior'
 
-sleep 600 </dev/null >/dev/null 2>&1 &
+sleep 600 >/dev/null 2>&1 &
 spid=$!
 GH_PIDS+=("$spid")
 gdb_run notgo -p "$spid" -- 'go-heap --format text'
@@ -379,8 +380,23 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		mkdir -p "$d"
 		cp "$nbin" "$d/noprof"
 		if gh_start "$d/noprof" 2>"$GH_TMP/start.err"; then
-			gdb_run disabled -p "$GH_PID" -- 'go-heap --format text'
+			gdb_run disabled -p "$GH_PID" -- 'go-heap --format text' 'go-heap --force --dry-run' \
+				'go-heap --force' 'go-heap --force'
 			gdb_error disabled "$goname: profiling disabled in the target" 'disabled.*--force'
+			# --force: the checked write of runtime.MemProfileRate through write_memory.
+			if grep -q '^dry run: would write 524288 .*(now 0)' "$d/disabled.1.out" &&
+				grep -q '^runtime.MemProfileRate 0 -> 524288 .*enabled' "$d/disabled.2.out" &&
+				grep -q '^runtime.MemProfileRate is already 524288' "$d/disabled.3.out"; then
+				gh_pass "$goname: --force in gdb: dry run, then 0 -> 524288, then already set"
+			else
+				gh_fail "$goname: --force in gdb: got '$(cat "$d/disabled.1.out")' '$(cat "$d/disabled.2.out")' '$(cat "$d/disabled.3.out")'"
+				gh_show "$d/disabled.err" 5
+			fi
+			if kill -0 "$GH_PID" 2>/dev/null; then
+				gh_pass "$goname: the target runs on after --force in gdb"
+			else
+				gh_fail "$goname: the target died after --force in gdb"
+			fi
 			gh_stop "$GH_PID"
 		else
 			gh_fail "noprof: $(cat "$GH_TMP/start.err")"

@@ -53,6 +53,10 @@ typedef struct tspec {
 	uint64_t entry;
 	int have_execfn;
 	uint64_t execfn;
+	int have_vdso;
+	uint64_t vdso;              /* AT_SYSINFO_EHDR */
+	const char *str;            /* written into segment memory at str_addr */
+	uint64_t str_addr;
 	int xnum;                   /* use PN_XNUM extended numbering */
 	int file_names_short;       /* hostile: one name missing */
 	uint64_t file_count_bump;   /* hostile: count larger than entries */
@@ -101,7 +105,7 @@ static void note(gh_buf *b, const tspec *s, uint32_t type,
 static void build_notes(gh_buf *n, const tspec *s)
 {
 	unsigned w = s->is64 ? 8 : 4;
-	unsigned char pr[336], aux[8 * 8];
+	unsigned char pr[336], aux[10 * 8];
 	gh_buf f = GH_BUF_INIT;
 	size_t i, a = 0, o;
 
@@ -123,6 +127,11 @@ static void build_notes(gh_buf *n, const tspec *s)
 	if (s->have_execfn) {
 		put(aux + a, AT_EXECFN, w, s->big);
 		put(aux + a + w, s->execfn, w, s->big);
+		a += 2 * w;
+	}
+	if (s->have_vdso) {
+		put(aux + a, AT_SYSINFO_EHDR, w, s->big);
+		put(aux + a + w, s->vdso, w, s->big);
 		a += 2 * w;
 	}
 	a += 2 * w; /* AT_NULL */
@@ -242,6 +251,11 @@ static void core_build(gh_buf *out, const tspec *s)
 
 		for (k = 0; k < s->segs[i].filesz; k++)
 			out->data[o + k] = pat(s->segs[i].vaddr + k);
+		if (s->str != NULL && s->str_addr >= s->segs[i].vaddr &&
+		    s->str_addr - s->segs[i].vaddr + strlen(s->str) <
+		    s->segs[i].filesz)
+			memcpy(out->data + o + (s->str_addr - s->segs[i].vaddr),
+			       s->str, strlen(s->str) + 1);
 	}
 	assert_false(out->oom);
 }
@@ -642,6 +656,142 @@ static void test_execfn(void **state)
 	assert_int_equal(gh_core_ops.describe(t->ctx, buf, sizeof(buf)), 0);
 }
 
+/* [vdso] from AT_SYSINFO_EHDR, [vsyscall] at its fixed x86-64 address. */
+static void test_special_mappings(void **state)
+{
+	tstate *t = *state;
+	static const tseg segs[] = {
+		{ 0x400000, 0x1000, 0x1000, PF_R | PF_X },
+		{ 0x7fff0000ULL, 0x2000, 0x2000, PF_R | PF_X },
+		{ 0xffffffffff600000ULL, 0x1000, 0x1000, PF_X },
+	};
+	tspec s;
+	mlist l;
+
+	memset(&s, 0, sizeof(s));
+	s.is64 = 1;
+	s.machine = EM_X86_64;
+	s.segs = segs;
+	s.nsegs = GH_ARRAY_LEN(segs);
+	s.nthreads = 1;
+	s.have_vdso = 1;
+	s.vdso = 0x7fff0000ULL;
+	assert_int_equal(open_spec(t, &s, NULL), 0);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(gh_core_ops.mappings(t->ctx, collect, &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.path[0], "");
+	assert_string_equal(l.path[1], "[vdso]");
+	assert_string_equal(l.path[2], "[vsyscall]");
+	assert_string_equal(l.m[2].perms, "--xp");
+	assert_string_equal(l.open[1], "(null)");
+
+	/* Not x86-64: no vsyscall page. */
+	s.machine = EM_AARCH64;
+	s.have_vdso = 0;
+	assert_int_equal(open_spec(t, &s, NULL), 0);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(gh_core_ops.mappings(t->ctx, collect, &l), 0);
+	assert_string_equal(l.path[1], "");
+	assert_string_equal(l.path[2], "");
+}
+
+/* A minimal ELF executable: one r-x PT_LOAD at 0x10000, one rw- after. */
+static void make_exe(const char *path, int big, unsigned machine)
+{
+	unsigned char f[0x3000];
+	unsigned char *e = f, *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(f); i++)
+		f[i] = pat(0x10000 + i);
+	memset(f, 0, sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr));
+	memcpy(e, ELFMAG, SELFMAG);
+	e[EI_CLASS] = ELFCLASS64;
+	e[EI_DATA] = big ? ELFDATA2MSB : ELFDATA2LSB;
+	e[EI_VERSION] = EV_CURRENT;
+	put(e + offsetof(Elf64_Ehdr, e_type), ET_EXEC, 2, big);
+	put(e + offsetof(Elf64_Ehdr, e_machine), machine, 2, big);
+	put(e + offsetof(Elf64_Ehdr, e_entry), 0x10800, 8, big);
+	put(e + offsetof(Elf64_Ehdr, e_phoff), sizeof(Elf64_Ehdr), 8, big);
+	put(e + offsetof(Elf64_Ehdr, e_phentsize), sizeof(Elf64_Phdr), 2,
+	    big);
+	put(e + offsetof(Elf64_Ehdr, e_phnum), 2, 2, big);
+	for (i = 0; i < 2; i++) {
+		p = f + sizeof(Elf64_Ehdr) + i * sizeof(Elf64_Phdr);
+		put(p + offsetof(Elf64_Phdr, p_type), PT_LOAD, 4, big);
+		put(p + offsetof(Elf64_Phdr, p_flags),
+		    i == 0 ? PF_R | PF_X : PF_R | PF_W, 4, big);
+		put(p + offsetof(Elf64_Phdr, p_offset), i * 0x2000, 8, big);
+		put(p + offsetof(Elf64_Phdr, p_vaddr), 0x10000 + i * 0x12000,
+		    8, big);
+		put(p + offsetof(Elf64_Phdr, p_filesz), i == 0 ? 0x2000 : 0x800,
+		    8, big);
+		put(p + offsetof(Elf64_Phdr, p_memsz), i == 0 ? 0x2000 : 0x4000,
+		    8, big);
+	}
+	write_file(path, f, sizeof(f));
+}
+
+/*
+ * No NT_FILE (qemu-user): AT_EXECFN names the executable, relative to the
+ * core's directory; its PT_LOADs name the mappings and back the undumped
+ * text.
+ */
+static void test_synth_exe(void **state)
+{
+	tstate *t = *state;
+	static const tseg segs[] = {
+		{ 0x10000, 0x2000, 0, PF_R | PF_X },     /* text, not dumped */
+		{ 0x22000, 0x4000, 0x4000, PF_R | PF_W },/* data + bss */
+		{ 0x7f000000, 0x1000, 0x1000, PF_R | PF_W }, /* stack */
+	};
+	char exe[160], want[160], buf[256];
+	tspec s;
+	mlist l;
+
+	snprintf(exe, sizeof(exe), "%s/prog", t->dir);
+	make_exe(exe, 1, EM_AARCH64);
+	memset(&s, 0, sizeof(s));
+	s.is64 = 1;
+	s.big = 1;
+	s.machine = EM_AARCH64;
+	s.segs = segs;
+	s.nsegs = GH_ARRAY_LEN(segs);
+	s.nthreads = 1;
+	s.have_entry = 1;
+	s.entry = 0x10800;
+	s.have_execfn = 1;
+	s.execfn = 0x7f000100;
+	s.str = "./sub/../prog";
+	s.str_addr = s.execfn;
+	snprintf(want, sizeof(want), "%s/sub", t->dir);
+	assert_int_equal(mkdir(want, 0755), 0);
+	assert_non_null(realpath(exe, want));
+
+	assert_int_equal(open_spec(t, &s, NULL), 0);
+	assert_int_equal(gh_core_ops.executable(t->ctx, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, want);
+	expect_pat(t, 0x10f00, 256);   /* text, from the file */
+	expect_pat(t, 0x22000, 64);    /* data, from the core */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(gh_core_ops.mappings(t->ctx, collect, &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.path[0], want);
+	assert_string_equal(l.m[0].perms, "r-xp");
+	assert_int_equal(l.m[0].offset, 0);
+	assert_string_equal(l.path[1], "");  /* 0x22000-0x26000 is not */
+	assert_string_equal(l.path[2], "");  /* all file-backed */
+
+	/* An executable of another machine is not used. */
+	make_exe(exe, 1, EM_PPC64);
+	assert_int_equal(open_spec(t, &s, NULL), 0);
+	expect_unmapped(t, 0x10f00, 16);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(gh_core_ops.mappings(t->ctx, collect, &l), 0);
+	assert_string_equal(l.path[0], "");
+}
+
 /* ---- errors ------------------------------------------------------------- */
 
 static void expect_open_error(tstate *t, const void *p, size_t n, int code,
@@ -837,6 +987,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_backing_file, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_execfn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_special_mappings, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_synth_exe, setup,
+						teardown),
 	};
 	const struct CMUnitTest hostile[] = {
 		cmocka_unit_test_setup_teardown(test_not_core, setup, teardown),

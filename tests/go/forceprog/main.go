@@ -19,7 +19,10 @@
 //	-gap         run the scheduling-gap monitor: a goroutine locked to its
 //	             thread reads the clock in a tight loop and keeps the longest
 //	             interval between two reads (it burns one CPU)
-//	-gapfile F   with -gap, write "maxgap_us N" to F on every SIGUSR1
+//	-gapfile F   with -gap, write "maxgap_us N" to F on every SIGUSR1, then one
+//	             "gap START END" line (CLOCK_MONOTONIC nanoseconds) per gap of
+//	             more than 200us since the last reset, so that a caller can
+//	             tell which gap overlapped its own interval
 //
 // Signals: SIGUSR1 prints "STATUS rate=R maxgap_us=G allocs=A threads=T"
 // (and writes the gap file); SIGUSR2 resets the longest gap to 0 (so that a
@@ -42,6 +45,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 var (
@@ -50,7 +54,21 @@ var (
 	stopped int32 // set on SIGTERM: workers and monitor return
 	sink    [64][]byte
 	sinkMu  sync.Mutex
+
+	// Gaps over 200us, as CLOCK_MONOTONIC intervals (reset by SIGUSR2).
+	gapMu   sync.Mutex
+	gapList [][2]int64
 )
+
+// monoBase pairs a CLOCK_MONOTONIC reading with a time.Time: the runtime's
+// monotonic clock is CLOCK_MONOTONIC (runtime.nanotime), so base +
+// t.Sub(t0) converts any later time.Now() to the kernel's clock, which is
+// what go-heap -v -v prints.
+func monoBase() (int64, time.Time) {
+	var ts syscall.Timespec
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano(), time.Now()
+}
 
 // allocateSteadily is the well-named function that must dominate
 // alloc_space once profiling is forced on: every byte the program
@@ -84,6 +102,7 @@ func worker(id int, pause time.Duration, wg *sync.WaitGroup) {
 // monotonic clock through the vDSO and does not allocate.
 func gapMonitor(ready chan<- struct{}) {
 	runtime.LockOSThread()
+	base, t0 := monoBase()
 	close(ready)
 	last := time.Now()
 	for atomic.LoadInt32(&stopped) == 0 {
@@ -91,6 +110,13 @@ func gapMonitor(ready chan<- struct{}) {
 		d := int64(now.Sub(last))
 		if d > atomic.LoadInt64(&maxGap) {
 			atomic.StoreInt64(&maxGap, d)
+		}
+		if d > 200000 {
+			gapMu.Lock()
+			if len(gapList) < 4096 {
+				gapList = append(gapList, [2]int64{base + int64(last.Sub(t0)), base + int64(now.Sub(t0))})
+			}
+			gapMu.Unlock()
 		}
 		last = now
 	}
@@ -158,12 +184,20 @@ func main() {
 			fmt.Printf("STATUS %s\n", status())
 			if *gapFile != "" {
 				line := fmt.Sprintf("maxgap_us %d\n", atomic.LoadInt64(&maxGap)/1000)
+				gapMu.Lock()
+				for _, g := range gapList {
+					line += fmt.Sprintf("gap %d %d\n", g[0], g[1])
+				}
+				gapMu.Unlock()
 				if err := ioutil.WriteFile(*gapFile+".tmp", []byte(line), 0o644); err == nil {
 					os.Rename(*gapFile+".tmp", *gapFile)
 				}
 			}
 		case syscall.SIGUSR2:
 			atomic.StoreInt64(&maxGap, 0)
+			gapMu.Lock()
+			gapList = gapList[:0]
+			gapMu.Unlock()
 			fmt.Println("RESET")
 		default:
 			atomic.StoreInt32(&stopped, 1)
