@@ -185,7 +185,7 @@ PY
 		gh_fail "$tag: damaged mProf_FlushLocked was not refused"
 		gh_show "$d/dmg.out" 6
 	elif grep -q 'runtime.mbuckets' "$d/dmg.err"; then
-		gh_pass "$tag: damaged copy refused ($(cut -c1-120 "$d/dmg.err" | sed 's/.*decoding its runtime code: //'))"
+		gh_pass "$tag: damaged copy refused ($(sed 's/.*decoding its runtime code: //' "$d/dmg.err" | cut -c1-120))"
 	else
 		gh_fail "$tag: damaged copy refused without naming runtime.mbuckets: $(cat "$d/dmg.err")"
 	fi
