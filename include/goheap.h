@@ -242,6 +242,13 @@ GOHEAP_EXTERN void goheap_close(goheap_session *s);
  */
 GOHEAP_EXTERN const char *goheap_errmsg(const goheap_session *s);
 
+/*
+ * Several lines on what the session found: target, executable, Go version
+ * (and whether inferred), load bias, runtime globals and how they were
+ * located.  Valid until the next call on the session.
+ */
+GOHEAP_EXTERN const char *goheap_describe(goheap_session *s);
+
 /* The Go version of the target, e.g. "go1.22.12"; "" if unknown. */
 GOHEAP_EXTERN const char *goheap_go_version(const goheap_session *s);
 
@@ -289,11 +296,22 @@ typedef struct goheap_profile_stats {
 	uint64_t records;          /* records in the profile */
 	int64_t mem_profile_rate;  /* runtime.MemProfileRate at collection */
 	int64_t inuse_objects, inuse_bytes, alloc_objects, alloc_bytes;
-	double read_seconds, walk_seconds; /* time spent collecting */
+	double read_seconds;       /* in the memory source's read calls */
+	double walk_seconds;       /* decoding and emulating, reads excluded */
+	uint64_t read_calls;       /* memory source read calls */
+	uint64_t read_bytes;       /* bytes those calls moved */
+	uint64_t bucket_bytes;     /* bytes of the buckets themselves */
 } goheap_profile_stats;
 
 GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 					   goheap_profile_stats *out);
+
+/* Time spent in the stages of goheap_profile_write, in seconds. */
+typedef struct goheap_write_stats {
+	double symbolize_seconds;  /* pclntab lookups (pprof format) */
+	double compress_seconds;   /* deflate (pprof format) */
+	double total_seconds;      /* the whole write */
+} goheap_write_stats;
 
 /* Options for writing.  Start from GOHEAP_WRITE_OPTIONS_INIT. */
 typedef struct goheap_write_options {
@@ -301,9 +319,11 @@ typedef struct goheap_write_options {
 	int format;              /* enum goheap_format */
 	int sample_index;        /* enum goheap_sample_index, top/collapsed */
 	int top_n;               /* rows of the top table, default 20 */
+	goheap_write_stats *stats; /* optional: filled when not NULL */
 } goheap_write_options;
 
-#define GOHEAP_WRITE_OPTIONS_INIT { 1, GOHEAP_FORMAT_TOP, GOHEAP_SAMPLE_DEFAULT, 20 }
+#define GOHEAP_WRITE_OPTIONS_INIT \
+	{ 1, GOHEAP_FORMAT_TOP, GOHEAP_SAMPLE_DEFAULT, 20, NULL }
 
 /*
  * Write the profile in the chosen format into a newly allocated buffer.

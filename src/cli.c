@@ -13,23 +13,10 @@
 #include "gh.h"
 #include "options.h"
 
-/*
- * Was a profile asked for explicitly (-o, or -f/--format)?  With --force
- * it is written only then (the parser fills in a default format, so look
- * at the arguments; the same rule as main.c's).
- */
-static int output_requested(const gh_cli *c, int argc, char **argv)
+/* Was a profile asked for explicitly (-o or -f)?  With --force only then. */
+static int output_requested(const gh_cli *c)
 {
-	int i;
-
-	if (c->output != NULL)
-		return 1;
-	for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		if (strncmp(argv[i], "-f", 2) == 0 ||
-		    strncmp(argv[i], "--format", 8) == 0)
-			return 1;
-	}
-	return 0;
+	return c->output != NULL || c->format_given;
 }
 
 GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
@@ -91,7 +78,7 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 				 "0 -> %lld at 0x%llx: heap profiling enabled",
 				 (long long)fr.new_rate,
 				 (unsigned long long)fr.address);
-		if (!output_requested(&c, argc, argv)) {
+		if (!output_requested(&c)) {
 			snprintf(msg, msglen, "%s", fline);
 			return 0;
 		}

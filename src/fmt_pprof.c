@@ -351,6 +351,7 @@ typedef struct new_func {
 typedef struct builder {
 	const gh_profile *p;
 	const gh_sym *sym;
+	gh_wstats *stats;     /* optional stage timings (bench, -v) */
 	gh_pb pb;
 	int err;              /* sticky GOHEAP_E* */
 
@@ -421,6 +422,7 @@ static int64_t string_index(builder *b, const char *s)
 /* Feed pending bytes to deflate; flush is Z_NO_FLUSH or Z_FINISH. */
 static int gz_write(builder *b, int flush)
 {
+	double t0 = b->stats != NULL ? gh_now() : 0;
 	int rc;
 
 	if (b->pb.data.oom)
@@ -439,6 +441,8 @@ static int gz_write(builder *b, int flush)
 	} while (b->zs.avail_out == 0 || b->zs.avail_in != 0 ||
 		 (flush == Z_FINISH && rc != Z_STREAM_END));
 	b->pb.data.len = 0;
+	if (b->stats != NULL)
+		b->stats->t_compress += gh_now() - t0;
 	return 0;
 }
 
@@ -539,11 +543,15 @@ static size_t all_frames(builder *b, uint64_t addr, gh_frame *out,
 	static const gh_frame zero = { 0, 0, "", "", 0, 0, 1, 0 };
 	gh_frame f = zero;
 
+	double t0 = b->stats != NULL ? gh_now() : 0;
+
 	b->fv.n = 0;
 	if (gh_sym_callers_frames(b->sym, &addr, 1, &b->fv) != 0) {
 		b->err = GOHEAP_ENOMEM;
 		return 0;
 	}
+	if (b->stats != NULL)
+		b->stats->t_symbolize += gh_now() - t0;
 	if (b->fv.n > 0 && (b->fv.v[0].entry != 0 ||
 			    b->fv.v[0].function[0] != '\0'))
 		f = b->fv.v[0];
@@ -1155,6 +1163,7 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	memset(&hdr, 0, sizeof(hdr));
 	b.p = p;
 	b.sym = w->sym;
+	b.stats = w->stats;
 	b.out = out;
 	b.print_name_eq = ver_at_least(p, 21) && !ver_at_least(p, 22);
 	b.start_line = ver_at_least(p, 21);

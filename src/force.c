@@ -141,7 +141,12 @@ static int locate_rate(goheap_session *s, uint64_t *out)
 	size_t i;
 	int rc, ok = 0;
 
-	if (gh_exe_symbol(s->exe, name, &link, &size) != 0)
+	if (!gh_exe_has_symtab(s->exe) && s->addrs.memprofilerate != 0) {
+		/* Stripped: located by decoding and cross-checked
+		 * (locate.c); the variable is a Go int. */
+		link = s->addrs.memprofilerate - s->bias;
+		size = ps;
+	} else if (gh_exe_symbol(s->exe, name, &link, &size) != 0)
 		return gh_errf(&s->err, GOHEAP_ENOSYM,
 			       "%s: no .symtab entry for %s: its address "
 			       "cannot be located with certainty, refusing "

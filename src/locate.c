@@ -91,7 +91,7 @@ static int ref_add(gh_refvec *rv, uint64_t pc, uint64_t target,
  * Capstone's operand access flags tell loads from stores (mov [rip+X], r
  * writes, cmp [rip+X], 0 reads, add [rip+X], r does both).
  */
-static int decode_x86(csh h, const cs_insn *in, gh_refvec *out)
+static int decode_x86(const cs_insn *in, gh_refvec *out)
 {
 	const cs_x86 *x = &in->detail->x86;
 	uint8_t i;
@@ -121,7 +121,6 @@ static int decode_x86(csh h, const cs_insn *in, gh_refvec *out)
 		if (rc != 0)
 			return rc;
 	}
-	(void)h;
 	return 0;
 }
 
@@ -345,14 +344,16 @@ int gh_decode_refs(unsigned machine, const unsigned char *code, size_t len,
 			continue;
 		}
 		if (arch == CS_ARCH_X86)
-			rc = decode_x86(h, in, out);
+			rc = decode_x86(in, out);
 		else
 			rc = decode_a64(in, &st, out);
+		if (rc == GOHEAP_ELIMIT) {
+			rc = gh_errf(err, rc, "more than %u data references "
+				     "in one function", GH_LOCATE_MAX_REFS);
+			goto out;
+		}
 		if (rc != 0) {
-			rc = gh_errf(err, rc, rc == GOHEAP_ELIMIT ?
-				     "more than %u data references in one "
-				     "function" : "out of memory%.0u",
-				     GH_LOCATE_MAX_REFS);
+			rc = gh_errf(err, rc, "out of memory");
 			goto out;
 		}
 	}
@@ -880,7 +881,7 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		rc = find_bx(&L, &rv, &f);
 	if (rc != 0) {
 		gh_err_prefix(err, "%s has no symbol table; decoding its "
-			      "runtime code: ", gh_exe_path(exe));
+			      "runtime code", gh_exe_path(exe));
 		goto out;
 	}
 	out->mbuckets = f.m + bias;

@@ -53,23 +53,10 @@ static int parse_pid(const char *s)
 	return (int)v;
 }
 
-/*
- * Was a profile asked for explicitly (-o, or -f/--format)?  With --force
- * the profile is written only then; the parser resolves a missing -f to
- * the default format, so look at the arguments themselves.
- */
-static int output_requested(const gh_cli *c, int argc, char **argv)
+/* Was a profile asked for explicitly (-o or -f)?  With --force only then. */
+static int output_requested(const gh_cli *c)
 {
-	int i;
-
-	if (c->output != NULL)
-		return 1;
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		if (strncmp(argv[i], "-f", 2) == 0 ||
-		    strncmp(argv[i], "--format", 8) == 0)
-			return 1;
-	}
-	return 0;
+	return c->output != NULL || c->format_given;
 }
 
 /*
@@ -140,6 +127,7 @@ int main(int argc, char **argv)
 {
 	goheap_options o = GOHEAP_OPTIONS_INIT;
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	goheap_write_stats ws = { 0, 0, 0 };
 	goheap_session *s = NULL;
 	goheap_profile *p = NULL;
 	unsigned char *buf = NULL;
@@ -189,7 +177,7 @@ int main(int argc, char **argv)
 			"process ('%s' is not one)\n", c.positional[0]);
 		return EXIT_USAGE;
 	}
-	want_profile = !c.force || output_requested(&c, argc, argv);
+	want_profile = !c.force || output_requested(&c);
 	if (!c.output && c.format == GOHEAP_FORMAT_PPROF && isatty(1)) {
 		fprintf(stderr, "go-heap: refusing to write a binary pprof "
 			"profile to a terminal (use -o FILE)\n");
@@ -207,6 +195,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
 		goto done;
 	}
+	if (c.verbose)
+		fprintf(stderr, "%s\n", goheap_describe(s));
 	if (c.force) {
 		status = run_force(s, &c, c.positional[0],
 				   want_profile ? stderr : stdout);
@@ -231,6 +221,7 @@ int main(int argc, char **argv)
 	wo.format = c.format;
 	wo.sample_index = c.sample_index;
 	wo.top_n = c.top_n;
+	wo.stats = c.verbose ? &ws : NULL;
 	rc = goheap_profile_write(s, p, &wo, &buf, &len);
 	if (rc != 0) {
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
@@ -257,15 +248,26 @@ int main(int argc, char **argv)
 		goheap_profile_stats st;
 
 		goheap_profile_stats_get(p, &st);
+		/* The stages of issue 2's benchmark: read (inside the memory
+		 * source), walk, symbolize, encode (the rest of the write),
+		 * compress. */
 		fprintf(stderr,
 			"go-heap: %s, %llu records, MemProfileRate %lld\n"
-			"go-heap: open %.3f ms, read %.3f ms, walk %.3f ms, "
-			"write %.3f ms, %zu bytes\n",
+			"go-heap: open %.3f ms, read %.3f ms (%llu calls, "
+			"%llu bytes; bucket bytes %llu), walk %.3f ms, "
+			"symbolize %.3f ms, encode %.3f ms, compress %.3f ms, "
+			"%zu bytes out\n",
 			goheap_go_version(s), (unsigned long long)st.records,
 			(long long)st.mem_profile_rate,
 			(t1 - t0 - st.read_seconds - st.walk_seconds) * 1e3,
-			st.read_seconds * 1e3, st.walk_seconds * 1e3,
-			(t2 - t1) * 1e3, len);
+			st.read_seconds * 1e3,
+			(unsigned long long)st.read_calls,
+			(unsigned long long)st.read_bytes,
+			(unsigned long long)st.bucket_bytes,
+			st.walk_seconds * 1e3, ws.symbolize_seconds * 1e3,
+			(t2 - t1 - ws.symbolize_seconds - ws.compress_seconds) *
+				1e3,
+			ws.compress_seconds * 1e3, len);
 	}
 	status = EXIT_OK;
 done:

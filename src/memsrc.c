@@ -48,9 +48,14 @@ void gh_mem_invalidate(gh_mem *m)
 
 static int backend_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
 {
+	double t0 = gh_now();
+	int rc;
+
 	m->nreads++;
 	m->nbytes += len;
-	return m->ops->read(m->ctx, addr, buf, len);
+	rc = m->ops->read(m->ctx, addr, buf, len);
+	m->t_backend += gh_now() - t0;
+	return rc;
 }
 
 /*

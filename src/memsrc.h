@@ -33,6 +33,7 @@ typedef struct gh_mem {
 	uint64_t clock;
 	gh_mem_block *last;       /* most recently used block: checked first */
 	uint64_t nreads, nbytes;  /* backend calls and bytes, for -v */
+	double t_backend;         /* seconds inside backend reads */
 	int no_cache;             /* set for writes / volatile reads */
 } gh_mem;
 

@@ -25,19 +25,22 @@
  * descriptors libelf would not decode anyway: NT_FILE, NT_AUXV,
  * NT_PRSTATUS, NT_SIGINFO), in either byte order and class regardless of
  * the host's, and we want errors that say exactly what is wrong
- * ("truncated: the program headers end at byte N, the file has M").
- * libelf on a cut core fails with a generic "invalid section" or silently
- * clamps, and would have us read through its converted copies instead of
- * the mapping.  Field offsets come from <elf.h>'s structs via offsetof, so
- * there are no magic numbers; values are decoded with gh_load in the
- * core's byte order.
+ * ("truncated: its 29 program headers end at byte 1688 but the file has
+ * 100").  libelf reports a cut or inconsistent file through one generic
+ * elf_errmsg() string, and would have us go through its converted copies
+ * instead of the mapping.  Field offsets come from <elf.h>'s structs via
+ * offsetof, so there are no magic numbers; values are decoded with gh_load
+ * in the core's byte order.
  *
  * The main executable is the NT_FILE entry that contains AT_ENTRY from
  * NT_AUXV (the kernel's and gdb's notes both have it; for a PIE it is the
  * biased address, which is what NT_FILE records too), else the one that
  * contains AT_PHDR, else the first entry at file offset 0.  qemu-user's
- * cores carry no NT_FILE at all: then the executable is unknown and must
- * be given by the caller.
+ * cores carry no NT_FILE at all: there the AT_EXECFN string names the
+ * executable, and its program headers stand in for NT_FILE (see
+ * synth_exe_files).  The mappings op is /proc/PID/maps rebuilt from the
+ * segments' flags and NT_FILE's names and offsets, plus [vdso] and
+ * [vsyscall], which runtime/pprof lists and which no note names.
  *
  * Rejected: pread'ing the core instead of mmap (one system call per read,
  * and a large core's page cache is shared anyway); copying segments into
@@ -273,19 +276,23 @@ static int backing_fd(core_ctx *c, const core_file *f, int *owned)
 }
 
 /*
- * Read [addr, addr+len) of a range the core did not dump from the mapped
- * file, all or nothing.
+ * Read the start of [addr, addr+len), a range the core did not dump, from
+ * the file mapped there: up to the end of that file mapping, all or
+ * nothing, and set *done to the length read.
  */
 static int read_backing(core_ctx *c, uint64_t addr, unsigned char *out,
-			size_t len)
+			size_t len, size_t *done)
 {
 	const core_file *f = find_file(c, addr);
 	uint64_t off;
 	ssize_t n;
 	int fd, owned;
 
-	if (f == NULL || len > f->end - addr)
+	if (f == NULL)
 		return GOHEAP_EUNMAPPED;
+	if (len > f->end - addr)
+		len = (size_t)(f->end - addr);
+	*done = len;
 	off = f->offset + (addr - f->start);
 	if (off < f->offset || off > (uint64_t)INT64_MAX - len)
 		return GOHEAP_EUNMAPPED;
@@ -315,8 +322,7 @@ static int read_piece(core_ctx *c, uint64_t addr, unsigned char *out,
 		n = len;
 		if (next != NULL && next->vaddr - addr < n)
 			n = next->vaddr - addr;
-		*done = (size_t)n;
-		return read_backing(c, addr, out, (size_t)n);
+		return read_backing(c, addr, out, (size_t)n, done);
 	}
 	off = addr - s->vaddr;
 	if (off < s->avail) {
@@ -333,8 +339,7 @@ static int read_piece(core_ctx *c, uint64_t addr, unsigned char *out,
 	n = s->memsz - off;
 	if (n > len)
 		n = len;
-	*done = (size_t)n;
-	return read_backing(c, addr, out, (size_t)n);
+	return read_backing(c, addr, out, (size_t)n, done);
 }
 
 typedef struct core_phdr {

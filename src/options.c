@@ -149,6 +149,7 @@ static int apply(gh_cli *c, const struct opt_def *d, const char *val,
 			return 2;
 		}
 		c->format = k;
+		c->format_given = 1;
 		break;
 	case OPT_HELP:
 		c->help = 1;

@@ -12,6 +12,7 @@
 typedef struct gh_cli {
 	const char *output;     /* -o; NULL = stdout */
 	int format;             /* enum goheap_format, -1 = from -o */
+	int format_given;       /* -f/--format was on the command line */
 	int profile;            /* enum goheap_profile_kind */
 	int sample_index;       /* enum goheap_sample_index */
 	int top_n;

@@ -41,7 +41,8 @@ typedef struct goheap_profile {
 	size_t nmaps;
 	int64_t time_nanos;   /* collection time (TimeNanos) */
 	uint64_t nbuckets;    /* buckets walked */
-	double t_read, t_walk;/* seconds spent reading and walking */
+	double t_read, t_walk;/* seconds in backend reads / the rest of the walk */
+	uint64_t read_calls, read_bytes, bucket_bytes;
 	char source[256];     /* "live process 1234" etc. */
 	unsigned machine;     /* ELF e_machine of the target; 0 = the host's
 	                         (selects Go's math.Exp implementation) */
@@ -51,12 +52,18 @@ typedef struct goheap_profile {
 
 void gh_profile_destroy(gh_profile *p);
 
+/* Time spent in the writer's stages (seconds), when asked for. */
+typedef struct gh_wstats {
+	double t_symbolize, t_compress;
+} gh_wstats;
+
 /* What a writer needs besides the profile. */
 typedef struct gh_wctx {
 	const gh_sym *sym;
 	int sample_index;     /* enum goheap_sample_index */
 	int top_n;
 	const char *exe_path; /* for the summary */
+	gh_wstats *stats;     /* NULL: no timing */
 } gh_wctx;
 
 /* gzip'd profile.proto as runtime/pprof writeHeapProto / printCountProfile. */

@@ -26,6 +26,7 @@
 #include "sym.h"
 #include "session.h"
 #include "walk.h"
+#include "locate.h"
 
 
 static goheap_session *session_new(void)
@@ -140,6 +141,7 @@ static int find_bias(goheap_session *s)
 
 static int find_globals(goheap_session *s)
 {
+	int rc;
 	static const struct {
 		const char *name;
 		size_t off;
@@ -155,11 +157,17 @@ static int find_globals(goheap_session *s)
 	size_t i;
 
 	memset(&s->addrs, 0, sizeof(s->addrs));
-	if (!gh_exe_has_symtab(s->exe))
-		return gh_errf(&s->err, GOHEAP_ENOSYM,
-			       "%s has no symbol table (stripped with -s?): "
-			       "locating runtime.mbuckets in stripped binaries "
-			       "is not supported yet", s->exe_path);
+	if (!gh_exe_has_symtab(s->exe)) {
+		/* Stripped (-s): decode the runtime's own code for them. */
+		rc = gh_locate_globals(s->exe, s->sym, s->ver, s->bias,
+				       &s->addrs, s->how, sizeof(s->how),
+				       &s->err);
+		if (rc != 0)
+			return gh_err_prefix(&s->err, "%s (stripped)",
+					     s->exe_path);
+		return 0;
+	}
+	snprintf(s->how, sizeof(s->how), "from .symtab");
 	for (i = 0; i < GH_ARRAY_LEN(syms); i++) {
 		uint64_t addr = 0;
 
@@ -228,24 +236,79 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 
 	v = gh_exe_go_version(s->exe);
 	snprintf(s->verstr, sizeof(s->verstr), "%s", v);
-	if (v[0] == '\0' || gh_gover_parse(&s->ver, v) != 0)
-		return gh_errf(&s->err, GOHEAP_EVERSION,
-			       "%s: Go version unknown (no .go.buildinfo); "
-			       "inferring it is not supported yet",
-			       s->exe_path);
+	if (v[0] == '\0' || gh_gover_parse(&s->ver, v) != 0) {
+		/* No .go.buildinfo: the pclntab decodes without a version
+		 * (its magic says the format), then the version is inferred
+		 * from runtime.buildVersion and checked. */
+		gh_gover unknown = { 0, 0, 0 };
+
+		rc = find_bias(s);
+		if (rc != 0)
+			return rc;
+		rc = gh_sym_open(&s->sym, s->exe, s->bias, unknown, &s->err);
+		if (rc != 0)
+			return rc;
+		rc = gh_infer_go_version(s->exe, s->sym, s->bias, &s->ver,
+					 s->verstr, sizeof(s->verstr), &s->err);
+		if (rc != 0)
+			return rc;
+		s->version_inferred = 1;
+	}
 	s->lay = gh_rtlayout_for(s->ver);
 	if (s->lay == NULL)
 		return gh_errf(&s->err, GOHEAP_EVERSION,
 			       "unsupported runtime layout for go1.%d (this "
 			       "go-heap knows go1.%d to go1.%d)", s->ver.minor,
 			       gh_rtlayout_oldest(), gh_rtlayout_newest());
-	rc = find_bias(s);
+	if (s->sym == NULL) {
+		rc = find_bias(s);
+		if (rc != 0)
+			return rc;
+		rc = gh_sym_open(&s->sym, s->exe, s->bias, s->ver, &s->err);
+		if (rc != 0)
+			return rc;
+	}
+	rc = find_globals(s);
 	if (rc != 0)
 		return rc;
-	rc = gh_sym_open(&s->sym, s->exe, s->bias, s->ver, &s->err);
-	if (rc != 0)
-		return rc;
-	return find_globals(s);
+	/*
+	 * A layout read from source for a release we tested is trusted; any
+	 * other (a newer release, an inferred version, globals located by
+	 * decoding) is first checked against the live data, so that a
+	 * mismatch is an error and never a plausible wrong profile.
+	 */
+	if (!gh_layout_tested(s->ver) || s->version_inferred ||
+	    !gh_exe_has_symtab(s->exe)) {
+		char guard[256];
+
+		rc = gh_validate_layout(&s->mem, s->lay, &s->addrs, s->ver,
+					guard, sizeof(guard), &s->err);
+		if (rc != 0)
+			return rc;
+		snprintf(s->how + strlen(s->how),
+			 sizeof(s->how) - strlen(s->how), "; layout guard: %s",
+			 guard);
+	}
+	return 0;
+}
+
+GOHEAP_EXTERN const char *goheap_describe(goheap_session *s)
+{
+	if (s == NULL)
+		return "";
+	snprintf(s->info, sizeof(s->info),
+		 "target: %s\nexecutable: %s\nGo version: %s%s\n"
+		 "load bias: 0x%llx\nruntime.mbuckets 0x%llx, "
+		 "runtime.MemProfileRate 0x%llx, runtime.mProfCycle 0x%llx "
+		 "(%s)",
+		 s->source, s->exe_path, s->verstr,
+		 s->version_inferred && strstr(s->verstr, "inferred") == NULL ?
+		 " (inferred)" : "",
+		 (unsigned long long)s->bias,
+		 (unsigned long long)s->addrs.mbuckets,
+		 (unsigned long long)s->addrs.memprofilerate,
+		 (unsigned long long)s->addrs.mprofcycle, s->how);
+	return s->info;
 }
 
 GOHEAP_EXTERN int goheap_open_memsrc(goheap_session **out,
@@ -470,6 +533,9 @@ GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 	}
 	out->read_seconds = p->t_read;
 	out->walk_seconds = p->t_walk;
+	out->read_calls = p->read_calls;
+	out->read_bytes = p->read_bytes;
+	out->bucket_bytes = p->bucket_bytes;
 	return 0;
 }
 
@@ -481,6 +547,8 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 {
 	goheap_write_options def = GOHEAP_WRITE_OPTIONS_INIT;
 	gh_buf b = GH_BUF_INIT;
+	gh_wstats ws = { 0, 0 };
+	double t0 = gh_now();
 	gh_wctx w;
 	int rc;
 
@@ -495,6 +563,8 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	w.sample_index = wo->sample_index;
 	w.top_n = wo->top_n > 0 ? wo->top_n : 20;
 	w.exe_path = s->exe_path;
+	if (wo->stats != NULL)
+		w.stats = &ws;
 	switch (wo->format) {
 	case GOHEAP_FORMAT_PPROF:
 		rc = gh_write_pprof(p, &w, &b, &s->err);
@@ -520,5 +590,10 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		return rc;
 	}
 	*out_buf = gh_buf_detach(&b, out_len);
+	if (wo->stats != NULL) {
+		wo->stats->symbolize_seconds = ws.t_symbolize;
+		wo->stats->compress_seconds = ws.t_compress;
+		wo->stats->total_seconds = gh_now() - t0;
+	}
 	return 0;
 }

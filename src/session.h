@@ -27,6 +27,9 @@ struct goheap_session {
 	char exe_path[4096];
 	char source[256];
 	char *sysroot;
+	int version_inferred;     /* no .go.buildinfo: from the binary */
+	char how[768];            /* how the globals were found (-v) */
+	char info[8192];          /* goheap_describe's text */
 };
 
 /* The version-2 slots of the ops table, or NULL for a version-1 table. */

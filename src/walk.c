@@ -216,6 +216,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	}
 	w->npcs += (size_t)nstk;
 	w->p->nrecs++;
+	w->p->bucket_bytes += ((uint64_t)lay->bucket_words + nstk) * ps + reclen;
 	return 0;
 }
 
@@ -281,7 +282,8 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 	unsigned idx = 0;
 	const char *listname;
 	int want, rc;
-	double t0 = gh_now();
+	double t0 = gh_now(), tb0 = m->t_backend;
+	uint64_t n0 = m->nreads, b0 = m->nbytes;
 	size_t i;
 
 	memset(&w, 0, sizeof(w));
@@ -340,8 +342,6 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 			cyc >>= 1;
 		idx = (unsigned)(cyc % 3);
 	}
-	p->t_read = gh_now() - t0;
-
 	rc = walk_list(&w, head, want, idx);
 	if (rc != 0)
 		goto out;
@@ -359,6 +359,9 @@ out:
 	}
 	free(w.active);
 	free(w.future);
+	p->t_read = m->t_backend - tb0;
 	p->t_walk = gh_now() - t0 - p->t_read;
+	p->read_calls = m->nreads - n0;
+	p->read_bytes = m->nbytes - b0;
 	return rc;
 }

@@ -533,7 +533,8 @@ static void test_backing_file(void **state)
 	tfile files[] = {
 		{ 0x400000, 0x404000, 0, NULL },
 		{ 0x404000, 0x406000, 4, NULL },
-		{ 0x406000, 0x408000, 6, NULL },
+		{ 0x406000, 0x407000, 6, NULL },
+		{ 0x407000, 0x408000, 7, NULL },
 	};
 	char root[96], bin[160], exe[256], want[256];
 	tspec s;
@@ -545,7 +546,8 @@ static void test_backing_file(void **state)
 	assert_int_equal(mkdir(bin, 0755), 0);
 	snprintf(exe, sizeof(exe), "%s/prog", bin);
 	make_backing(exe, 0x400000, 0x8000);
-	files[0].name = files[1].name = files[2].name = "/bin/prog";
+	files[0].name = files[1].name = "/bin/prog";
+	files[2].name = files[3].name = "/bin/prog";
 
 	memset(&s, 0, sizeof(s));
 	s.is64 = 1;
@@ -575,6 +577,7 @@ static void test_backing_file(void **state)
 	expect_unmapped(t, 0x404000, 8);
 	/* No segment, NT_FILE covers it: from the file. */
 	expect_pat(t, 0x406000, 256);
+	expect_pat(t, 0x406f80, 256);  /* two NT_FILE entries */
 	/* Across the file-backed gap into a dumped segment. */
 	expect_pat(t, 0x407f80, 256);
 	/* A file shorter than its mapping: its tail is not readable. */
@@ -586,18 +589,22 @@ static void test_backing_file(void **state)
 
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(gh_core_ops.mappings(t->ctx, collect, &l), 0);
-	assert_int_equal(l.n, 4);
+	assert_int_equal(l.n, 5);
 	assert_int_equal(l.m[2].start, 0x406000);
-	assert_int_equal(l.m[2].end, 0x408000);
+	assert_int_equal(l.m[2].end, 0x407000);
 	assert_int_equal(l.m[2].offset, 0x6000);
+	assert_string_equal(l.m[2].perms, "r--p");
 	assert_string_equal(l.path[2], "/bin/prog");
 	assert_string_equal(l.open[2], exe);
+	assert_int_equal(l.m[3].start, 0x407000);
+	assert_int_equal(l.m[3].offset, 0x7000);
 	assert_int_equal(l.m[1].offset, 0x4000);
 	assert_string_equal(l.m[1].perms, "rw-p");
-	assert_string_equal(l.path[3], "");
+	assert_string_equal(l.path[4], "");
 
 	/* A trailing slash on the sysroot and a deleted file's suffix. */
-	files[0].name = files[1].name = files[2].name = "/bin/prog (deleted)";
+	files[0].name = files[1].name = "/bin/prog (deleted)";
+	files[2].name = files[3].name = "/bin/prog (deleted)";
 	snprintf(bin, sizeof(bin), "%s/", root);
 	assert_int_equal(open_spec(t, &s, bin), 0);
 	assert_int_equal(gh_core_ops.executable(t->ctx, want, sizeof(want)),
@@ -790,6 +797,50 @@ static void test_synth_exe(void **state)
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(gh_core_ops.mappings(t->ctx, collect, &l), 0);
 	assert_string_equal(l.path[0], "");
+}
+
+/*
+ * gcore drops unmodified file mappings that do not start with an ELF
+ * header: their permissions come from the backing file's PT_LOADs.
+ */
+static void test_gap_perms(void **state)
+{
+	tstate *t = *state;
+	static const tseg segs[] = {
+		{ 0x7f000000, 0x1000, 0x1000, PF_R | PF_W },
+	};
+	tfile files[] = {
+		{ 0x10000, 0x11000, 0, NULL },  /* in the r-x PT_LOAD */
+		{ 0x22000, 0x23000, 2, NULL },  /* in the rw- PT_LOAD */
+	};
+	char exe[160], buf[256];
+	tspec s;
+	mlist l;
+
+	snprintf(exe, sizeof(exe), "%s/prog", t->dir);
+	make_exe(exe, 0, EM_X86_64);
+	files[0].name = files[1].name = exe;
+	memset(&s, 0, sizeof(s));
+	s.is64 = 1;
+	s.machine = EM_X86_64;
+	s.segs = segs;
+	s.nsegs = 1;
+	s.files = files;
+	s.nfiles = 2;
+	s.nthreads = 1;
+	assert_int_equal(open_spec(t, &s, NULL), 0);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(gh_core_ops.mappings(t->ctx, collect, &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.m[0].perms, "r-xp");
+	assert_string_equal(l.m[1].perms, "rw-p");
+	assert_int_equal(l.m[1].offset, 0x2000);
+	assert_string_equal(l.path[2], "");
+	/* Its bytes come from the file. */
+	expect_pat(t, 0x10100, 64);
+	/* Without AT_ENTRY the executable is the entry at file offset 0. */
+	assert_int_equal(gh_core_ops.executable(t->ctx, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, exe);
 }
 
 /* ---- errors ------------------------------------------------------------- */
@@ -990,6 +1041,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_special_mappings, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_synth_exe, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_gap_perms, setup,
 						teardown),
 	};
 	const struct CMUnitTest hostile[] = {
