@@ -480,6 +480,16 @@ class _GdbSource:
             perms = "r%s%sp" % ("-" if "READONLY" in flags else "w",
                                 "x" if "CODE" in flags else "-")
             segs.append((int(m.group(1), 16), int(m.group(2), 16), perms))
+        # As memsrc_core.c: the vDSO (AT_SYSINFO_EHDR) and x86-64's fixed
+        # vsyscall page have no NT_FILE name but runtime/pprof lists them.
+        vdso = None
+        try:
+            auxv = gdb.execute("info auxv", to_string=True)
+            m = re.search(r"AT_SYSINFO_EHDR\s.*?(0x[0-9a-fA-F]+)", auxv)
+            if m:
+                vdso = int(m.group(1), 16)
+        except gdb.error:
+            pass
         maps = []
         for start, end, perms in segs:
             path, offset = "", 0
@@ -487,6 +497,10 @@ class _GdbSource:
                 if fs <= start and end <= fe:
                     path, offset = fp, fo + (start - fs)
                     break
+            if not path and vdso is not None and start == vdso:
+                path = "[vdso]"
+            elif not path and start == 0xffffffffff600000:
+                path = "[vsyscall]"
             maps.append((start, end, offset, perms, path, 0))
         for fs, fe, fo, _, fp in files:
             if not any(s < fe and fs < e for s, e, _ in segs):

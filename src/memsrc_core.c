@@ -72,6 +72,9 @@
 /* Descriptors kept open for backing files; more are opened per read. */
 #define CORE_MAX_FDS 32
 
+/* Program headers we look at in a backing file (real ones have < 16). */
+#define BACKING_MAX_PHDRS 64
+
 /*
  * The kernel's (and gdb's) size of a note header: three 32-bit words for
  * both classes (Elf32_Nhdr and Elf64_Nhdr are the same).
@@ -369,7 +372,6 @@ static void decode_phdr(int is64, int big, const unsigned char *p,
 	}
 }
 
-
 /* ---- ops -------------------------------------------------------------- */
 
 static int core_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -413,6 +415,7 @@ static const core_file *file_covering(const core_ctx *c, uint64_t start,
 static void file_perms(core_ctx *c, const core_file *f, char perms[5])
 {
 	unsigned char eh[sizeof(Elf64_Ehdr)], ph[sizeof(Elf64_Phdr)];
+	uint64_t page = c->page != 0 ? c->page : 4096;
 	uint64_t phoff, phnum, phsz, i;
 	int fd, owned, is64, big;
 
@@ -430,15 +433,20 @@ static void file_perms(core_ctx *c, const core_file *f, char perms[5])
 	phnum = is64 ? ELF_FIELD(big, eh, Elf64_Ehdr, e_phnum) :
 		       ELF_FIELD(big, eh, Elf32_Ehdr, e_phnum);
 	phsz = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	for (i = 0; i < phnum && phoff <= (uint64_t)INT64_MAX / 2; i++) {
+	if (phnum > BACKING_MAX_PHDRS || phoff > (uint64_t)INT64_MAX / 2)
+		goto out;
+	for (i = 0; i < phnum; i++) {
+		uint64_t base;
 		core_phdr p;
 
 		if (pread(fd, ph, phsz, (off_t)(phoff + i * phsz)) !=
 		    (ssize_t)phsz)
 			break;
 		decode_phdr(is64, big, ph, &p);
-		if (p.type != PT_LOAD || f->offset < (p.offset & ~(c->page - 1)) ||
-		    f->offset - p.offset >= p.filesz)
+		/* The mapping starts at the page holding p_offset. */
+		base = p.offset & ~(page - 1);
+		if (p.type != PT_LOAD || f->offset < base ||
+		    f->offset - base >= p.filesz + (p.offset - base))
 			continue;
 		perms[0] = (p.flags & PF_R) ? 'r' : '-';
 		perms[1] = (p.flags & PF_W) ? 'w' : '-';
@@ -1010,8 +1018,6 @@ static int parse_headers(core_ctx *c, gh_err *err)
  * /proc/PID/maps (d_path) would show it.  A wrong file is caught by the
  * session's build-id check, as for any executable.
  */
-#define SYNTH_MAX_PHDRS 64
-
 static int synth_exe_files(core_ctx *c, gh_err *err)
 {
 	unsigned char eh[sizeof(Elf64_Ehdr)], ph[sizeof(Elf64_Phdr)];
@@ -1047,7 +1053,7 @@ static int synth_exe_files(core_ctx *c, gh_err *err)
 		       ELF_FIELD(c->big, eh, Elf32_Ehdr, e_phoff);
 	phnum = is64 ? ELF_FIELD(c->big, eh, Elf64_Ehdr, e_phnum) :
 		       ELF_FIELD(c->big, eh, Elf32_Ehdr, e_phnum);
-	if (phnum > SYNTH_MAX_PHDRS || phoff > (uint64_t)INT64_MAX / 2)
+	if (phnum > BACKING_MAX_PHDRS || phoff > (uint64_t)INT64_MAX / 2)
 		goto out;
 	bias = c->at_entry - entry;
 	files = gh_calloc((size_t)phnum, sizeof(*files));

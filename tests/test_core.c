@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <elf.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -703,7 +704,7 @@ static void test_special_mappings(void **state)
 	assert_string_equal(l.path[2], "");
 }
 
-/* A minimal ELF executable: one r-x PT_LOAD at 0x10000, one rw- after. */
+/* A minimal ELF executable: one r-x PT_LOAD at 0x10000, one rw- at 0x22100. */
 static void make_exe(const char *path, int big, unsigned machine)
 {
 	unsigned char f[0x3000];
@@ -729,10 +730,11 @@ static void make_exe(const char *path, int big, unsigned machine)
 		put(p + offsetof(Elf64_Phdr, p_type), PT_LOAD, 4, big);
 		put(p + offsetof(Elf64_Phdr, p_flags),
 		    i == 0 ? PF_R | PF_X : PF_R | PF_W, 4, big);
-		put(p + offsetof(Elf64_Phdr, p_offset), i * 0x2000, 8, big);
-		put(p + offsetof(Elf64_Phdr, p_vaddr), 0x10000 + i * 0x12000,
+		/* The second one is not page aligned, as in most libraries. */
+		put(p + offsetof(Elf64_Phdr, p_offset), i * 0x2100, 8, big);
+		put(p + offsetof(Elf64_Phdr, p_vaddr), 0x10000 + i * 0x12100,
 		    8, big);
-		put(p + offsetof(Elf64_Phdr, p_filesz), i == 0 ? 0x2000 : 0x800,
+		put(p + offsetof(Elf64_Phdr, p_filesz), i == 0 ? 0x2000 : 0x700,
 		    8, big);
 		put(p + offsetof(Elf64_Phdr, p_memsz), i == 0 ? 0x2000 : 0x4000,
 		    8, big);
@@ -753,7 +755,7 @@ static void test_synth_exe(void **state)
 		{ 0x22000, 0x4000, 0x4000, PF_R | PF_W },/* data + bss */
 		{ 0x7f000000, 0x1000, 0x1000, PF_R | PF_W }, /* stack */
 	};
-	char exe[160], want[160], buf[256];
+	char exe[160], want[PATH_MAX], buf[PATH_MAX];
 	tspec s;
 	mlist l;
 
