@@ -348,9 +348,19 @@ typedef struct new_func {
 	int64_t start_line;
 } new_func;
 
+/* Direct-mapped memo of is_runtime_pc: leading PCs repeat in every sample. */
+#define RTPC_CACHE 4096u
+
+typedef struct rtpc_slot {
+	uint64_t pc;          /* 0 = empty */
+	int runtime;
+} rtpc_slot;
+
 typedef struct builder {
 	const gh_profile *p;
 	const gh_sym *sym;
+	rtpc_slot *rtpc;      /* RTPC_CACHE slots, or NULL */
+	rtpc_slot *fin;       /* last PC -> expandFinalInlineFrame changes it */
 	gh_wstats *stats;     /* optional stage timings (bench, -v) */
 	gh_pb pb;
 	int err;              /* sticky GOHEAP_E* */
@@ -772,6 +782,8 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 				  size_t n0)
 {
 	uint64_t *stk = NULL, addr, id;
+	const uint64_t *pcs;
+	rtpc_slot *fin;
 	size_t n = 0, i = 0, skip;
 	const pcslot *slot;
 	const loc_info *li;
@@ -783,14 +795,33 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 	if (b->err != 0)
 		return;
 
-	/* The last frame might be truncated.  Recover lost inline frames. */
-	if (gh_sym_expand_final_inline(b->sym, stk0, n0, &stk, &n) != 0) {
-		b->err = GOHEAP_ENOMEM;
-		goto cleanup;
+	/* The last frame might be truncated.  Recover lost inline frames.
+	 * Most last PCs are not inside an inlined call; the memo keyed on
+	 * the last PC skips the lookup and the copy for those. */
+	fin = NULL;
+	if (b->fin != NULL && n0 > 0) {
+		fin = &b->fin[hash_u64(stk0[n0 - 1]) & (RTPC_CACHE - 1)];
+		if (fin->pc != stk0[n0 - 1])
+			fin = NULL;
 	}
+	if (fin != NULL && !fin->runtime) {
+		stk = NULL;
+		n = n0;
+	} else {
+		if (gh_sym_expand_final_inline(b->sym, stk0, n0, &stk, &n) != 0) {
+			b->err = GOHEAP_ENOMEM;
+			goto cleanup;
+		}
+		if (b->fin != NULL && n0 > 0) {
+			fin = &b->fin[hash_u64(stk0[n0 - 1]) & (RTPC_CACHE - 1)];
+			fin->pc = stk0[n0 - 1];
+			fin->runtime = n != n0; /* here: "expands" */
+		}
+	}
+	pcs = stk != NULL ? stk : stk0;
 
 	while (i < n && b->err == 0) {
-		addr = stk[i];
+		addr = pcs[i];
 		slot = pcmap_find(&b->locs, addr);
 		if (slot != NULL) {
 			/*
@@ -902,7 +933,7 @@ static int has_prefix(const char *s, const char *prefix)
  * hideRuntime's test: runtime.FuncForPC(addr).Name() on the return PC
  * (not addr-1), which names the innermost inlined function there.
  */
-static int is_runtime_pc(const builder *b, uint64_t addr)
+static int is_runtime_pc_uncached(const builder *b, uint64_t addr)
 {
 	const char *name = gh_sym_funcforpc_name(b->sym, addr);
 
@@ -911,6 +942,20 @@ static int is_runtime_pc(const builder *b, uint64_t addr)
 	if (has_prefix(name, "runtime."))
 		return 1;
 	return b->hide_internal && has_prefix(name, "internal/runtime/");
+}
+
+static int is_runtime_pc(const builder *b, uint64_t addr)
+{
+	rtpc_slot *slot;
+
+	if (b->rtpc == NULL || addr == 0)
+		return is_runtime_pc_uncached(b, addr);
+	slot = &b->rtpc[hash_u64(addr) & (RTPC_CACHE - 1)];
+	if (slot->pc != addr) {
+		slot->pc = addr;
+		slot->runtime = is_runtime_pc_uncached(b, addr);
+	}
+	return slot->runtime;
 }
 
 static void write_heap_proto(builder *b)
@@ -1122,6 +1167,8 @@ static void builder_free(builder *b)
 	free(b->frpool);
 	strmap_free(&b->funcs);
 	free(b->mem);
+	free(b->rtpc);
+	free(b->fin);
 	free(b->deck.pcs);
 	free(b->deck.frames);
 	free(b->newf);
@@ -1165,6 +1212,9 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	b.sym = w->sym;
 	b.stats = w->stats;
 	b.out = out;
+	/* A memo only: without memory it is skipped, not an error. */
+	b.rtpc = gh_calloc(RTPC_CACHE, sizeof(*b.rtpc));
+	b.fin = gh_calloc(RTPC_CACHE, sizeof(*b.fin));
 	b.print_name_eq = ver_at_least(p, 21) && !ver_at_least(p, 22);
 	b.start_line = ver_at_least(p, 21);
 	b.hide_internal = ver_at_least(p, 24);

@@ -27,6 +27,12 @@
 
 #include "walk.h"
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GH_HOST_LITTLE_ENDIAN 1
+#else
+#define GH_HOST_LITTLE_ENDIAN 0
+#endif
+
 typedef struct mcycle {
 	uint64_t allocs, frees, alloc_bytes, free_bytes;
 } mcycle;
@@ -157,7 +163,13 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	if (rc != 0)
 		return gh_errf(w->err, rc, "out of memory walking buckets");
 
-	if (nstk > 0) {
+	if (nstk > 0 && ps == 8 && !m->big_endian && GH_HOST_LITTLE_ENDIAN) {
+		/* The common case: the words are already host uint64s. */
+		rc = gh_mem_read(m, addr + (uint64_t)lay->bucket_words * ps,
+				 w->p->pcpool + w->npcs, (size_t)nstk * ps, what);
+		if (rc != 0)
+			return rc;
+	} else if (nstk > 0) {
 		/* max_stack <= 1024 words: fits the on-stack buffer. */
 		rc = gh_mem_read(m, addr + (uint64_t)lay->bucket_words * ps,
 				 stkbuf, (size_t)nstk * ps, what);
