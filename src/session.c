@@ -137,6 +137,52 @@ static int find_bias(goheap_session *s)
 	return 0;
 }
 
+/*
+ * The executable must be the one the target runs: its build-id notes (Go's
+ * and, since Go 1.24, GNU's) sit in the first page of text, which live
+ * processes have and cores keep (the kernel and gcore dump an ELF file's
+ * first page for exactly this purpose).  Where the target's copy cannot be
+ * read the check is skipped; where it differs, nothing else can be trusted.
+ */
+static int check_build_ids(goheap_session *s)
+{
+	static const char *const notes[] = { ".note.go.buildid",
+					      ".note.gnu.build-id" };
+	unsigned char buf[512];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < GH_ARRAY_LEN(notes); i++) {
+		const gh_section *sec = gh_exe_section(s->exe, notes[i]);
+
+		if (sec == NULL || sec->data == NULL || sec->addr == 0 ||
+		    sec->size == 0 || sec->size > sizeof(buf))
+			continue;
+		rc = s->ops->read(s->ctx, sec->addr + s->bias, buf,
+				  (size_t)sec->size);
+		/* Go's note is in the first page of text, which any target
+		 * running this executable has mapped. */
+		if (rc == GOHEAP_EUNMAPPED && i == 0)
+			return gh_errf(&s->err, GOHEAP_ENOEXE,
+				       "%s is not the executable of %s: its "
+				       "text at 0x%llx is not mapped there "
+				       "(give the right one with --exe)",
+				       s->exe_path, s->source[0] ? s->source :
+				       "the target",
+				       (unsigned long long)(sec->addr + s->bias));
+		if (rc != 0)
+			continue;
+		if (memcmp(buf, sec->data, (size_t)sec->size) != 0)
+			return gh_errf(&s->err, GOHEAP_ENOEXE,
+				       "%s is not the executable of %s: its %s "
+				       "differs from the target's (give the "
+				       "right one with --exe)", s->exe_path,
+				       s->source[0] ? s->source : "the target",
+				       notes[i]);
+	}
+	return 0;
+}
+
 /* ---- runtime globals ------------------------------------------------- */
 
 static int find_globals(goheap_session *s)
@@ -230,6 +276,11 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 			       gh_exe_ptr_size(s->exe) * 8,
 			       gh_exe_big_endian(s->exe) ? "big" : "little",
 			       ti.ptr_size * 8, ti.big_endian ? "big" : "little");
+	if (ti.machine != 0 && ti.machine != gh_exe_machine(s->exe))
+		return gh_errf(&s->err, GOHEAP_EINVAL,
+			       "%s is built for ELF machine %u but the target "
+			       "is machine %u (wrong executable?)", s->exe_path,
+			       gh_exe_machine(s->exe), ti.machine);
 	gh_mem_init(&s->mem, s->ops, s->ctx, ti.ptr_size, ti.big_endian,
 		    &s->err);
 	s->mem_ready = 1;
@@ -243,6 +294,9 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 		gh_gover unknown = { 0, 0, 0 };
 
 		rc = find_bias(s);
+		if (rc != 0)
+			return rc;
+		rc = check_build_ids(s);
 		if (rc != 0)
 			return rc;
 		rc = gh_sym_open(&s->sym, s->exe, s->bias, unknown, &s->err);
@@ -262,6 +316,9 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 			       gh_rtlayout_oldest(), gh_rtlayout_newest());
 	if (s->sym == NULL) {
 		rc = find_bias(s);
+		if (rc != 0)
+			return rc;
+		rc = check_build_ids(s);
 		if (rc != 0)
 			return rc;
 		rc = gh_sym_open(&s->sym, s->exe, s->bias, s->ver, &s->err);
