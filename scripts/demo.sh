@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 bash scripts/install-deps.sh >/dev/null
-[ -x configure ] || autoreconf -fi >/dev/null
+[ -x configure ] || autoreconf -fi >/dev/null 2>&1
 mkdir -p build && cd build
 [ -f Makefile ] || ../configure >/dev/null
 make -j"$(nproc)" >/dev/null

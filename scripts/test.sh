@@ -10,7 +10,7 @@ top=$PWD
 bash scripts/install-deps.sh
 export GOHEAP_CACHE=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
 build=${GOHEAP_BUILD_DIR:-$top/build}
-[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null
+[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null 2>&1
 mkdir -p "$build"
 cd "$build"
 [ -f Makefile ] || "$top/configure" --enable-werror >/dev/null
