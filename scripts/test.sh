@@ -26,8 +26,9 @@ if [ $rc -ne 0 ]; then
   echo "---- failing logs ----"
   for f in $(grep -lE '^(FAIL|ERROR)' tests/*.log 2>/dev/null); do echo "== $f"; tail -n 60 "$f"; done
 fi
-pass=$(grep -hE '^PASS:' tests/*.log 2>/dev/null | wc -l)
-fail=$(grep -hE '^(FAIL|ERROR):' tests/*.log 2>/dev/null | wc -l)
-skip=$(grep -hE '^SKIP:' tests/*.log 2>/dev/null | wc -l)
+count() { cat tests/*.log 2>/dev/null | grep -cE "$1" || true; }
+pass=$(count '^PASS:')
+fail=$(count '^(FAIL|ERROR):')
+skip=$(count '^SKIP:')
 echo "checks: $pass passed, $fail failed, $skip skipped"
 exit $rc
