@@ -27,12 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export top_srcdir top_builddir
 . "$top_srcdir/tests/lib.sh"
 gh_init
-# An uninstalled build's src/go-heap is libtool's shell wrapper, whose own
-# start-up (~10 ms of shell) is not go-heap's: time the real binary.
-if [ -x "$top_builddir/src/.libs/go-heap" ] && head -c 2 "$GH_GOHEAP" 2>/dev/null | grep -q '#!'; then
-	export LD_LIBRARY_PATH="$top_builddir/src/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	GH_GOHEAP="$top_builddir/src/.libs/go-heap"
-fi
+gh_real_goheap
 RUNS=${RUNS:-7}
 MODES=${MODES:-live core}
 NS=("$@")

@@ -210,6 +210,16 @@ gh_stop() {
 # gh_have_goheap: is the CLI built?
 gh_have_goheap() { [ -x "$GH_GOHEAP" ]; }
 
+# gh_real_goheap: for benchmarks, point GH_GOHEAP at the real binary of an
+# uninstalled build: src/go-heap is then libtool's shell wrapper, whose own
+# start-up (~10 ms of shell) is not go-heap's.
+gh_real_goheap() {
+	if [ -x "$top_builddir/src/.libs/go-heap" ] && head -c 2 "$GH_GOHEAP" 2>/dev/null | grep -q '#!'; then
+		export LD_LIBRARY_PATH="$top_builddir/src/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+		GH_GOHEAP="$top_builddir/src/.libs/go-heap"
+	fi
+}
+
 # gh_can_read_mem PID: can this user read the target's memory (ptrace
 # access mode ATTACH, as process_vm_readv and /proc/PID/mem need)?
 gh_can_read_mem() {
