@@ -12,9 +12,10 @@
 # GOHEAP_GO_VERSIONS (toolchains to consider; the last installed one is used),
 # RUNS (default 7), HEAPBENCH_FLAGS (e.g. -keeprate).
 #
-# Per-stage split (read / walk / symbolize / encode / compress, and the read floor): HOOK.
-# When `go-heap -v` prints timings on stderr, stage_split below shows those lines for the
-# last N; adapt its filter to the final -v format.
+# Per N it also prints the stage split (open / read / walk / symbolize / encode / compress,
+# medians of RUNS `go-heap -v` runs) and the read floor: bench/readfloor (built here with
+# `make bench/readfloor`) times reading exactly the bucket bytes once more (RUNS times,
+# median), and the ratio of go-heap's read stage to it (issue 2's goal: <= 2).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/.." && pwd)}"
@@ -63,10 +64,49 @@ print(f"{ts[len(ts)//2]:.2f} {ts[0]:.2f} {ts[-1]:.2f} {rss} {status}")
 PY
 }
 
-# HOOK: per-stage timings from `go-heap -v` (format not fixed yet).
+# The read floor program; the split degrades to no floor if it cannot be built.
+floor_bin="$top_builddir/bench/readfloor"
+if ! make -s -C "$top_builddir" bench/readfloor >"$GH_TMP/readfloor.log" 2>&1; then
+	echo "run-bench: bench/readfloor not built (see $GH_TMP/readfloor.log); no read floor" >&2
+	floor_bin=
+fi
+
+# stage_split PID: medians of RUNS `go-heap -v` stage timings, and the read floor.
 stage_split() {
-	"$GH_GOHEAP" -v -o "$GH_TMP/v.pb.gz" "$1" 2>&1 >/dev/null |
-		grep -Ei 'read|walk|symboli|encode|compress|floor' | sed 's/^/    /'
+	local pid=$1 i floor=""
+	for ((i = 0; i < RUNS; i++)); do
+		"$GH_GOHEAP" -v -o "$GH_TMP/v.pb.gz" "$pid" 2>&1 >/dev/null | grep -E '^go-heap: open '
+	done >"$GH_TMP/stages"
+	[ -n "$floor_bin" ] && floor=$("$floor_bin" -r "$RUNS" "$pid" 2>&1)
+	python3 - "$GH_TMP/stages" "$floor" <<'PY'
+import re, statistics, sys
+lines = open(sys.argv[1]).read().splitlines()
+floor = sys.argv[2].split()
+if not lines:
+    print("    (no -v timings)")
+    sys.exit(0)
+stages = ["open", "read", "walk", "symbolize", "encode", "compress"]
+med = {}
+for st in stages:
+    v = [float(m.group(1)) for m in (re.search(r"\b%s ([0-9.]+) ms" % st, l) for l in lines) if m]
+    med[st] = statistics.median(v) if v else float("nan")
+m = re.search(r"\((\d+) calls, (\d+) bytes; bucket bytes (\d+)\)", lines[-1])
+calls, nbytes, bbytes = (int(x) for x in m.groups()) if m else (0, 0, 0)
+print("    " + ", ".join("%s %.2f ms" % (st, med[st]) for st in stages) +
+      " (medians of %d runs)" % len(lines))
+print("    read: %d process_vm_readv calls, %.1f MB for %.1f MB of bucket bytes (%.2fx)" %
+      (calls, nbytes / 1e6, bbytes / 1e6, nbytes / bbytes if bbytes else 0))
+if len(floor) >= 18 and floor[0] == "floor_ms":
+    f = float(floor[1])
+    print("    read floor (bench/readfloor: the bucket bytes once, touching ranges merged): "
+          "%.2f ms (%s-%s), %s ranges in %s calls; go-heap read / floor = %.2f (goal <= 2: %s)" %
+          (f, floor[2], floor[3], floor[9], floor[11], med["read"] / f,
+           "met" if med["read"] <= 2 * f else "not met"))
+    print("    one iovec per bucket instead (%s buckets, %s calls): %s ms" %
+          (floor[5], floor[17], floor[13]))
+elif floor:
+    print("    read floor: " + " ".join(floor))
+PY
 }
 
 rows=()

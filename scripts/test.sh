@@ -2,7 +2,8 @@
 # The whole test suite, from a fresh clone on a fresh Debian 12 machine:
 # installs what is missing, builds with warnings as errors, runs `make check`
 # (unit tests + integration tests against real Go programs for every
-# installed Go toolchain).  Prints each test log's summary and the final
+# installed Go toolchain), then `make fuzz-smoke` (the libFuzzer harnesses,
+# about a minute).  Prints each test log's summary and the final
 # "N passed, N failed, N skipped" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,17 @@ if [ $rc -ne 0 ]; then
   echo "---- failing logs ----"
   for f in $(grep -lE '^(FAIL|ERROR)' tests/*.log 2>/dev/null); do echo "== $f"; tail -n 60 "$f"; done
 fi
-count() { cat tests/*.log 2>/dev/null | grep -cE "$1" || true; }
+# The libFuzzer harnesses, about a minute (tests/fuzz/fuzz-smoke.sh, doc/fuzzing.md).
+set +e
+make fuzz-smoke >fuzz-smoke.out 2>&1
+frc=$?
+set -e
+grep -E '^(PASS|FAIL|SKIP):' fuzz-smoke.out | sed 's/^/  /' || true
+if [ $frc -ne 0 ]; then
+  echo "---- fuzz-smoke ----"; tail -n 30 fuzz-smoke.out
+  rc=1
+fi
+count() { cat tests/*.log fuzz-smoke.out 2>/dev/null | grep -cE "$1" || true; }
 pass=$(count '^PASS:')
 fail=$(count '^(FAIL|ERROR):')
 skip=$(count '^SKIP:')

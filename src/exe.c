@@ -192,10 +192,15 @@ static int gh_exe_load_phdrs(gh_exe *e, gh_err *err)
 		l->offset = ph.p_offset;
 		l->filesz = ph.p_filesz;
 		l->flags = ph.p_flags;
-		/* Clamp the file part to what the file really holds. */
-		if (l->offset > e->maplen)
+		/*
+		 * Clamp the file part to what the file really holds; a
+		 * segment wholly past the end has none (and offset 0, so that
+		 * no pointer is ever formed beyond the mapping).
+		 */
+		if (l->offset > e->maplen) {
 			l->filesz = 0;
-		else if (l->filesz > e->maplen - l->offset)
+			l->offset = 0;
+		} else if (l->filesz > e->maplen - l->offset)
 			l->filesz = e->maplen - l->offset;
 		if (l->filesz > l->memsz)
 			l->filesz = l->memsz;

@@ -85,7 +85,7 @@ static int fold_add(fold_map *m, size_t off, int64_t value)
 	while (m->slots[h] != 0) {
 		f = &m->v[m->slots[h] - 1];
 		if (f->len == len && memcmp(m->arena.data + f->off, key, len) == 0) {
-			f->value += value;
+			f->value = gh_wadd(f->value, value);
 			m->arena.len = off;
 			return 0;
 		}

@@ -13,6 +13,12 @@
  * rejected building a message tree and serialising it at the end (as
  * google/pprof's Go package does): it would order ids differently.
  *
+ * Where Go recomputes a result we know cannot change, we remember it: the
+ * goexit PC that ends every stack, the ids of a stack equal to the
+ * previous record's, scaleHeapSample by (count, size), the "bytes" label
+ * key.  Each memo says why its result is the one Go computes; none changes
+ * a byte of the output.
+ *
  * Symbolization goes through sym.h only, which emulates
  * runtime.CallersFrames, runtime.FuncForPC and runtime_expandFinalInlineFrame
  * from the executable's pclntab.  Behaviour that changed between Go releases
@@ -170,7 +176,20 @@ typedef struct pcslot {
 typedef struct pcmap {
 	pcslot *slots;
 	size_t cap, n;        /* cap is a power of two */
+	unsigned shift;       /* 64 - log2(cap) */
 } pcmap;
+
+/*
+ * Fibonacci hashing: the top bits of key * 2^64/phi.  This lookup runs
+ * once per PC of every stack that does not repeat its neighbour's
+ * (millions in a large profile), where hash_u64's two dependent multiplies
+ * were a visible share of the time; one multiply spreads return PCs as
+ * well, since they differ in many bits.
+ */
+static size_t pcmap_home(const pcmap *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> m->shift);
+}
 
 static pcslot *pcmap_find(const pcmap *m, uint64_t key)
 {
@@ -178,7 +197,7 @@ static pcslot *pcmap_find(const pcmap *m, uint64_t key)
 
 	if (m->cap == 0)
 		return NULL;
-	for (i = hash_u64(key) & (m->cap - 1); m->slots[i].val != 0;
+	for (i = pcmap_home(m, key); m->slots[i].val != 0;
 	     i = (i + 1) & (m->cap - 1)) {
 		if (m->slots[i].key == key)
 			return &m->slots[i];
@@ -190,7 +209,7 @@ static void pcmap_insert_new(pcmap *m, const pcslot *s)
 {
 	size_t i;
 
-	for (i = hash_u64(s->key) & (m->cap - 1); m->slots[i].val != 0;
+	for (i = pcmap_home(m, s->key); m->slots[i].val != 0;
 	     i = (i + 1) & (m->cap - 1))
 		;
 	m->slots[i] = *s;
@@ -211,6 +230,7 @@ static int pcmap_put(pcmap *m, const pcslot *s)
 	}
 	if ((m->n + 1) * 4 > m->cap * 3) {
 		nm.cap = m->cap ? m->cap * 2 : 64;
+		nm.shift = m->cap ? m->shift - 1 : 64 - 6;
 		nm.n = 0;
 		nm.slots = gh_calloc(nm.cap, sizeof(*nm.slots));
 		if (nm.slots == NULL)
@@ -356,11 +376,27 @@ typedef struct rtpc_slot {
 	int runtime;
 } rtpc_slot;
 
+/*
+ * Direct-mapped memo of scaleHeapSample for this profile's rate: records
+ * repeat (count, size) pairs (one object of a size class), and each costs
+ * two of Go's math.Exp.
+ */
+#define SCALE_CACHE 1024u
+
+typedef struct scale_slot {
+	int64_t count, size;  /* count 0 = empty (never scaled) */
+	int64_t out_count, out_size;
+} scale_slot;
+
 typedef struct builder {
 	const gh_profile *p;
 	const gh_sym *sym;
 	rtpc_slot *rtpc;      /* RTPC_CACHE slots, or NULL */
 	rtpc_slot *fin;       /* last PC -> expandFinalInlineFrame changes it */
+	scale_slot *scale;    /* SCALE_CACHE slots, or NULL */
+	/* string_index("bytes") once known, else 0: the label of every
+	 * heap sample would hash and compare the key again. */
+	int64_t str_bytes;
 	gh_wstats *stats;     /* optional stage timings (bench, -v) */
 	gh_pb pb;
 	int err;              /* sticky GOHEAP_E* */
@@ -394,6 +430,20 @@ typedef struct builder {
 	gh_framevec fv;       /* scratch for all_frames */
 	uint64_t *lids;       /* the sample's location ids */
 	size_t nlids, cap_lids;
+	/*
+	 * lids as the payload of the packed Sample.location field, encoded
+	 * once per append_locs_for_stack: records that repeat the previous
+	 * stack reuse both (write_heap_proto).
+	 */
+	unsigned char *lidbytes;
+	size_t nlidbytes, cap_lidbytes;
+	int lidbytes_ok;
+	/*
+	 * The return PC inside runtime.goexit, which ends every goroutine's
+	 * stack: all_frames gives no frame for it, so it is never cached as
+	 * a location and would be symbolized again for every sample.
+	 */
+	uint64_t goexit_pc;
 	uint64_t *stk;        /* scratch stack (expandInlinedFrames) */
 	size_t cap_stk;
 
@@ -474,15 +524,42 @@ static void pb_value_type(builder *b, int tag, const char *typ,
 	gh_pb_end_message(&b->pb, tag, start);
 }
 
-static void pb_label(builder *b, int tag, const char *key, const char *str,
+/* pbLabel, with the string indexes of key and str already looked up. */
+static void pb_label(builder *b, int tag, int64_t key, int64_t str,
 		     int64_t num)
 {
 	size_t start = gh_pb_start_message(&b->pb);
 
-	gh_pb_int64_opt(&b->pb, tagLabel_Key, string_index(b, key));
-	gh_pb_int64_opt(&b->pb, tagLabel_Str, string_index(b, str));
+	gh_pb_int64_opt(&b->pb, tagLabel_Key, key);
+	gh_pb_int64_opt(&b->pb, tagLabel_Str, str);
 	gh_pb_int64_opt(&b->pb, tagLabel_Num, num);
 	gh_pb_end_message(&b->pb, tag, start);
+}
+
+/*
+ * Encode b->lids as a packed varint payload into b->lidbytes, once per
+ * stack; 0, or ENOMEM (the caller then falls back to gh_pb_uint64s).
+ */
+static int encode_lids(builder *b)
+{
+	unsigned char *q;
+	uint64_t x;
+	size_t i;
+
+	if (b->lidbytes_ok)
+		return 0;
+	if (grow(&b->lidbytes, &b->cap_lidbytes, b->nlids * 10,
+		 sizeof(*b->lidbytes)) != 0)
+		return GOHEAP_ENOMEM;
+	q = b->lidbytes;
+	for (i = 0; i < b->nlids; i++) {
+		for (x = b->lids[i]; x >= 128; x >>= 7)
+			*q++ = (unsigned char)(x | 0x80);
+		*q++ = (unsigned char)x;
+	}
+	b->nlidbytes = (size_t)(q - b->lidbytes);
+	b->lidbytes_ok = 1;
+	return 0;
 }
 
 /* pbSample; label_bytes != 0 adds protomem.go's "bytes" label. */
@@ -492,9 +569,20 @@ static void pb_sample(builder *b, const int64_t *values, size_t nvalues,
 	size_t start = gh_pb_start_message(&b->pb);
 
 	gh_pb_int64s(&b->pb, tagSample_Value, values, nvalues);
-	gh_pb_uint64s(&b->pb, tagSample_Location, b->lids, b->nlids);
-	if (label_bytes != 0)
-		pb_label(b, tagSample_Label, "bytes", "", label_bytes);
+	if (b->nlids > 2 && encode_lids(b) == 0) {
+		/* Packed: the same bytes as gh_pb_uint64s would write. */
+		gh_pb_string(&b->pb, tagSample_Location,
+			     (const char *)b->lidbytes, b->nlidbytes);
+	} else {
+		gh_pb_uint64s(&b->pb, tagSample_Location, b->lids, b->nlids);
+	}
+	if (label_bytes != 0) {
+		/* pbLabel(tagSample_Label, "bytes", "", blockSize); "" is
+		 * always string 0. */
+		if (b->str_bytes == 0)
+			b->str_bytes = string_index(b, "bytes");
+		pb_label(b, tagSample_Label, b->str_bytes, 0, label_bytes);
+	}
 	gh_pb_end_message(&b->pb, tagProfile_Sample, start);
 	builder_flush(b);
 }
@@ -529,7 +617,9 @@ static void pb_mapping(builder *b, int tag, uint64_t id, const mem_map *m,
 
 static int push_lid(builder *b, uint64_t id)
 {
-	if (grow(&b->lids, &b->cap_lids, b->nlids + 1, sizeof(*b->lids)))
+	/* Once per PC of a stack: test the room here, grow out of line. */
+	if (b->nlids >= b->cap_lids &&
+	    grow(&b->lids, &b->cap_lids, b->nlids + 1, sizeof(*b->lids)))
 		return GOHEAP_ENOMEM;
 	b->lids[b->nlids++] = id;
 	return 0;
@@ -553,8 +643,12 @@ static size_t all_frames(builder *b, uint64_t addr, gh_frame *out,
 	static const gh_frame zero = { 0, 0, "", "", 0, 0, 1, 0 };
 	gh_frame f = zero;
 
-	double t0 = b->stats != NULL ? gh_now() : 0;
+	double t0;
 
+	/* Same PC, same answer: the symbolizer is a pure function. */
+	if (addr != 0 && addr == b->goexit_pc)
+		return 0;
+	t0 = b->stats != NULL ? gh_now() : 0;
 	b->fv.n = 0;
 	if (gh_sym_callers_frames(b->sym, &addr, 1, &b->fv) != 0) {
 		b->err = GOHEAP_ENOMEM;
@@ -571,6 +665,7 @@ static size_t all_frames(builder *b, uint64_t addr, gh_frame *out,
 		f.file = "";
 	if (strcmp(f.function, "runtime.goexit") == 0) {
 		/* Short-circuit: no useless empty location for goexit. */
+		b->goexit_pc = addr;
 		return 0;
 	}
 	*sym = LOOKUP_TRIED;
@@ -791,6 +886,7 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 	unsigned sym = 0;
 
 	b->nlids = 0;
+	b->lidbytes_ok = 0;
 	deck_reset(&b->deck);
 	if (b->err != 0)
 		return;
@@ -839,7 +935,8 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 			}
 			id = slot->id;
 			skip = slot->npcs; /* slot dies in emit_location */
-			flush_deck(b);
+			if (b->deck.npcs > 0)
+				flush_deck(b);
 			if (push_lid(b, id) != 0)
 				b->err = GOHEAP_ENOMEM;
 			/*
@@ -958,15 +1055,76 @@ static int is_runtime_pc(const builder *b, uint64_t addr)
 	return slot->runtime;
 }
 
+static int same_stack(const gh_record *x, const gh_record *y)
+{
+	return x->nstk == y->nstk &&
+	       (x->nstk == 0 || x->stk == y->stk ||
+		memcmp(x->stk, y->stk, x->nstk * sizeof(*x->stk)) == 0);
+}
+
+/*
+ * The sample's location ids for r: hideRuntime drops the leading runtime
+ * frames; if that leaves no location, the whole stack is used.
+ */
+static void heap_locs(builder *b, const gh_record *r)
+{
+	const uint64_t *stk;
+	size_t j, n;
+	int hide = 1, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		stk = r->stk;
+		n = r->nstk;
+		if (hide) {
+			/*
+			 * Drop leading runtime frames; if all are
+			 * runtime, keep the whole stack.
+			 */
+			for (j = 0; j < n; j++) {
+				if (is_runtime_pc(b, r->stk[j]))
+					continue;
+				stk = r->stk + j;
+				n = r->nstk - j;
+				break;
+			}
+		}
+		append_locs_for_stack(b, stk, n);
+		if (b->nlids > 0)
+			break;
+		hide = 0;   /* try again, and show all frames */
+	}
+}
+
+/* gh_scale_heap_sample_impl at the profile's rate, through b->scale. */
+static void scale_cached(builder *b, int64_t count, int64_t size, int impl,
+			 int64_t *out_count, int64_t *out_size)
+{
+	scale_slot *slot;
+
+	if (b->scale == NULL || count == 0) {
+		gh_scale_heap_sample_impl(count, size, b->p->rate, impl,
+					  out_count, out_size);
+		return;
+	}
+	slot = &b->scale[hash_u64((uint64_t)count * 0x9e3779b97f4a7c15ULL ^
+				  (uint64_t)size) & (SCALE_CACHE - 1)];
+	if (slot->count != count || slot->size != size) {
+		slot->count = count;
+		slot->size = size;
+		gh_scale_heap_sample_impl(count, size, b->p->rate, impl,
+					  &slot->out_count, &slot->out_size);
+	}
+	*out_count = slot->out_count;
+	*out_size = slot->out_size;
+}
+
 static void write_heap_proto(builder *b)
 {
 	const gh_profile *p = b->p;
 	int impl = gh_go_exp_impl(p->machine);
 	int64_t values[4], block_size;
 	const gh_record *r;
-	const uint64_t *stk;
-	size_t i, j, n;
-	int hide, tries;
+	size_t i;
 
 	pb_value_type(b, tagProfile_PeriodType, "space", "bytes");
 	gh_pb_int64_opt(&b->pb, tagProfile_Period, p->rate);
@@ -981,36 +1139,23 @@ static void write_heap_proto(builder *b)
 
 	for (i = 0; i < p->nrecs && b->err == 0; i++) {
 		r = &p->recs[i];
-		hide = 1;
-		for (tries = 0; tries < 2; tries++) {
-			stk = r->stk;
-			n = r->nstk;
-			if (hide) {
-				/*
-				 * Drop leading runtime frames; if all are
-				 * runtime, keep the whole stack.
-				 */
-				for (j = 0; j < n; j++) {
-					if (is_runtime_pc(b, r->stk[j]))
-						continue;
-					stk = r->stk + j;
-					n = r->nstk - j;
-					break;
-				}
-			}
-			append_locs_for_stack(b, stk, n);
-			if (b->nlids > 0)
-				break;
-			hide = 0;   /* try again, and show all frames */
-		}
+		/*
+		 * A record with the previous record's stack (one call site,
+		 * another size class: a slice growing in a loop makes such
+		 * neighbours) gets the previous ids, still in b->lids.  Go
+		 * computes them again and gets the same ones: the first call
+		 * cached a location under every PC it started one at, so the
+		 * second finds each of them with an empty deck, emits nothing
+		 * and returns the same ids.
+		 */
+		if (i == 0 || !same_stack(r, &p->recs[i - 1]))
+			heap_locs(b, r);
 
-		gh_scale_heap_sample_impl(r->alloc_objects, r->alloc_bytes,
-					  p->rate, impl, &values[0],
-					  &values[1]);
-		gh_scale_heap_sample_impl(r->alloc_objects - r->free_objects,
-					  r->alloc_bytes - r->free_bytes,
-					  p->rate, impl, &values[2],
-					  &values[3]);
+		scale_cached(b, r->alloc_objects, r->alloc_bytes, impl,
+			     &values[0], &values[1]);
+		scale_cached(b, gh_wsub(r->alloc_objects, r->free_objects),
+			     gh_wsub(r->alloc_bytes, r->free_bytes), impl,
+			     &values[2], &values[3]);
 		block_size = 0;
 		if (r->alloc_objects > 0)
 			block_size = r->alloc_bytes / r->alloc_objects;
@@ -1134,7 +1279,7 @@ static int write_count_cycle_proto(builder *b)
 		values[0] = r->count;
 		ns = (double)r->cycles / cpu_ghz;
 		if (scale_mutex) {
-			values[0] = r->count * p->rate;
+			values[0] = gh_wmul(r->count, p->rate);
 			ns *= (double)p->rate;
 		}
 		values[1] = go_f2i64(ns, impl);
@@ -1169,11 +1314,13 @@ static void builder_free(builder *b)
 	free(b->mem);
 	free(b->rtpc);
 	free(b->fin);
+	free(b->scale);
 	free(b->deck.pcs);
 	free(b->deck.frames);
 	free(b->newf);
 	gh_framevec_free(&b->fv);
 	free(b->lids);
+	free(b->lidbytes);
 	free(b->stk);
 }
 
@@ -1215,6 +1362,7 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	/* A memo only: without memory it is skipped, not an error. */
 	b.rtpc = gh_calloc(RTPC_CACHE, sizeof(*b.rtpc));
 	b.fin = gh_calloc(RTPC_CACHE, sizeof(*b.fin));
+	b.scale = gh_calloc(SCALE_CACHE, sizeof(*b.scale));
 	b.print_name_eq = ver_at_least(p, 21) && !ver_at_least(p, 22);
 	b.start_line = ver_at_least(p, 21);
 	b.hide_internal = ver_at_least(p, 24);

@@ -490,7 +490,7 @@ int gh_stackx_sample_frames(gh_stackx *x, const gh_profile *p,
 
 static int64_t inuse_bytes(const gh_record *r)
 {
-	return r->alloc_bytes - r->free_bytes;
+	return gh_wsub(r->alloc_bytes, r->free_bytes);
 }
 
 static int cmp_i64(int64_t a, int64_t b)
@@ -569,36 +569,36 @@ static int write_heap(text_ctx *c, const size_t *ord)
 
 	for (i = 0; i < p->nrecs; i++) {
 		r = &p->recs[i];
-		alloc_b += r->alloc_bytes;
-		alloc_o += r->alloc_objects;
-		free_b += r->free_bytes;
-		free_o += r->free_objects;
+		alloc_b = gh_wadd(alloc_b, r->alloc_bytes);
+		alloc_o = gh_wadd(alloc_o, r->alloc_objects);
+		free_b = gh_wadd(free_b, r->free_bytes);
+		free_o = gh_wadd(free_o, r->free_objects);
 	}
 	/*
 	 * Go 1.21+ bumps allocBytes when it equals inUseBytes so that pprof
 	 * does not read a "2-column" profile; 1.19 prints the raw total.
 	 */
 	abytes = alloc_b;
-	if (ver_ge(p->ver, 1, 21) && alloc_b - free_b == alloc_b)
-		abytes++;
+	if (ver_ge(p->ver, 1, 21) && gh_wsub(alloc_b, free_b) == alloc_b)
+		abytes = gh_wadd(abytes, 1);
 	put_str(&c->line, "heap profile: ");
-	put_dec(&c->line, alloc_o - free_o);
+	put_dec(&c->line, gh_wsub(alloc_o, free_o));
 	put_str(&c->line, ": ");
-	put_dec(&c->line, alloc_b - free_b);
+	put_dec(&c->line, gh_wsub(alloc_b, free_b));
 	put_str(&c->line, " [");
 	put_dec(&c->line, alloc_o);
 	put_str(&c->line, ": ");
 	put_dec(&c->line, abytes);
 	put_str(&c->line, "] @ heap/");
 	/* "2*MemProfileRate": the historic C++ heap profiler convention. */
-	put_dec(&c->line, 2 * p->rate);
+	put_dec(&c->line, gh_wmul(2, p->rate));
 	put_c(&c->line, '\n');
 	tw_line(c);
 
 	for (k = 0; k < p->nrecs; k++) {
 		r = &p->recs[ord[k]];
 		n = stack0_len(p, r);
-		put_dec(&c->line, r->alloc_objects - r->free_objects);
+		put_dec(&c->line, gh_wsub(r->alloc_objects, r->free_objects));
 		put_str(&c->line, ": ");
 		put_dec(&c->line, inuse_bytes(r));
 		put_str(&c->line, " [");

@@ -88,13 +88,13 @@ int64_t gh_sample_value(const gh_profile *p, const gh_record *r, int col)
 			gh_scale_heap_sample(r->alloc_objects, r->alloc_bytes,
 					     p->rate, &c, &s);
 		else
-			gh_scale_heap_sample(r->alloc_objects - r->free_objects,
-					     r->alloc_bytes - r->free_bytes,
+			gh_scale_heap_sample(gh_wsub(r->alloc_objects, r->free_objects),
+					     gh_wsub(r->alloc_bytes, r->free_bytes),
 					     p->rate, &c, &s);
 		return col % 2 == 0 ? c : s;
 	}
 	if (col == 0)
-		return mscale ? r->count * p->rate : r->count;
+		return mscale ? gh_wmul(r->count, p->rate) : r->count;
 	/* printCountCycleProfile: int64(float64(Cycles) / cpuGHz). */
 	ghz = p->cycles_per_second / 1e9;
 	ns = (double)r->cycles / ghz;
@@ -171,8 +171,8 @@ static void scaler_select(scaler *sc, int64_t minv, int64_t maxv)
 	umin = auto_unit(sc, minv);
 	umax = auto_unit(sc, maxv);
 	sc->out = umin;
-	if (umin != umax && minv * 100 < maxv)
-		sc->out = auto_unit(sc, 100 * minv);
+	if (umin != umax && gh_wmul(minv, 100) < maxv)
+		sc->out = auto_unit(sc, gh_wmul(100, minv));
 }
 
 /* measurement.ScaledLabel: "%.2f" without ".00", plus the unit. */
@@ -288,7 +288,7 @@ static node *node_get(node_map *m, const char *name)
 
 static int64_t abs64(int64_t v)
 {
-	return v < 0 ? -v : v;
+	return v < 0 ? gh_wsub(0, v) : v;
 }
 
 /* graph.FlatNameOrder; names are unique, so the order is total. */
@@ -331,12 +331,12 @@ static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
 	size_t i;
 
 	for (i = 0; i < p->nrecs; i++) {
-		ao += p->recs[i].alloc_objects;
-		ab += p->recs[i].alloc_bytes;
-		fo += p->recs[i].free_objects;
-		fb += p->recs[i].free_bytes;
-		cnt += p->recs[i].count;
-		cyc += p->recs[i].cycles;
+		ao = gh_wadd(ao, p->recs[i].alloc_objects);
+		ab = gh_wadd(ab, p->recs[i].alloc_bytes);
+		fo = gh_wadd(fo, p->recs[i].free_objects);
+		fb = gh_wadd(fb, p->recs[i].free_bytes);
+		cnt = gh_wadd(cnt, p->recs[i].count);
+		cyc = gh_wadd(cyc, p->recs[i].cycles);
 	}
 	if (p->ver.major != 0)
 		gh_buf_printf(out, "go%d.%d.%d", p->ver.major, p->ver.minor,
@@ -351,14 +351,14 @@ static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
 		      p->nbuckets, p->nrecs);
 	if (is_heap(p)) {
 		scaler_init(&sc, "bytes");
-		scaled_label(&sc, ab - fb, l1, sizeof(l1));
+		scaled_label(&sc, gh_wsub(ab, fb), l1, sizeof(l1));
 		scaled_label(&sc, ab, l2, sizeof(l2));
 		gh_buf_printf(out,
 			      ", MemProfileRate %" PRId64 "; sampled totals"
 			      " (before scaling): %s in use in %" PRId64
 			      " objects, %s allocated in %" PRId64
 			      " objects.\n",
-			      p->rate, l1, ao - fo, l2, ao);
+			      p->rate, l1, gh_wsub(ao, fo), l2, ao);
 		return;
 	}
 	scaler_init(&sc, "nanoseconds");
@@ -367,8 +367,8 @@ static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
 	if (p->kind == GOHEAP_PROFILE_MUTEX)
 		gh_buf_printf(out, ", sampling period %" PRId64, p->rate);
 	if (p->cycles_per_second > 0) {
-		scaled_label(&sc, (int64_t)((double)cyc /
-					    (p->cycles_per_second / 1e9)),
+		scaled_label(&sc, gh_f2i64((double)cyc /
+					   (p->cycles_per_second / 1e9)),
 			     l1, sizeof(l1));
 		gh_buf_printf(out, "; %" PRId64 " contentions, %s delay.\n",
 			      cnt, l1);
@@ -406,7 +406,7 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 
 	for (i = 0; i < p->nrecs; i++) {
 		v = gh_sample_value(p, &p->recs[i], col);
-		total += v;
+		total = gh_wadd(total, v);
 		/* graph.newGraph skips samples with a zero value. */
 		if (v == 0)
 			continue;
@@ -420,9 +420,9 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 				goto out;
 			}
 			if (j == 0)
-				nd->flat += v;
+				nd->flat = gh_wadd(nd->flat, v);
 			if (nd->stamp != i + 1) {
-				nd->cum += v;
+				nd->cum = gh_wadd(nd->cum, v);
 				nd->stamp = i + 1;
 			}
 		}
@@ -430,8 +430,8 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 
 	/* newTrimmedGraph: drop nodes with |cum| < 0.5% of the flat sum. */
 	for (i = 0; i < m.n; i++)
-		flatsum += m.v[i].flat;
-	cutoff = abs64((int64_t)((double)flatsum * 0.005));
+		flatsum = gh_wadd(flatsum, m.v[i].flat);
+	cutoff = abs64(gh_f2i64((double)flatsum * 0.005));
 	kept = 0;
 	for (i = 0; i < m.n; i++)
 		if (cutoff == 0 || abs64(m.v[i].cum) >= cutoff)
@@ -458,14 +458,14 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	gh_buf_printf(out, "Type: %s\n", sname);
 	sum = 0;
 	for (i = 0; i < shown; i++)
-		sum += m.v[i].flat;
+		sum = gh_wadd(sum, m.v[i].flat);
 	scaled_label(&sc, sum, f1, sizeof(f1));
 	percentage(sum, total, f2, sizeof(f2));
 	scaled_label(&sc, total, f3, sizeof(f3));
 	gh_buf_printf(out, "Showing nodes accounting for %s, %s of %s total\n",
 		      f1, f2 + strspn(f2, " "), f3);
 	if (total != 0 && kept < m.n) {
-		scaled_label(&sc, abs64((int64_t)((double)total * 0.005)), f1,
+		scaled_label(&sc, abs64(gh_f2i64((double)total * 0.005)), f1,
 			     sizeof(f1));
 		gh_buf_printf(out, "Dropped %zu node%s (cum <= %s)\n",
 			      m.n - kept, m.n - kept > 1 ? "s" : "", f1);
@@ -478,7 +478,7 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	sum = 0;
 	for (i = 0; i < shown; i++) {
 		nd = &m.v[i];
-		sum += nd->flat;
+		sum = gh_wadd(sum, nd->flat);
 		scaled_label(&sc, nd->flat, f1, sizeof(f1));
 		percentage(nd->flat, total, f2, sizeof(f2));
 		percentage(sum, total, f3, sizeof(f3));

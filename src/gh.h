@@ -104,6 +104,40 @@ static inline uint32_t gh_le32(const unsigned char *p)
 	return (uint32_t)gh_load(p, 4, 0);
 }
 
+/* ---- Go integer semantics ---------------------------------------------- */
+
+/*
+ * Go's int64 arithmetic wraps on overflow; C's is undefined.  Counts read
+ * from a hostile target can be anything, and the writers must print what
+ * the Go code would (and never invoke undefined behaviour), so sums and
+ * products of target-supplied counts go through these.
+ */
+static inline int64_t gh_wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t gh_wsub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static inline int64_t gh_wmul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
+/*
+ * int64(f) as Go on amd64 computes it (CVTTSD2SQ): out of range and NaN
+ * give math.MinInt64.  C leaves those conversions undefined.
+ */
+static inline int64_t gh_f2i64(double d)
+{
+	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
 /* ---- monotonic time --------------------------------------------------- */
 double gh_now(void);
 

@@ -18,6 +18,7 @@
 
 #include "goheap.h"
 #include "options.h"
+#include "watch.h"
 
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_DISABLED = 3 };
 
@@ -139,6 +140,10 @@ int main(int argc, char **argv)
 	int rc, pid, status = EXIT_ERR, want_profile;
 	double t0, t1, t2;
 
+	/* `go-heap watch ...` is its own command (src/watch.c); a core
+	 * file named "watch" is given as ./watch. */
+	if (argc > 1 && strcmp(argv[1], "watch") == 0)
+		return gh_watch_main(argc - 1, argv + 1);
 	rc = gh_cli_parse(&c, argc, argv, 1, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "go-heap: %s (see go-heap --help)\n", err);

@@ -6,7 +6,7 @@
  * profile would cost ~300k system calls through process_vm_readv, or as many
  * gdb round trips.  Buckets come from persistentalloc's 256 KiB chunks, so
  * neighbouring buckets share blocks: reading aligned 64 KiB blocks and
- * keeping the last 64 makes the walk cost about one call per 64 KiB of
+ * keeping the last 16 makes the walk cost about one call per 64 KiB of
  * bucket memory.  A block read that comes back short (end of a mapping) is
  * kept short; a read that fails is retried at the exact size, so a failing
  * block never hides readable bytes and unreadable bytes are never zeros.
@@ -107,29 +107,47 @@ static gh_mem_block *victim(gh_mem *m)
 	return v;
 }
 
-/* Try to serve [addr, addr+len) from one cached block; 1 if served. */
-static int cached_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
+/* [addr, addr+len) inside one cached block (filled if needed), or NULL. */
+static const unsigned char *cached_bytes(gh_mem *m, uint64_t addr,
+					 size_t len)
 {
 	uint64_t base = addr & ~(uint64_t)(GH_MEM_BLOCK - 1);
 	uint64_t off = addr - base;
 	gh_mem_block *b;
 
 	if (off + len > GH_MEM_BLOCK)
-		return 0;
+		return NULL;
 	b = m->last;
 	if (b == NULL || b->stamp == 0 || b->base != base)
 		b = find_block(m, base);
 	if (b == NULL) {
 		b = victim(m);
 		if (fill_block(m, b, base, addr + len) != 0)
-			return 0;
+			return NULL;
 	}
 	if (off + len > b->valid)
-		return 0;
+		return NULL;
 	b->stamp = ++m->clock;
 	m->last = b;
-	memcpy(buf, b->data + off, len);
+	return b->data + off;
+}
+
+/* Try to serve [addr, addr+len) from one cached block; 1 if served. */
+static int cached_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	const unsigned char *p = cached_bytes(m, addr, len);
+
+	if (p == NULL)
+		return 0;
+	memcpy(buf, p, len);
 	return 1;
+}
+
+const unsigned char *gh_mem_peek(gh_mem *m, uint64_t addr, size_t len)
+{
+	if (len == 0 || addr + len < addr || m->no_cache)
+		return NULL;
+	return cached_bytes(m, addr, len);
 }
 
 int gh_mem_read(gh_mem *m, uint64_t addr, void *buf, size_t len,

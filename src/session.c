@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "exe.h"
 #include "memsrc.h"
@@ -511,6 +514,120 @@ static int maps_cb(const goheap_mapping *m, void *payload)
 	return 0;
 }
 
+/* ---- block/mutex: the tick rate and the mutex sampling period ---------- */
+
+/*
+ * runtime.cputicks() as the target would read it.  On x86 it is RDTSC,
+ * whose counter the kernel keeps synchronized across CPUs and shares with
+ * every process; elsewhere (arm64, ppc64le, ...) Go's cputicks is
+ * nanotime() ("a poor approximation of CPU ticks that is enough for the
+ * profiler", runtime/os_linux_arm64.go).  0: no host counter to read.
+ */
+static int64_t host_cputicks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return (int64_t)__rdtsc();
+#else
+	return 0;
+#endif
+}
+
+static int64_t mono_nanos(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * The target's runtime_cyclesPerSecond(), without calling it.
+ *
+ * runtime.ticks holds the estimate once computed, in its last 8-byte word
+ * in every supported layout: go1.19/1.20 {lock mutex; pad uint32; val
+ * uint64} (runtime/runtime.go, tickspersecond) and go1.21+ {lock mutex;
+ * startTicks, startTime int64; val atomic.Int64} (ticksPerSecond).  So
+ * val is at sizeof(runtime.ticks) - 8 from the symbol, whose size
+ * .symtab records; no offset to tabulate.
+ *
+ * Both runtimes compute it lazily (first SetBlockProfileRate(rate > 1),
+ * execution trace, or runtime/pprof writing a block/mutex profile).  While
+ * it is 0, we do what the runtime would do at that moment:
+ *   - go1.21+: (cputicks() - startTicks) * 1e9 / (nanotime() - startTime),
+ *     with startTicks/startTime recorded at schedinit (the words before
+ *     val), because the host's TSC and CLOCK_MONOTONIC are the target's;
+ *   - go1.19/1.20: the runtime would time a 100 ms usleep; we time 10 ms
+ *     of our own (the same clocks, an estimate within ~0.002%).
+ * Without a tick counter on the host, cputicks is nanotime: 1e9.
+ * Stripped targets (no .symtab) take the same fallback.  For a core with
+ * val still 0 the estimate is the host's, not the dead process's: the
+ * nearest available, since the runtime never computed one.
+ */
+static double target_ticks_per_second(goheap_session *s)
+{
+	uint64_t addr = 0, size = 0, val = 0, st_ticks = 0, st_time = 0;
+	int64_t c0, c1, t0, t1;
+	struct timespec d = { 0, 10000000 };
+
+	if (gh_exe_has_symtab(s->exe) &&
+	    gh_exe_symbol(s->exe, "runtime.ticks", &addr, &size) == 0 &&
+	    size >= 16) {
+		addr += s->bias;
+		if (gh_mem_read_uint(&s->mem, addr + size - 8, 8, &val,
+				     "runtime.ticks.val") == 0 && val != 0)
+			return (double)(int64_t)val;
+		if (host_cputicks() == 0)
+			return 1e9;
+		/* (On 386 the int64s are 4-aligned but val is 8-aligned, so
+		 * the words before val are not at fixed distances from the
+		 * end: 64-bit targets only.) */
+		if ((s->ver.major > 1 || s->ver.minor >= 21) && size >= 32 &&
+		    s->mem.ptr_size == 8 &&
+		    gh_mem_read_uint(&s->mem, addr + size - 24, 8, &st_ticks,
+				     "runtime.ticks.startTicks") == 0 &&
+		    gh_mem_read_uint(&s->mem, addr + size - 16, 8, &st_time,
+				     "runtime.ticks.startTime") == 0 &&
+		    st_time != 0) {
+			c1 = host_cputicks();
+			t1 = mono_nanos();
+			if (c1 > (int64_t)st_ticks && t1 > (int64_t)st_time)
+				return (double)(int64_t)((double)(c1 -
+					(int64_t)st_ticks) * 1e9 /
+					(double)(t1 - (int64_t)st_time));
+		}
+	}
+	if (host_cputicks() == 0)
+		return 1e9;
+	t0 = mono_nanos();
+	c0 = host_cputicks();
+	nanosleep(&d, NULL);
+	t1 = mono_nanos();
+	c1 = host_cputicks();
+	if (t1 == t0)
+		t1++;
+	return (double)((c1 - c0) * 1000 * 1000 * 1000 / (t1 - t0));
+}
+
+/*
+ * runtime.mutexprofilerate (uint64 in 1.19-1.24, runtime/mprof.go), what
+ * SetMutexProfileFraction(-1) returns: the text header's "sampling
+ * period" and, before 1.20, the proto's scale.  1 when it cannot be read
+ * (a stripped target).
+ */
+static int64_t target_mutex_rate(goheap_session *s)
+{
+	uint64_t addr = 0, v = 0;
+
+	if (!gh_exe_has_symtab(s->exe) ||
+	    gh_exe_symbol(s->exe, "runtime.mutexprofilerate", &addr,
+			  NULL) != 0)
+		return 1;
+	if (gh_mem_read_uint(&s->mem, addr + s->bias, 8, &v,
+			     "runtime.mutexprofilerate") != 0)
+		return 1;
+	return (int64_t)v;
+}
+
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 					 goheap_session *s, int kind)
 {
@@ -541,8 +658,11 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 	rc = gh_walk(p, &s->mem, s->lay, &s->addrs, &s->err);
 	if (rc != 0)
 		goto fail;
-	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX)
-		p->rate = 1;
+	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {
+		p->rate = kind == GOHEAP_PROFILE_MUTEX ? target_mutex_rate(s) :
+							 1;
+		p->cycles_per_second = target_ticks_per_second(s);
+	}
 
 	memset(&mc, 0, sizeof(mc));
 	mc.s = s;

@@ -43,8 +43,17 @@ typedef struct walk_state {
 	const gh_rtlayout *lay;
 	gh_err *err;
 	size_t cap_recs, cap_pcs, npcs;
-	mcycle *active;    /* per record: active + future[idx] */
-	mcycle *future;    /* per record: the 3 future cycles */
+	size_t prev_off, prev_nstk; /* the previous record's stack */
+	/*
+	 * "No GC has completed yet" holds while every record so far has zero
+	 * active allocs and frees (after the flush).  Only then are the
+	 * future cycles needed, for the fold at the end; the first record
+	 * with activity frees them, so a profile after a GC never stores
+	 * them (12 MB at 100k buckets, mostly page faults).
+	 */
+	int clear;
+	mcycle *future;    /* per record, while clear: the 3 future cycles */
+	size_t cap_future;
 } walk_state;
 
 static void add_cycle(mcycle *dst, const mcycle *src)
@@ -79,22 +88,22 @@ static int grow(walk_state *w, size_t nstk)
 	if (p->nrecs == w->cap_recs) {
 		size_t nc = w->cap_recs ? w->cap_recs * 2 : 1024;
 		gh_record *r = gh_reallocarray(p->recs, nc, sizeof(*r));
-		mcycle *a, *f;
 
 		if (r == NULL)
 			return GOHEAP_ENOMEM;
 		p->recs = r;
-		a = gh_reallocarray(w->active, nc, sizeof(*a));
-		if (a == NULL)
-			return GOHEAP_ENOMEM;
-		w->active = a;
-		f = gh_reallocarray(w->future, nc * 3, sizeof(*f));
+		w->cap_recs = nc;
+	}
+	if (w->clear && p->nrecs == w->cap_future) {
+		size_t nc = w->cap_future ? w->cap_future * 2 : 1024;
+		mcycle *f = gh_reallocarray(w->future, nc * 3, sizeof(*f));
+
 		if (f == NULL)
 			return GOHEAP_ENOMEM;
 		w->future = f;
-		w->cap_recs = nc;
+		w->cap_future = nc;
 	}
-	if (w->npcs + nstk > w->cap_pcs) {
+	if (w->npcs + nstk > w->cap_pcs || w->cap_pcs == 0) {
 		size_t nc = w->cap_pcs ? w->cap_pcs : 8192;
 		uint64_t *v;
 
@@ -110,6 +119,23 @@ static int grow(walk_state *w, size_t nstk)
 }
 
 /*
+ * The len bytes at addr: in the memory cache when it has them (no copy),
+ * else copied into buf.  *out is valid until the next read on w->m.
+ */
+static int read_view(walk_state *w, uint64_t addr, unsigned char *buf,
+		     size_t len, const unsigned char **out)
+{
+	int rc;
+
+	*out = gh_mem_peek(w->m, addr, len);
+	if (*out != NULL)
+		return 0;
+	rc = gh_mem_read(w->m, addr, buf, len, "bucket");
+	*out = buf;
+	return rc;
+}
+
+/*
  * Read one bucket at addr: header, stack, record.  Returns its allnext in
  * *next.  The stack is stored as an offset into pcpool (the pool may move
  * while growing); pointers are fixed up at the end.
@@ -120,19 +146,21 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	const gh_rtlayout *lay = w->lay;
 	gh_mem *m = w->m;
 	unsigned ps = m->ptr_size;
-	unsigned char hdr[16 * 8], rec[16 * 8];
+	unsigned char hdrbuf[16 * 8], recbuf[16 * 8];
 	unsigned char stkbuf[GH_WALK_STACK_BYTES];
-	uint64_t typ, size, nstk, recaddr;
+	const unsigned char *hdr, *rec, *sp;
+	uint64_t typ, size, nstk, recaddr, stkaddr;
+	uint64_t *dst;
 	gh_record *r;
 	size_t i, reclen;
 	const char *what = "bucket";
-	int rc;
+	int rc, dup;
 
 	if (addr % ps != 0)
 		return gh_errf(w->err, GOHEAP_ECORRUPT,
 			       "bucket pointer 0x%llx is misaligned",
 			       (unsigned long long)addr);
-	rc = gh_mem_read(m, addr, hdr, (size_t)lay->bucket_words * ps, what);
+	rc = read_view(w, addr, hdrbuf, (size_t)lay->bucket_words * ps, &hdr);
 	if (rc != 0)
 		return rc;
 	*next = gh_mem_word(m, hdr + lay->w_allnext * ps, ps);
@@ -163,36 +191,57 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	if (rc != 0)
 		return gh_errf(w->err, rc, "out of memory walking buckets");
 
+	/*
+	 * A stack equal to the previous record's (same call site, another
+	 * size class, as a slice growing in a loop makes them) is stored
+	 * once: the records share it, and the writers see equal neighbours
+	 * by their pointers.  It is compared where it lies in the memory
+	 * cache, so only new stacks are copied.
+	 */
+	stkaddr = addr + (uint64_t)lay->bucket_words * ps;
+	dup = w->p->nrecs > 0 && nstk == w->prev_nstk;
 	if (nstk > 0 && ps == 8 && !m->big_endian && GH_HOST_LITTLE_ENDIAN) {
 		/* The common case: the words are already host uint64s. */
-		rc = gh_mem_read(m, addr + (uint64_t)lay->bucket_words * ps,
-				 w->p->pcpool + w->npcs, (size_t)nstk * ps, what);
+		dst = w->p->pcpool + w->npcs;
+		rc = read_view(w, stkaddr, (unsigned char *)dst,
+			       (size_t)nstk * ps, &sp);
 		if (rc != 0)
 			return rc;
+		dup = dup && memcmp(w->p->pcpool + w->prev_off, sp,
+				    (size_t)nstk * ps) == 0;
+		if (!dup && sp != (const unsigned char *)dst)
+			memcpy(dst, sp, (size_t)nstk * ps);
 	} else if (nstk > 0) {
 		/* max_stack <= 1024 words: fits the on-stack buffer. */
-		rc = gh_mem_read(m, addr + (uint64_t)lay->bucket_words * ps,
-				 stkbuf, (size_t)nstk * ps, what);
+		dst = w->p->pcpool + w->npcs;
+		rc = gh_mem_read(m, stkaddr, stkbuf, (size_t)nstk * ps, what);
 		if (rc != 0)
 			return rc;
 		for (i = 0; i < nstk; i++)
-			w->p->pcpool[w->npcs + i] =
-				gh_mem_word(m, stkbuf + i * ps, ps);
+			dst[i] = gh_mem_word(m, stkbuf + i * ps, ps);
+		dup = dup && memcmp(w->p->pcpool + w->prev_off, dst,
+				    (size_t)nstk * sizeof(*dst)) == 0;
 	}
 
 	r = &w->p->recs[w->p->nrecs];
 	memset(r, 0, sizeof(*r));
 	r->bucket = addr;
 	r->nstk = (size_t)nstk;
-	r->stk = (uint64_t *)(uintptr_t)w->npcs; /* fixed up later */
-	recaddr = addr + ((uint64_t)lay->bucket_words + nstk) * ps;
+	if (dup) {
+		nstk = 0;   /* nothing new in the pool */
+	} else {
+		w->prev_off = w->npcs;
+		w->prev_nstk = r->nstk;
+	}
+	r->stk = (uint64_t *)(uintptr_t)w->prev_off; /* fixed up later */
+	recaddr = addr + ((uint64_t)lay->bucket_words + r->nstk) * ps;
 
 	if (want_typ == lay->typ_mem) {
 		mcycle act, fut[3];
 		unsigned k;
 
 		reclen = (size_t)lay->cycle_words * ps * 4;
-		rc = gh_mem_read(m, recaddr, rec, reclen, what);
+		rc = read_view(w, recaddr, recbuf, reclen, &rec);
 		if (rc != 0)
 			return rc;
 		load_cycle(w, rec, size, &act);
@@ -202,14 +251,24 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		/* mProf_FlushLocked(idx): active += future[idx]. */
 		add_cycle(&act, &fut[cycle_idx]);
 		memset(&fut[cycle_idx], 0, sizeof(fut[cycle_idx]));
-		w->active[w->p->nrecs] = act;
-		memcpy(&w->future[w->p->nrecs * 3], fut, sizeof(fut));
+		r->alloc_objects = (int64_t)act.allocs;
+		r->free_objects = (int64_t)act.frees;
+		r->alloc_bytes = (int64_t)act.alloc_bytes;
+		r->free_bytes = (int64_t)act.free_bytes;
+		if (act.allocs != 0 || act.frees != 0) {
+			w->clear = 0;
+			free(w->future);
+			w->future = NULL;
+			w->cap_future = 0;
+		}
+		if (w->clear)
+			memcpy(&w->future[w->p->nrecs * 3], fut, sizeof(fut));
 	} else {
 		uint64_t cbits, cycles;
 		double count;
 
 		reclen = lay->blockrec_size;
-		rc = gh_mem_read(m, recaddr, rec, reclen, what);
+		rc = read_view(w, recaddr, recbuf, reclen, &rec);
 		if (rc != 0)
 			return rc;
 		cbits = gh_mem_word(m, rec, 8);
@@ -228,7 +287,8 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	}
 	w->npcs += (size_t)nstk;
 	w->p->nrecs++;
-	w->p->bucket_bytes += ((uint64_t)lay->bucket_words + nstk) * ps + reclen;
+	w->p->bucket_bytes += ((uint64_t)lay->bucket_words + r->nstk) * ps +
+			      reclen;
 	return 0;
 }
 
@@ -261,28 +321,27 @@ static int walk_list(walk_state *w, uint64_t head, int want_typ,
 static void finish_mem(walk_state *w)
 {
 	gh_profile *p = w->p;
-	int clear = 1;
+	gh_record *r;
+	mcycle act;
 	size_t i;
 	unsigned k;
 
-	for (i = 0; i < p->nrecs; i++) {
-		if (w->active[i].allocs != 0 || w->active[i].frees != 0) {
-			clear = 0;
-			break;
-		}
-	}
 	/* No GC has completed: fold every future cycle (the flushed one is
 	 * already zero in our copy, as it is in the runtime). */
-	if (clear) {
-		for (i = 0; i < p->nrecs; i++)
-			for (k = 0; k < 3; k++)
-				add_cycle(&w->active[i], &w->future[i * 3 + k]);
-	}
+	if (!w->clear)
+		return;
 	for (i = 0; i < p->nrecs; i++) {
-		p->recs[i].alloc_objects = (int64_t)w->active[i].allocs;
-		p->recs[i].free_objects = (int64_t)w->active[i].frees;
-		p->recs[i].alloc_bytes = (int64_t)w->active[i].alloc_bytes;
-		p->recs[i].free_bytes = (int64_t)w->active[i].free_bytes;
+		r = &p->recs[i];
+		act.allocs = (uint64_t)r->alloc_objects;
+		act.frees = (uint64_t)r->free_objects;
+		act.alloc_bytes = (uint64_t)r->alloc_bytes;
+		act.free_bytes = (uint64_t)r->free_bytes;
+		for (k = 0; k < 3; k++)
+			add_cycle(&act, &w->future[i * 3 + k]);
+		r->alloc_objects = (int64_t)act.allocs;
+		r->free_objects = (int64_t)act.frees;
+		r->alloc_bytes = (int64_t)act.alloc_bytes;
+		r->free_bytes = (int64_t)act.free_bytes;
 	}
 }
 
@@ -303,6 +362,7 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 	w.m = m;
 	w.lay = lay;
 	w.err = err;
+	w.clear = 1;
 
 	switch (p->kind) {
 	case GOHEAP_PROFILE_BLOCK:
@@ -369,7 +429,6 @@ out:
 		p->recs = NULL;
 		p->nrecs = 0;
 	}
-	free(w.active);
 	free(w.future);
 	p->t_read = m->t_backend - tb0;
 	p->t_walk = gh_now() - t0 - p->t_read;

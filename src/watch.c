@@ -1,0 +1,1915 @@
+/*
+ * watch.c - `go-heap watch`: every Go process on a node, continuously.
+ *
+ * One single-threaded loop does three things:
+ *
+ *   1. every --interval: find the targets (the PIDs given, or every process
+ *      whose /proc/PID/exe is an ELF file with .go.buildinfo or .gopclntab),
+ *      collect each one's heap profile through the public API
+ *      (goheap_open_pid / goheap_profile_collect), and turn the cumulative
+ *      per-bucket alloc counters into per-interval deltas, keyed by bucket
+ *      address (a bucket never seen counts from zero; a process whose start
+ *      time changed is a new process and starts over);
+ *   2. serve HTTP/1.1 on --listen with plain sockets and poll(2):
+ *      /metrics (Prometheus text exposition), /pprof/PID/KIND (what Go's
+ *      net/http/pprof answers: gzip'd proto, ?debug=N text, ?seconds=N
+ *      delta profiles) and an index page;
+ *   3. optionally write each target's delta profile to --output-dir, with
+ *      a size cap and oldest-first rotation.
+ *
+ * Why one thread and no HTTP library: the exporter must be cheap and have
+ * no dependency beyond libgoheap; a node has tens of Go processes, not
+ * thousands.  Every request is bounded (header size, read and write
+ * deadlines, connection count); a ?seconds=N request is parked, not slept
+ * on.  Collection is synchronous: a target that takes longer than its
+ * budget (--target-budget) is skipped for a growing number of intervals
+ * (1, 2, 4, ... 32; a failing one too), and targets are visited from a
+ * rotating start, so one slow or hostile target delays the others once,
+ * not every interval.  (A
+ * worker process per target would bound it hard; the library already
+ * bounds its reads with safety limits, so the backoff is the simpler
+ * trade.)
+ *
+ * The per-bucket state needs the records of a collected profile, and a
+ * delta profile is a profile whose records were subtracted; the public API
+ * has no record accessor yet, so this file reads gh_record through
+ * profile.h (read-only, and a shallow copy for deltas that the public
+ * goheap_profile_write formats).  Nothing else of the library's internals
+ * is used, and no library function beyond the public ones is called.
+ *
+ * The only global is the signal flag.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "goheap.h"
+#include "profile.h"
+#include "watch.h"
+
+enum {
+	MAX_CONNS = 32,
+	MAX_REQ = 8192,         /* request line + headers */
+	MAX_TARGETS = 4096,
+	READ_TIMEOUT_MS = 10000,
+	WRITE_TIMEOUT_MS = 30000,
+	MAX_DELTA_SECONDS = 600,
+	MAX_BACKOFF = 32,
+};
+
+enum profiler_mode { MODE_DISABLED, MODE_ENABLED, MODE_FORCE };
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- growable string buffer ------------------------------------------ */
+
+typedef struct sbuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+} sbuf;
+
+static void sb_grow(sbuf *b, size_t need)
+{
+	size_t nc;
+	char *np;
+
+	if (b->oom || b->len + need + 1 <= b->cap)
+		return;
+	nc = b->cap ? b->cap : 4096;
+	while (nc < b->len + need + 1)
+		nc *= 2;
+	np = realloc(b->p, nc);
+	if (np == NULL) {
+		b->oom = 1;
+		return;
+	}
+	b->p = np;
+	b->cap = nc;
+}
+
+static void sb_add(sbuf *b, const void *s, size_t n)
+{
+	sb_grow(b, n);
+	if (b->oom)
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+#ifdef __GNUC__
+static void sb_printf(sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#endif
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb_grow(b, (size_t)n);
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* ---- per-bucket counters --------------------------------------------- */
+
+/*
+ * Last-seen cumulative values per bucket: heap {alloc_objects, alloc_bytes,
+ * free_objects, free_bytes}; block/mutex {count, cycles, 0, 0}.  Open
+ * addressing on the bucket address (never 0 for a real bucket).
+ */
+typedef struct bstate {
+	uint64_t bucket;
+	int64_t v[4];
+} bstate;
+
+typedef struct btable {
+	bstate *slot;
+	size_t cap, n;
+} btable;
+
+static size_t bt_hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+static void rec_values(int kind, const gh_record *r, int64_t v[4])
+{
+	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {
+		v[0] = r->count;
+		v[1] = r->cycles;
+		v[2] = v[3] = 0;
+	} else {
+		v[0] = r->alloc_objects;
+		v[1] = r->alloc_bytes;
+		v[2] = r->free_objects;
+		v[3] = r->free_bytes;
+	}
+}
+
+/* Build a table of profile p's records; 0 or -1 (out of memory). */
+static int bt_build(btable *t, const gh_profile *p)
+{
+	size_t cap = 16, i, h;
+
+	while (cap < p->nrecs * 2 + 1)
+		cap *= 2;
+	t->slot = calloc(cap, sizeof(*t->slot));
+	if (t->slot == NULL)
+		return -1;
+	t->cap = cap;
+	t->n = 0;
+	for (i = 0; i < p->nrecs; i++) {
+		uint64_t k = p->recs[i].bucket;
+
+		if (k == 0)
+			continue;
+		h = bt_hash(k, cap);
+		while (t->slot[h].bucket != 0 && t->slot[h].bucket != k)
+			h = (h + 1) & (cap - 1);
+		if (t->slot[h].bucket == 0)
+			t->n++;
+		t->slot[h].bucket = k;
+		rec_values(p->kind, &p->recs[i], t->slot[h].v);
+	}
+	return 0;
+}
+
+static const bstate *bt_get(const btable *t, uint64_t k)
+{
+	size_t h;
+
+	if (t->cap == 0 || k == 0)
+		return NULL;
+	h = bt_hash(k, t->cap);
+	while (t->slot[h].bucket != 0) {
+		if (t->slot[h].bucket == k)
+			return &t->slot[h];
+		h = (h + 1) & (t->cap - 1);
+	}
+	return NULL;
+}
+
+static void bt_free(btable *t)
+{
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * The delta of profile `cur` over the counters in `base`, as a shallow
+ * copy of cur with its own record array (stacks shared with cur): what
+ * net/http/pprof's serveDeltaProfile gets from profile.Merge of cur and
+ * base scaled by -1, which also drops all-zero samples.  Free with
+ * free(out->recs).  0 or -1.
+ */
+static int make_delta(const gh_profile *cur, const btable *base,
+		      gh_profile *out)
+{
+	gh_record *recs = NULL;
+	size_t i, n = 0;
+	int64_t v[4];
+
+	*out = *cur;
+	if (cur->nrecs > 0) {
+		recs = calloc(cur->nrecs, sizeof(*recs));
+		if (recs == NULL)
+			return -1;
+	}
+	for (i = 0; i < cur->nrecs; i++) {
+		const gh_record *r = &cur->recs[i];
+		const bstate *b = bt_get(base, r->bucket);
+		gh_record d = *r;
+
+		rec_values(cur->kind, r, v);
+		if (b != NULL) {
+			v[0] -= b->v[0];
+			v[1] -= b->v[1];
+			v[2] -= b->v[2];
+			v[3] -= b->v[3];
+		}
+		if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
+			continue;
+		if (cur->kind == GOHEAP_PROFILE_BLOCK ||
+		    cur->kind == GOHEAP_PROFILE_MUTEX) {
+			d.count = v[0];
+			d.cycles = v[1];
+		} else {
+			d.alloc_objects = v[0];
+			d.alloc_bytes = v[1];
+			d.free_objects = v[2];
+			d.free_bytes = v[3];
+		}
+		recs[n++] = d;
+	}
+	out->recs = recs;
+	out->nrecs = n;
+	return 0;
+}
+
+/*
+ * runtime/pprof's scaleHeapSample: the estimated true count and size
+ * behind `count` sampled objects of `size` bytes at MemProfileRate `rate`
+ * (libm's exp: metrics need no bit-exactness).
+ */
+static void scale_sample(int64_t count, int64_t size, int64_t rate,
+			 double *c, double *s)
+{
+	double avg, scale;
+
+	*c = (double)count;
+	*s = (double)size;
+	if (count == 0 || size == 0 || rate <= 1)
+		return;
+	avg = (double)size / (double)count;
+	scale = 1 / (1 - exp(-avg / (double)rate));
+	*c *= scale;
+	*s *= scale;
+}
+
+/* ---- targets ---------------------------------------------------------- */
+
+enum tstate { T_NEW, T_OK, T_DISABLED, T_ERROR, T_SKIPPED };
+
+static const char *const tstate_name[] = {
+	"new", "ok", "profiling-disabled", "error", "backoff"
+};
+
+typedef struct target {
+	int pid;
+	unsigned long long start;  /* /proc/PID/stat starttime */
+	int is_go;
+	int seen;                  /* found in the last discovery */
+	char comm[64], exe[512], container[80];
+	goheap_session *s;
+	btable prev;               /* heap counters at the last collection */
+	int have_prev;
+	double alloc_bytes, alloc_objects;  /* counters (scaled) */
+	int64_t inuse_bytes, inuse_objects, rate;
+	int have_stats;
+	int forced;                /* force applied (or refused) once */
+	enum tstate state;
+	char err[200];
+	unsigned long long errors, collections, over_budget;
+	double last_seconds;
+	int skip, backoff;
+} target;
+
+typedef struct conn {
+	int fd;
+	char in[MAX_REQ + 1];
+	size_t inlen;
+	sbuf out;
+	size_t outoff;
+	double deadline;
+	int writing;
+	/* a parked ?seconds=N request */
+	int parked, pid, kind;
+	double due;
+	goheap_profile *p0;
+	btable base;
+} conn;
+
+typedef struct watch {
+	/* options */
+	const char *listen;
+	double interval, budget;
+	int mode;
+	const char *outdir;
+	unsigned long long outmax;
+	int *pids;
+	size_t npids;
+	int verbose;
+	/* state */
+	target **t;
+	size_t nt;
+	size_t rot;
+	int lfd;
+	conn *c[MAX_CONNS];
+	double last_round_seconds, last_round_cpu;
+	unsigned long long rounds, errors, http_requests, http_errors;
+	unsigned long long out_written, out_removed;
+	double started;
+} watch;
+
+static void target_reset(target *t)
+{
+	goheap_close(t->s);
+	t->s = NULL;
+	bt_free(&t->prev);
+	t->have_prev = 0;
+	t->alloc_bytes = t->alloc_objects = 0;
+	t->inuse_bytes = t->inuse_objects = t->rate = 0;
+	t->have_stats = 0;
+	t->forced = 0;
+	t->state = T_NEW;
+	t->err[0] = '\0';
+	t->skip = t->backoff = 0;
+}
+
+static void target_free(target *t)
+{
+	if (t == NULL)
+		return;
+	target_reset(t);
+	free(t);
+}
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* Field 22 of /proc/PID/stat (after the comm in parentheses). */
+static int proc_start(int pid, unsigned long long *out)
+{
+	char path[64], buf[1024], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strrchr(buf, ')');
+	if (p == NULL)
+		return -1;
+	p++;
+	/* fields 3..21 precede it */
+	for (i = 3; i <= 21; i++) {
+		p = strchr(p + 1, ' ');
+		if (p == NULL)
+			return -1;
+	}
+	*out = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+/*
+ * Is /proc/PID/exe a Go program?  Only the ELF header and the section
+ * headers are read: a section named .go.buildinfo (every go1.13+ binary,
+ * also stripped ones) or .gopclntab.
+ */
+static int is_go_exe(int pid)
+{
+	char path[64], *names = NULL;
+	unsigned char id[EI_NIDENT];
+	Elf64_Ehdr e64;
+	Elf32_Ehdr e32;
+	uint64_t shoff, stroff = 0, strsize = 0;
+	unsigned shnum, shentsize, shstrndx, i;
+	int fd, is64, found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, id, sizeof(id), 0) != (ssize_t)sizeof(id) ||
+	    memcmp(id, ELFMAG, SELFMAG) != 0 || id[EI_DATA] != ELFDATA2LSB)
+		goto out;
+	is64 = id[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		if (pread(fd, &e64, sizeof(e64), 0) != (ssize_t)sizeof(e64))
+			goto out;
+		shoff = e64.e_shoff;
+		shnum = e64.e_shnum;
+		shentsize = e64.e_shentsize;
+		shstrndx = e64.e_shstrndx;
+	} else {
+		if (pread(fd, &e32, sizeof(e32), 0) != (ssize_t)sizeof(e32))
+			goto out;
+		shoff = e32.e_shoff;
+		shnum = e32.e_shnum;
+		shentsize = e32.e_shentsize;
+		shstrndx = e32.e_shstrndx;
+	}
+	if (shoff == 0 || shnum == 0 || shnum > 4096 || shstrndx >= shnum ||
+	    shentsize < (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
+		goto out;
+	for (i = 0; i < 2 && !found; i++) {
+		unsigned k;
+
+		for (k = 0; k < shnum; k++) {
+			uint64_t off = shoff + (uint64_t)k * shentsize;
+			uint64_t name, soff, ssize;
+
+			if (is64) {
+				Elf64_Shdr sh;
+
+				if (pread(fd, &sh, sizeof(sh), (off_t)off) !=
+				    (ssize_t)sizeof(sh))
+					goto out;
+				name = sh.sh_name;
+				soff = sh.sh_offset;
+				ssize = sh.sh_size;
+			} else {
+				Elf32_Shdr sh;
+
+				if (pread(fd, &sh, sizeof(sh), (off_t)off) !=
+				    (ssize_t)sizeof(sh))
+					goto out;
+				name = sh.sh_name;
+				soff = sh.sh_offset;
+				ssize = sh.sh_size;
+			}
+			if (i == 0) {
+				if (k == shstrndx) {
+					stroff = soff;
+					strsize = ssize;
+					break;
+				}
+				continue;
+			}
+			if (name + 14 <= strsize &&
+			    (strcmp(names + name, ".go.buildinfo") == 0 ||
+			     strcmp(names + name, ".gopclntab") == 0)) {
+				found = 1;
+				break;
+			}
+		}
+		if (i == 0) {
+			if (strsize == 0 || strsize > (1u << 20))
+				goto out;
+			names = calloc(1, (size_t)strsize + 1);
+			if (names == NULL ||
+			    pread(fd, names, (size_t)strsize, (off_t)stroff) !=
+				    (ssize_t)strsize)
+				goto out;
+		}
+	}
+out:
+	free(names);
+	close(fd);
+	return found;
+}
+
+static int is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/*
+ * The container id: the last run of 64 hex digits in /proc/PID/cgroup
+ * (docker-ID.scope, /docker/ID, cri-containerd-ID.scope, crio-ID.scope,
+ * /kubepods/.../ID); "" for processes outside containers.
+ */
+static void container_id(int pid, char *out, size_t len)
+{
+	char path[64], buf[8192];
+	size_t i, run = 0;
+	int n;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n <= 0)
+		return;
+	for (i = 0; i <= (size_t)n; i++) {
+		if (i < (size_t)n && is_hex(buf[i])) {
+			run++;
+			continue;
+		}
+		if (run == 64 && len > 64) {
+			memcpy(out, buf + i - 64, 64);
+			out[64] = '\0';
+		}
+		run = 0;
+	}
+}
+
+static void target_labels(target *t)
+{
+	char path[64];
+	ssize_t n;
+	size_t l;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", t->pid);
+	if (read_small(path, t->comm, sizeof(t->comm)) <= 0)
+		t->comm[0] = '\0';
+	l = strlen(t->comm);
+	if (l > 0 && t->comm[l - 1] == '\n')
+		t->comm[l - 1] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
+	n = readlink(path, t->exe, sizeof(t->exe) - 1);
+	t->exe[n > 0 ? n : 0] = '\0';
+	container_id(t->pid, t->container, sizeof(t->container));
+}
+
+static target *find_target(watch *w, int pid)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i]->pid == pid)
+			return w->t[i];
+	return NULL;
+}
+
+/* Note pid as present; add it (checking whether it runs Go) if new. */
+static void discover_pid(watch *w, int pid)
+{
+	unsigned long long start;
+	target *t, **nv;
+
+	if (pid == getpid() || proc_start(pid, &start) != 0)
+		return;
+	t = find_target(w, pid);
+	if (t != NULL && t->start != start) {
+		/* The PID was reused, or the process exec'd: start over. */
+		target_reset(t);
+		t->start = start;
+		t->is_go = is_go_exe(pid);
+		if (t->is_go)
+			target_labels(t);
+	}
+	if (t != NULL) {
+		t->seen = 1;
+		return;
+	}
+	if (w->nt >= MAX_TARGETS)
+		return;
+	t = calloc(1, sizeof(*t));
+	nv = realloc(w->t, (w->nt + 1) * sizeof(*nv));
+	if (t == NULL || nv == NULL) {
+		free(t);
+		if (nv != NULL)
+			w->t = nv;
+		return;
+	}
+	w->t = nv;
+	t->pid = pid;
+	t->start = start;
+	t->seen = 1;
+	t->is_go = is_go_exe(pid);
+	if (t->is_go)
+		target_labels(t);
+	w->t[w->nt++] = t;
+}
+
+static void discover(watch *w)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nt; i++)
+		w->t[i]->seen = 0;
+	if (w->npids > 0) {
+		for (i = 0; i < w->npids; i++)
+			discover_pid(w, w->pids[i]);
+	} else {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		while (d != NULL && (de = readdir(d)) != NULL) {
+			char *end;
+			long v = strtol(de->d_name, &end, 10);
+
+			if (*end == '\0' && v > 0 && v <= 0x7fffffff)
+				discover_pid(w, (int)v);
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	/* Drop the processes that exited. */
+	for (i = j = 0; i < w->nt; i++) {
+		if (w->t[i]->seen) {
+			w->t[j++] = w->t[i];
+		} else {
+			if (w->verbose && w->t[i]->is_go)
+				fprintf(stderr, "go-heap watch: pid %d (%s) "
+					"exited\n", w->t[i]->pid,
+					w->t[i]->comm);
+			target_free(w->t[i]);
+		}
+	}
+	w->nt = j;
+}
+
+/* ---- collection -------------------------------------------------------- */
+
+static int ensure_session(target *t)
+{
+	int rc;
+
+	if (t->s != NULL)
+		return 0;
+	rc = goheap_open_pid(&t->s, t->pid, NULL);
+	if (rc != 0) {
+		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
+		goheap_close(t->s);
+		t->s = NULL;
+	}
+	return rc;
+}
+
+/* Write p's delta over t->prev to --output-dir as PID-COMM-TIME.pb.gz. */
+static void write_output(watch *w, target *t, const gh_profile *p)
+{
+	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	gh_profile d;
+	unsigned char *buf = NULL;
+	size_t len = 0, i;
+	char name[4200], comm[64], stamp[32], tmp[4300];
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *f;
+
+	if (make_delta(p, &t->prev, &d) != 0)
+		return;
+	wo.format = GOHEAP_FORMAT_PPROF;
+	if (goheap_profile_write(t->s, &d, &wo, &buf, &len) != 0)
+		goto out;
+	snprintf(comm, sizeof(comm), "%s", t->comm[0] ? t->comm : "go");
+	for (i = 0; comm[i] != '\0'; i++)
+		if (!((comm[i] >= 'a' && comm[i] <= 'z') ||
+		      (comm[i] >= 'A' && comm[i] <= 'Z') ||
+		      (comm[i] >= '0' && comm[i] <= '9') || comm[i] == '_' ||
+		      comm[i] == '.'))
+			comm[i] = '_';
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(name, sizeof(name), "%s/%d-%s-%s.pb.gz", w->outdir, t->pid,
+		 comm, stamp);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	f = fopen(tmp, "wb");
+	if (f == NULL)
+		goto out;
+	if (fwrite(buf, 1, len, f) != len) {
+		fclose(f);
+		unlink(tmp);
+		goto out;
+	}
+	if (fclose(f) != 0 || rename(tmp, name) != 0) {
+		unlink(tmp);
+		goto out;
+	}
+	w->out_written++;
+out:
+	goheap_free(buf);
+	free(d.recs);
+}
+
+typedef struct ofile {
+	char name[256];
+	time_t mtime;
+	unsigned long long size;
+} ofile;
+
+static int ofile_cmp(const void *a, const void *b)
+{
+	const ofile *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Ours: "PID-...-STAMP.pb.gz". */
+static int is_output_name(const char *n)
+{
+	size_t l = strlen(n);
+
+	return l > 6 && n[0] >= '0' && n[0] <= '9' &&
+	       strcmp(n + l - 6, ".pb.gz") == 0 && strchr(n, '-') != NULL;
+}
+
+/* Delete our oldest files until the directory holds at most --output-max. */
+static void rotate_output(watch *w)
+{
+	DIR *d = opendir(w->outdir);
+	struct dirent *de;
+	ofile *v = NULL, *nv;
+	size_t n = 0, cap = 0, i;
+	unsigned long long total = 0;
+	char path[4400];
+	struct stat st;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!is_output_name(de->d_name) ||
+		    strlen(de->d_name) >= sizeof(v->name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", w->outdir, de->d_name);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (nv == NULL)
+				break;
+			v = nv;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		v[n].mtime = st.st_mtime;
+		v[n].size = (unsigned long long)st.st_size;
+		total += v[n].size;
+		n++;
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), ofile_cmp);
+	for (i = 0; i < n && total > w->outmax; i++) {
+		snprintf(path, sizeof(path), "%s/%s", w->outdir, v[i].name);
+		if (unlink(path) == 0) {
+			total -= v[i].size;
+			w->out_removed++;
+		}
+	}
+	free(v);
+}
+
+/* Fold p into t's counters (per-bucket deltas) and gauges. */
+static int account(target *t, const gh_profile *p)
+{
+	btable nt = { NULL, 0, 0 };
+	size_t i;
+
+	if (bt_build(&nt, p) != 0)
+		return -1;
+	t->inuse_bytes = t->inuse_objects = 0;
+	for (i = 0; i < p->nrecs; i++) {
+		const gh_record *r = &p->recs[i];
+		const bstate *b = bt_get(&t->prev, r->bucket);
+		int64_t dob = r->alloc_objects - (b ? b->v[0] : 0);
+		int64_t dby = r->alloc_bytes - (b ? b->v[1] : 0);
+		double c, s;
+
+		/* Counters only grow; a smaller value means a reset bucket. */
+		if (dob > 0 && dby > 0) {
+			scale_sample(dob, dby, p->rate, &c, &s);
+			t->alloc_objects += c;
+			t->alloc_bytes += s;
+		}
+		scale_sample(r->alloc_objects - r->free_objects,
+			     r->alloc_bytes - r->free_bytes, p->rate, &c, &s);
+		t->inuse_objects += (int64_t)c;
+		t->inuse_bytes += (int64_t)s;
+	}
+	bt_free(&t->prev);
+	t->prev = nt;
+	t->have_prev = 1;
+	t->rate = p->rate;
+	t->have_stats = 1;
+	return 0;
+}
+
+static void collect_target(watch *w, target *t)
+{
+	goheap_profile *p = NULL;
+	goheap_profile_stats st;
+	goheap_force_result fr;
+	int rc;
+
+	rc = ensure_session(t);
+	if (rc != 0)
+		goto fail;
+	rc = goheap_profile_collect(&p, t->s, GOHEAP_PROFILE_HEAP);
+	if (rc == 0) {
+		goheap_profile_stats_get(p, &st);
+		if (st.mem_profile_rate == 0)
+			rc = GOHEAP_EDISABLED;
+	}
+	if (rc == GOHEAP_EDISABLED && w->mode == MODE_FORCE && !t->forced) {
+		int frc;
+
+		t->forced = 1;
+		frc = goheap_force(t->s, 512 * 1024, 0, &fr);
+		if (w->verbose)
+			fprintf(stderr, "go-heap watch: pid %d: force: %s\n",
+				t->pid, frc == 0 ? "profiling enabled" :
+				goheap_errmsg(t->s));
+	}
+	if (rc == GOHEAP_EDISABLED && p == NULL) {
+		t->state = T_DISABLED;
+		return;
+	}
+	if (rc != 0 && rc != GOHEAP_EDISABLED)
+		goto fail;
+	if (w->outdir != NULL && t->have_prev)
+		write_output(w, t, p);
+	if (account(t, p) != 0) {
+		snprintf(t->err, sizeof(t->err), "out of memory");
+		rc = GOHEAP_ENOMEM;
+		goto fail;
+	}
+	t->state = rc == GOHEAP_EDISABLED ? T_DISABLED : T_OK;
+	t->collections++;
+	goheap_profile_free(p);
+	return;
+fail:
+	if (t->s != NULL)
+		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
+	goheap_profile_free(p);
+	t->state = T_ERROR;
+	t->errors++;
+	w->errors++;
+	/* The executable may have been replaced: reopen next time. */
+	goheap_close(t->s);
+	t->s = NULL;
+	if (w->verbose)
+		fprintf(stderr, "go-heap watch: pid %d: %s\n", t->pid, t->err);
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static void collect_all(watch *w)
+{
+	double t0 = now_mono(), c0 = cpu_seconds(), t1;
+	size_t k, i;
+
+	discover(w);
+	if (w->mode != MODE_DISABLED && w->nt > 0) {
+		w->rot = (w->rot + 1) % w->nt;
+		for (k = 0; k < w->nt && !stop_flag; k++) {
+			target *t;
+
+			i = (w->rot + k) % w->nt;
+			t = w->t[i];
+			if (!t->is_go)
+				continue;
+			if (t->skip > 0) {
+				t->skip--;
+				t->state = T_SKIPPED;
+				continue;
+			}
+			t1 = now_mono();
+			collect_target(w, t);
+			t->last_seconds = now_mono() - t1;
+			/* Over budget, or failing (gone wrong for good, as an
+			 * unsupported runtime): back off, so that neither costs
+			 * a full collection every interval. */
+			if (t->last_seconds > w->budget ||
+			    t->state == T_ERROR) {
+				if (t->last_seconds > w->budget)
+					t->over_budget++;
+				t->backoff = t->backoff ? t->backoff * 2 : 1;
+				if (t->backoff > MAX_BACKOFF)
+					t->backoff = MAX_BACKOFF;
+				t->skip = t->backoff;
+			} else {
+				t->backoff = 0;
+			}
+		}
+	}
+	if (w->outdir != NULL)
+		rotate_output(w);
+	w->rounds++;
+	w->last_round_seconds = now_mono() - t0;
+	w->last_round_cpu = cpu_seconds() - c0;
+}
+
+/* ---- /metrics ----------------------------------------------------------- */
+
+static void put_label(sbuf *b, const char *name, const char *v, int first)
+{
+	sb_printf(b, "%s%s=\"", first ? "" : ",", name);
+	for (; *v != '\0'; v++) {
+		if (*v == '\\' || *v == '"')
+			sb_printf(b, "\\%c", *v);
+		else if (*v == '\n')
+			sb_add(b, "\\n", 2);
+		else
+			sb_add(b, v, 1);
+	}
+	sb_add(b, "\"", 1);
+}
+
+/* {pid=...,comm=...,exe=...,container_id=...[,state=...]} */
+static void put_target_labels(sbuf *b, const target *t, const char *state)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", t->pid);
+	sb_add(b, "{", 1);
+	put_label(b, "pid", pid, 1);
+	put_label(b, "comm", t->comm, 0);
+	put_label(b, "exe", t->exe, 0);
+	put_label(b, "container_id", t->container, 0);
+	if (state != NULL)
+		put_label(b, "state", state, 0);
+	sb_add(b, "}", 1);
+}
+
+static long rss_bytes(void)
+{
+	char buf[256];
+	long pages = 0, rss = 0;
+
+	if (read_small("/proc/self/statm", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%ld %ld", &pages, &rss) != 2)
+		return 0;
+	return rss * sysconf(_SC_PAGESIZE);
+}
+
+static void metrics(watch *w, sbuf *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+		int which;
+	} per[] = {
+		{ "container_go_alloc_bytes_total", "counter",
+		  "Bytes allocated (heap profile estimate, per-interval "
+		  "deltas of the runtime's cumulative bucket counters).", 0 },
+		{ "container_go_alloc_objects_total", "counter",
+		  "Objects allocated (heap profile estimate).", 1 },
+		{ "container_go_inuse_bytes", "gauge",
+		  "Bytes in use as of the last completed GC (heap profile).", 2 },
+		{ "container_go_inuse_objects", "gauge",
+		  "Objects in use as of the last completed GC (heap profile).",
+		  3 },
+		{ "container_go_mem_profile_rate", "gauge",
+		  "runtime.MemProfileRate of the process.", 4 },
+	};
+	size_t i, k, ngo = 0, nok = 0;
+
+	for (k = 0; k < GH_ARRAY_LEN(per); k++) {
+		sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", per[k].name,
+			  per[k].help, per[k].name, per[k].type);
+		for (i = 0; i < w->nt; i++) {
+			const target *t = w->t[i];
+
+			if (!t->is_go || !t->have_stats)
+				continue;
+			sb_add(b, per[k].name, strlen(per[k].name));
+			put_target_labels(b, t, NULL);
+			switch (per[k].which) {
+			case 0:
+				sb_printf(b, " %.0f\n", t->alloc_bytes);
+				break;
+			case 1:
+				sb_printf(b, " %.0f\n", t->alloc_objects);
+				break;
+			case 2:
+				sb_printf(b, " %lld\n",
+					  (long long)t->inuse_bytes);
+				break;
+			case 3:
+				sb_printf(b, " %lld\n",
+					  (long long)t->inuse_objects);
+				break;
+			default:
+				sb_printf(b, " %lld\n", (long long)t->rate);
+				break;
+			}
+		}
+	}
+	sb_printf(b, "# HELP go_heap_watch_target_state 1 for the state of "
+		  "each Go process's last collection.\n"
+		  "# TYPE go_heap_watch_target_state gauge\n");
+	for (i = 0; i < w->nt; i++) {
+		const target *t = w->t[i];
+
+		if (!t->is_go)
+			continue;
+		ngo++;
+		nok += t->state == T_OK;
+		sb_str(b, "go_heap_watch_target_state");
+		put_target_labels(b, t, tstate_name[t->state]);
+		sb_str(b, " 1\n");
+	}
+	sb_printf(b, "# HELP go_heap_watch_target_collect_seconds Time of "
+		  "the last collection of each process.\n"
+		  "# TYPE go_heap_watch_target_collect_seconds gauge\n");
+	for (i = 0; i < w->nt; i++) {
+		if (!w->t[i]->is_go)
+			continue;
+		sb_str(b, "go_heap_watch_target_collect_seconds");
+		put_target_labels(b, w->t[i], NULL);
+		sb_printf(b, " %.6f\n", w->t[i]->last_seconds);
+	}
+	sb_printf(b, "# HELP go_heap_watch_target_errors_total Failed "
+		  "collections per process.\n"
+		  "# TYPE go_heap_watch_target_errors_total counter\n");
+	for (i = 0; i < w->nt; i++) {
+		if (!w->t[i]->is_go)
+			continue;
+		sb_str(b, "go_heap_watch_target_errors_total");
+		put_target_labels(b, w->t[i], NULL);
+		sb_printf(b, " %llu\n", w->t[i]->errors);
+	}
+	sb_printf(b, "# HELP go_heap_watch_target_over_budget_total "
+		  "Collections that took longer than --target-budget.\n"
+		  "# TYPE go_heap_watch_target_over_budget_total counter\n");
+	for (i = 0; i < w->nt; i++) {
+		if (!w->t[i]->is_go)
+			continue;
+		sb_str(b, "go_heap_watch_target_over_budget_total");
+		put_target_labels(b, w->t[i], NULL);
+		sb_printf(b, " %llu\n", w->t[i]->over_budget);
+	}
+	sb_printf(b,
+		  "# HELP go_heap_watch_targets Go processes found.\n"
+		  "# TYPE go_heap_watch_targets gauge\n"
+		  "go_heap_watch_targets %zu\n"
+		  "# HELP go_heap_watch_targets_ok Go processes whose last "
+		  "collection succeeded.\n"
+		  "# TYPE go_heap_watch_targets_ok gauge\n"
+		  "go_heap_watch_targets_ok %zu\n"
+		  "# HELP go_heap_watch_scrape_duration_seconds Wall time of "
+		  "the last collection round.\n"
+		  "# TYPE go_heap_watch_scrape_duration_seconds gauge\n"
+		  "go_heap_watch_scrape_duration_seconds %.6f\n"
+		  "# HELP go_heap_watch_scrape_cpu_seconds CPU time of the last "
+		  "collection round.\n"
+		  "# TYPE go_heap_watch_scrape_cpu_seconds gauge\n"
+		  "go_heap_watch_scrape_cpu_seconds %.6f\n"
+		  "# HELP go_heap_watch_scrapes_total Collection rounds.\n"
+		  "# TYPE go_heap_watch_scrapes_total counter\n"
+		  "go_heap_watch_scrapes_total %llu\n"
+		  "# HELP go_heap_watch_scrape_errors_total Failed target "
+		  "collections.\n"
+		  "# TYPE go_heap_watch_scrape_errors_total counter\n"
+		  "go_heap_watch_scrape_errors_total %llu\n"
+		  "# HELP go_heap_watch_http_requests_total HTTP requests.\n"
+		  "# TYPE go_heap_watch_http_requests_total counter\n"
+		  "go_heap_watch_http_requests_total %llu\n"
+		  "# HELP go_heap_watch_http_errors_total HTTP requests "
+		  "answered with 4xx/5xx.\n"
+		  "# TYPE go_heap_watch_http_errors_total counter\n"
+		  "go_heap_watch_http_errors_total %llu\n"
+		  "# HELP go_heap_watch_output_files_written_total Delta "
+		  "profiles written to --output-dir.\n"
+		  "# TYPE go_heap_watch_output_files_written_total counter\n"
+		  "go_heap_watch_output_files_written_total %llu\n"
+		  "# HELP go_heap_watch_output_files_removed_total Files "
+		  "removed by rotation.\n"
+		  "# TYPE go_heap_watch_output_files_removed_total counter\n"
+		  "go_heap_watch_output_files_removed_total %llu\n"
+		  "# HELP go_heap_watch_cpu_seconds_total CPU time of the "
+		  "exporter.\n"
+		  "# TYPE go_heap_watch_cpu_seconds_total counter\n"
+		  "go_heap_watch_cpu_seconds_total %.6f\n"
+		  "# HELP go_heap_watch_resident_memory_bytes Resident set "
+		  "size of the exporter.\n"
+		  "# TYPE go_heap_watch_resident_memory_bytes gauge\n"
+		  "go_heap_watch_resident_memory_bytes %ld\n",
+		  ngo, nok, w->last_round_seconds, w->last_round_cpu,
+		  w->rounds, w->errors, w->http_requests, w->http_errors,
+		  w->out_written, w->out_removed, cpu_seconds(),
+		  rss_bytes());
+}
+
+/* ---- HTTP --------------------------------------------------------------- */
+
+static const char *reason(int code)
+{
+	switch (code) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 503: return "Service Unavailable";
+	default: return "Error";
+	}
+}
+
+static void respond(watch *w, conn *c, int code, const char *ctype,
+		    const char *extra, const void *body, size_t len, int head)
+{
+	c->out.len = 0;
+	sb_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+		  "Content-Length: %zu\r\nConnection: close\r\n"
+		  "X-Content-Type-Options: nosniff\r\n%s\r\n", code,
+		  reason(code), ctype, len, extra ? extra : "");
+	if (!head)
+		sb_add(&c->out, body, len);
+	if (code >= 400)
+		w->http_errors++;
+	c->writing = 1;
+	c->outoff = 0;
+	c->deadline = now_mono() + WRITE_TIMEOUT_MS / 1000.0;
+}
+
+/* Errors carry X-Go-Pprof as net/http/pprof's serveError sets it, so that
+ * go tool pprof shows the message instead of a parse error. */
+static void respond_text(watch *w, conn *c, int code, const char *msg)
+{
+	respond(w, c, code, "text/plain; charset=utf-8",
+		code >= 400 ? "X-Go-Pprof: 1\r\n" : NULL, msg, strlen(msg), 0);
+}
+
+static const char *const kinds[] = { "heap", "allocs", "block", "mutex" };
+
+static void put_html(sbuf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '<')
+			sb_add(b, "&lt;", 4);
+		else if (*s == '>')
+			sb_add(b, "&gt;", 4);
+		else if (*s == '&')
+			sb_add(b, "&amp;", 5);
+		else if (*s == '"')
+			sb_add(b, "&quot;", 6);
+		else
+			sb_add(b, s, 1);
+	}
+}
+
+static void index_page(watch *w, conn *c, int head)
+{
+	sbuf b = { NULL, 0, 0, 0 };
+	size_t i, k;
+
+	sb_printf(&b, "<html><head><title>go-heap watch</title></head>"
+		  "<body><h1>go-heap watch</h1><p><a href=\"/metrics\">"
+		  "metrics</a></p><table><tr><th>pid</th><th>comm</th>"
+		  "<th>exe</th><th>container</th><th>state</th>"
+		  "<th>profiles</th></tr>\n");
+	for (i = 0; i < w->nt; i++) {
+		const target *t = w->t[i];
+
+		if (!t->is_go)
+			continue;
+		sb_printf(&b, "<tr><td>%d</td><td>", t->pid);
+		put_html(&b, t->comm);
+		sb_printf(&b, "</td><td>");
+		put_html(&b, t->exe);
+		sb_printf(&b, "</td><td>%.12s</td><td>%s</td><td>",
+			  t->container, tstate_name[t->state]);
+		for (k = 0; k < GH_ARRAY_LEN(kinds); k++)
+			sb_printf(&b, "<a href=\"/pprof/%d/%s?debug=1\">%s</a> ",
+				  t->pid, kinds[k], kinds[k]);
+		sb_printf(&b, "</td></tr>\n");
+	}
+	sb_printf(&b, "</table></body></html>\n");
+	if (b.oom)
+		respond_text(w, c, 500, "out of memory\n");
+	else
+		respond(w, c, 200, "text/html; charset=utf-8", NULL, b.p, b.len,
+			head);
+	free(b.p);
+}
+
+/* The value of `key` in query string q ("a=1&b=2"), or NULL. */
+static const char *query_get(const char *q, const char *key, char *buf,
+			     size_t len)
+{
+	size_t kl = strlen(key);
+
+	while (q != NULL && *q != '\0') {
+		const char *amp = strchr(q, '&');
+		size_t n = amp ? (size_t)(amp - q) : strlen(q);
+
+		if (n > kl && strncmp(q, key, kl) == 0 && q[kl] == '=') {
+			n -= kl + 1;
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, q + kl + 1, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		if (n == kl && strncmp(q, key, kl) == 0) {
+			buf[0] = '\0';
+			return buf;
+		}
+		q = amp ? amp + 1 : NULL;
+	}
+	return NULL;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (s[0] == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Write profile p (or its delta over base) as the handler would. */
+static void send_profile(watch *w, conn *c, target *t, const gh_profile *p,
+			 long debug, const btable *base, int head)
+{
+	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	gh_profile d;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char disp[128];
+	int rc;
+
+	if (base != NULL) {
+		if (make_delta(p, base, &d) != 0) {
+			respond_text(w, c, 500, "out of memory\n");
+			return;
+		}
+		p = &d;
+	}
+	wo.format = debug > 0 ? GOHEAP_FORMAT_TEXT : GOHEAP_FORMAT_PPROF;
+	rc = goheap_profile_write(t->s, p, &wo, &buf, &len);
+	if (rc != 0) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "Could not write profile: %s\n",
+			 goheap_errmsg(t->s));
+		respond_text(w, c, 500, msg);
+	} else if (debug > 0) {
+		respond(w, c, 200, "text/plain; charset=utf-8", NULL, buf, len,
+			head);
+	} else {
+		snprintf(disp, sizeof(disp), "Content-Disposition: attachment; "
+			 "filename=\"%s%s\"\r\n", kinds[p->kind],
+			 base != NULL ? "-delta" : "");
+		respond(w, c, 200, "application/octet-stream", disp, buf, len,
+			head);
+	}
+	goheap_free(buf);
+	if (base != NULL)
+		free(d.recs);
+}
+
+static int collect_kind(target *t, int kind, goheap_profile **out)
+{
+	int rc = ensure_session(t);
+
+	if (rc != 0)
+		return rc;
+	rc = goheap_profile_collect(out, t->s, kind);
+	if (rc != 0 && rc != GOHEAP_EDISABLED) {
+		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
+		goheap_close(t->s);
+		t->s = NULL;
+	}
+	return rc;
+}
+
+static void pprof_request(watch *w, conn *c, const char *path,
+			  const char *q, int head)
+{
+	char pidbuf[16], kbuf[16], vbuf[32], msg[400];
+	const char *slash;
+	long pid, debug = 0, secs = 0;
+	target *t;
+	goheap_profile *p = NULL;
+	size_t n;
+	int kind = -1, rc, k;
+
+	/* path is "PID/KIND" */
+	slash = strchr(path, '/');
+	n = slash ? (size_t)(slash - path) : strlen(path);
+	if (n == 0 || n >= sizeof(pidbuf)) {
+		respond_text(w, c, 404, "404 page not found\n");
+		return;
+	}
+	memcpy(pidbuf, path, n);
+	pidbuf[n] = '\0';
+	if (parse_int(pidbuf, 1, 0x7fffffff, &pid) != 0) {
+		respond_text(w, c, 404, "404 page not found\n");
+		return;
+	}
+	t = find_target(w, (int)pid);
+	if (t == NULL || !t->is_go) {
+		respond_text(w, c, 404, "Unknown process (not a Go process "
+			     "this exporter watches)\n");
+		return;
+	}
+	if (slash == NULL || slash[1] == '\0') {
+		index_page(w, c, head);
+		return;
+	}
+	snprintf(kbuf, sizeof(kbuf), "%.15s", slash + 1);
+	for (k = 0; k < (int)GH_ARRAY_LEN(kinds); k++)
+		if (strcmp(slash + 1, kinds[k]) == 0)
+			kind = k;
+	if (kind < 0) {
+		respond_text(w, c, 404, "Unknown profile\n");
+		return;
+	}
+	if (w->mode == MODE_DISABLED) {
+		respond_text(w, c, 403, "profiling is disabled "
+			     "(--go-heap-profiler=disabled)\n");
+		return;
+	}
+	if (query_get(q, "debug", vbuf, sizeof(vbuf)) != NULL &&
+	    parse_int(vbuf, 0, 1000, &debug) != 0)
+		debug = 0;  /* Go: strconv.Atoi error means 0 */
+	if (query_get(q, "seconds", vbuf, sizeof(vbuf)) != NULL) {
+		if (parse_int(vbuf, -0x7fffffff, 0x7fffffff, &secs) != 0 ||
+		    secs <= 0) {
+			respond_text(w, c, 400, "invalid value for \"seconds\""
+				     "\n");
+			return;
+		}
+		if (debug != 0) {
+			respond_text(w, c, 400, "seconds and debug params are "
+				     "incompatible\n");
+			return;
+		}
+		if (secs > MAX_DELTA_SECONDS) {
+			respond_text(w, c, 400, "profile duration exceeds "
+				     "server's WriteTimeout\n");
+			return;
+		}
+	}
+	rc = collect_kind(t, kind, &p);
+	if (rc != 0) {
+		if (rc == GOHEAP_EDISABLED)
+			snprintf(msg, sizeof(msg), "Could not collect profile: "
+				 "memory profiling is disabled in the target "
+				 "(runtime.MemProfileRate is 0)\n");
+		else
+			snprintf(msg, sizeof(msg), "Could not collect profile: "
+				 "%s\n", t->err);
+		respond_text(w, c, rc == GOHEAP_EDISABLED ? 503 : 500, msg);
+		goheap_profile_free(p);
+		return;
+	}
+	if (secs > 0) {
+		/* Park it: the loop finishes it when due. */
+		if (bt_build(&c->base, p) != 0) {
+			goheap_profile_free(p);
+			respond_text(w, c, 500, "out of memory\n");
+			return;
+		}
+		c->p0 = p;
+		c->parked = 1;
+		c->pid = (int)pid;
+		c->kind = kind;
+		c->due = now_mono() + (double)secs;
+		c->deadline = c->due + WRITE_TIMEOUT_MS / 1000.0;
+		return;
+	}
+	send_profile(w, c, t, p, debug, NULL, head);
+	goheap_profile_free(p);
+}
+
+static void finish_parked(watch *w, conn *c)
+{
+	target *t = find_target(w, c->pid);
+	goheap_profile *p = NULL;
+	int rc;
+
+	c->parked = 0;
+	if (t == NULL || !t->is_go) {
+		respond_text(w, c, 500, "Could not collect profile: the "
+			     "process exited\n");
+		goto out;
+	}
+	rc = collect_kind(t, c->kind, &p);
+	if (rc != 0) {
+		respond_text(w, c, 500, "Could not collect profile\n");
+		goto out;
+	}
+	send_profile(w, c, t, p, 0, &c->base, 0);
+out:
+	goheap_profile_free(p);
+	goheap_profile_free(c->p0);
+	c->p0 = NULL;
+	bt_free(&c->base);
+}
+
+static void handle_request(watch *w, conn *c)
+{
+	char *line = c->in, *sp1, *sp2, *q, *eol;
+	int head = 0;
+
+	w->http_requests++;
+	eol = strstr(line, "\r\n");
+	if (eol == NULL) {
+		respond_text(w, c, 400, "bad request\n");
+		return;
+	}
+	*eol = '\0';
+	sp1 = strchr(line, ' ');
+	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	if (sp1 == NULL || sp2 == NULL || strncmp(sp2 + 1, "HTTP/1.", 7) != 0) {
+		respond_text(w, c, 400, "bad request\n");
+		return;
+	}
+	*sp1 = '\0';
+	*sp2 = '\0';
+	if (strcmp(line, "HEAD") == 0)
+		head = 1;
+	else if (strcmp(line, "GET") != 0) {
+		respond_text(w, c, 405, "method not allowed\n");
+		return;
+	}
+	line = sp1 + 1;
+	q = strchr(line, '?');
+	if (q != NULL)
+		*q++ = '\0';
+	if (strcmp(line, "/") == 0 || strcmp(line, "/pprof") == 0 ||
+	    strcmp(line, "/pprof/") == 0) {
+		index_page(w, c, head);
+	} else if (strcmp(line, "/metrics") == 0) {
+		sbuf b = { NULL, 0, 0, 0 };
+
+		metrics(w, &b);
+		if (b.oom)
+			respond_text(w, c, 500, "out of memory\n");
+		else
+			respond(w, c, 200, "text/plain; version=0.0.4; "
+				"charset=utf-8", NULL, b.p, b.len, head);
+		free(b.p);
+	} else if (strncmp(line, "/pprof/", 7) == 0) {
+		pprof_request(w, c, line + 7, q, head);
+	} else {
+		respond_text(w, c, 404, "404 page not found\n");
+	}
+}
+
+static void conn_close(watch *w, int i)
+{
+	conn *c = w->c[i];
+
+	close(c->fd);
+	free(c->out.p);
+	goheap_profile_free(c->p0);
+	bt_free(&c->base);
+	free(c);
+	w->c[i] = NULL;
+}
+
+static void conn_read(watch *w, conn *c)
+{
+	ssize_t n;
+
+	if (c->inlen >= MAX_REQ) {
+		respond_text(w, c, 431, "request too large\n");
+		return;
+	}
+	n = recv(c->fd, c->in + c->inlen, MAX_REQ - c->inlen, 0);
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		c->deadline = 0;  /* peer closed: drop */
+		return;
+	}
+	c->inlen += (size_t)n;
+	c->in[c->inlen] = '\0';
+	if (strstr(c->in, "\r\n\r\n") != NULL ||
+	    strstr(c->in, "\n\n") != NULL)
+		handle_request(w, c);
+	else if (c->inlen >= MAX_REQ)
+		respond_text(w, c, 431, "request too large\n");
+}
+
+/* 1 when done (close it). */
+static int conn_write(conn *c)
+{
+	ssize_t n;
+
+	while (c->outoff < c->out.len) {
+		n = send(c->fd, c->out.p + c->outoff, c->out.len - c->outoff,
+			 MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			return 1;
+		}
+		c->outoff += (size_t)n;
+	}
+	return 1;
+}
+
+static void accept_conns(watch *w)
+{
+	int i, fd;
+	conn *c;
+
+	for (;;) {
+		fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		for (i = 0; i < MAX_CONNS && w->c[i] != NULL; i++)
+			;
+		c = i < MAX_CONNS ? calloc(1, sizeof(*c)) : NULL;
+		if (c == NULL) {
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->deadline = now_mono() + READ_TIMEOUT_MS / 1000.0;
+		w->c[i] = c;
+	}
+}
+
+static int open_listener(const char *spec, char *desc, size_t dlen)
+{
+	char host[256], port[16];
+	const char *colon = strrchr(spec, ':');
+	struct addrinfo hints, *ai = NULL, *a;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int fd = -1, one = 1;
+	size_t hl;
+
+	errno = EINVAL;
+	if (colon == NULL || strlen(colon + 1) >= sizeof(port))
+		return -1;
+	hl = (size_t)(colon - spec);
+	if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']') {
+		spec++;
+		hl -= 2;
+	}
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, spec, hl);
+	host[hl] = '\0';
+	snprintf(port, sizeof(port), "%s", colon + 1);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if (getaddrinfo(hl ? host : NULL, port, &hints, &ai) != 0) {
+		errno = EADDRNOTAVAIL;
+		return -1;
+	}
+	for (a = ai; a != NULL; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK |
+			    SOCK_CLOEXEC, a->ai_protocol);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+		    listen(fd, 64) == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd >= 0 && getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		char h[128], p[16];
+
+		if (getnameinfo((struct sockaddr *)&ss, sl, h, sizeof(h), p,
+				sizeof(p), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+			snprintf(desc, dlen, ss.ss_family == AF_INET6 ?
+				 "[%s]:%s" : "%s:%s", h, p);
+	}
+	return fd;
+}
+
+/* ---- options and main loop --------------------------------------------- */
+
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || !(v > 0))
+		return -1;
+	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
+		;
+	else if (strcmp(end, "ms") == 0)
+		v /= 1000;
+	else if (strcmp(end, "m") == 0)
+		v *= 60;
+	else if (strcmp(end, "h") == 0)
+		v *= 3600;
+	else
+		return -1;
+	if (v < 0.001 || v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static const char usage[] =
+	"usage: go-heap watch [OPTION...] [PID...]\n"
+	"Export the heap profiles of the given Go processes, or of every Go\n"
+	"process on the host, to Prometheus (/metrics) and pprof clients\n"
+	"(/pprof/PID/heap|allocs|block|mutex, like net/http/pprof).\n"
+	"\n"
+	"  --go-heap-profiler=MODE  disabled: only list processes; enabled\n"
+	"                           (default): read the processes that\n"
+	"                           profile already; force: enable profiling\n"
+	"                           once in processes whose MemProfileRate is 0\n"
+	"  --interval=DURATION      collect every DURATION (60s; s, ms, m, h)\n"
+	"  --listen=ADDR:PORT       serve HTTP there (127.0.0.1:9465; port 0\n"
+	"                           picks one, printed on stderr)\n"
+	"  --output-dir=DIR         write each process's delta profile there\n"
+	"                           every interval (PID-COMM-TIME.pb.gz)\n"
+	"  --output-max-bytes=N     cap of DIR, oldest removed first (256 MiB)\n"
+	"  --target-budget=DURATION collection time per process (2s); slower\n"
+	"                           processes are skipped for 1, 2, 4 ... 32\n"
+	"                           intervals\n"
+	"  -v, --verbose            log targets and errors on stderr\n"
+	"  -h, --help               this text\n";
+
+/* --name=VALUE or --name VALUE. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+
+	if (strncmp(a, name, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] == '\0' && *i + 1 < argc) {
+		(*i)++;
+		return argv[*i];
+	}
+	return NULL;
+}
+
+static int parse_args(watch *w, int argc, char **argv)
+{
+	const char *v;
+	int i;
+	long pid;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(usage, stdout);
+			return 1;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			w->verbose++;
+		} else if ((v = opt_value(argc, argv, &i,
+					  "--go-heap-profiler")) != NULL) {
+			if (strcmp(v, "disabled") == 0)
+				w->mode = MODE_DISABLED;
+			else if (strcmp(v, "enabled") == 0)
+				w->mode = MODE_ENABLED;
+			else if (strcmp(v, "force") == 0)
+				w->mode = MODE_FORCE;
+			else
+				goto bad;
+		} else if ((v = opt_value(argc, argv, &i, "--interval")) !=
+			   NULL) {
+			if (parse_duration(v, &w->interval) != 0)
+				goto bad;
+		} else if ((v = opt_value(argc, argv, &i,
+					  "--target-budget")) != NULL) {
+			if (parse_duration(v, &w->budget) != 0)
+				goto bad;
+		} else if ((v = opt_value(argc, argv, &i, "--listen")) !=
+			   NULL) {
+			w->listen = v;
+		} else if ((v = opt_value(argc, argv, &i,
+					  "--output-max-bytes")) != NULL) {
+			char *end;
+
+			errno = 0;
+			w->outmax = strtoull(v, &end, 10);
+			if (*end != '\0' || errno != 0 || w->outmax == 0)
+				goto bad;
+		} else if ((v = opt_value(argc, argv, &i, "--output-dir")) !=
+			   NULL) {
+			w->outdir = v;
+		} else if (parse_int(a, 1, 0x7fffffff, &pid) == 0) {
+			int *np = realloc(w->pids, (w->npids + 1) *
+					  sizeof(*np));
+
+			if (np == NULL)
+				return 2;
+			w->pids = np;
+			w->pids[w->npids++] = (int)pid;
+		} else {
+			goto bad;
+		}
+	}
+	return 0;
+bad:
+	fprintf(stderr, "go-heap watch: bad argument '%s' (see go-heap watch "
+		"--help)\n", argv[i < argc ? i : argc - 1]);
+	return 2;
+}
+
+static void serve(watch *w)
+{
+	struct pollfd pfd[MAX_CONNS + 1];
+	int idx[MAX_CONNS + 1];
+	double next = now_mono(), t, wake;
+	int i, n, ms;
+
+	while (!stop_flag) {
+		t = now_mono();
+		if (t >= next) {
+			collect_all(w);
+			next += w->interval;
+			t = now_mono();
+			if (next < t)
+				next = t + w->interval;
+		}
+		wake = next;
+		n = 0;
+		pfd[n].fd = w->lfd;
+		pfd[n].events = POLLIN;
+		idx[n++] = -1;
+		for (i = 0; i < MAX_CONNS; i++) {
+			conn *c = w->c[i];
+
+			if (c == NULL)
+				continue;
+			if (c->parked && t >= c->due)
+				finish_parked(w, c);
+			if (c->deadline <= t) {
+				if (!c->writing && !c->parked && c->inlen > 0)
+					respond_text(w, c, 408,
+						     "request timeout\n");
+				if (c->deadline <= t) {
+					conn_close(w, i);
+					continue;
+				}
+			}
+			if (c->parked) {
+				if (c->due < wake)
+					wake = c->due;
+				continue;
+			}
+			if (c->deadline < wake)
+				wake = c->deadline;
+			pfd[n].fd = c->fd;
+			pfd[n].events = c->writing ? POLLOUT : POLLIN;
+			idx[n++] = i;
+		}
+		ms = (int)((wake - t) * 1000) + 1;
+		if (ms < 0)
+			ms = 0;
+		if (ms > 1000)
+			ms = 1000;
+		if (poll(pfd, (nfds_t)n, ms) <= 0)
+			continue;
+		for (i = 1; i < n; i++) {
+			conn *c = w->c[idx[i]];
+
+			if (pfd[i].revents == 0)
+				continue;
+			if (c->writing) {
+				if (conn_write(c))
+					conn_close(w, idx[i]);
+			} else if (pfd[i].revents & (POLLIN | POLLHUP |
+						      POLLERR)) {
+				conn_read(w, c);
+				if (c->writing && conn_write(c))
+					conn_close(w, idx[i]);
+			}
+		}
+		if (pfd[0].revents & POLLIN)
+			accept_conns(w);
+	}
+}
+
+int gh_watch_main(int argc, char **argv)
+{
+	watch w;
+	struct sigaction sa;
+	char desc[200];
+	size_t i;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	w.listen = "127.0.0.1:9465";
+	w.interval = 60;
+	w.budget = 2;
+	w.mode = MODE_ENABLED;
+	w.outmax = 256ULL << 20;
+	w.lfd = -1;
+	rc = parse_args(&w, argc, argv);
+	if (rc != 0) {
+		free(w.pids);
+		return rc == 1 ? 0 : 2;
+	}
+	if (w.outdir != NULL && mkdir(w.outdir, 0755) != 0 &&
+	    errno != EEXIST) {
+		fprintf(stderr, "go-heap watch: cannot create %s: %s\n",
+			w.outdir, strerror(errno));
+		free(w.pids);
+		return 1;
+	}
+	snprintf(desc, sizeof(desc), "%s", w.listen);
+	w.lfd = open_listener(w.listen, desc, sizeof(desc));
+	if (w.lfd < 0) {
+		fprintf(stderr, "go-heap watch: cannot listen on %s: %s\n",
+			w.listen, strerror(errno));
+		free(w.pids);
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	fprintf(stderr, "go-heap watch: listening on %s\n", desc);
+	w.started = now_mono();
+	serve(&w);
+	for (i = 0; i < MAX_CONNS; i++)
+		if (w.c[i] != NULL)
+			conn_close(&w, (int)i);
+	for (i = 0; i < w.nt; i++)
+		target_free(w.t[i]);
+	free(w.t);
+	free(w.pids);
+	close(w.lfd);
+	return 0;
+}

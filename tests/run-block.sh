@@ -1,0 +1,129 @@
+#!/bin/bash
+# tests/run-block.sh: block and mutex profiles of a live Go program, compared with the program's
+# own runtime/pprof output, for every installed Go toolchain.
+#
+# For each toolchain (go1.19 go1.21 go1.22 go1.23 go1.24) x variant (default pie):
+#   - build tests/go/heapprog, start it with -contention: it sets SetBlockProfileRate(1) and
+#     SetMutexProfileFraction(1), creates channel, select and sync.Mutex contention, writes
+#     block.txt / block.pb.gz / mutex.txt / mutex.pb.gz in-process, prints READY and waits;
+#   - go-heap -p block -f text      == block.txt, byte for byte (the "cycles/second=" line is
+#                                      the target's runtime.ticks estimate, which go-heap reads)
+#   - go-heap -p mutex -f text      == mutex.txt (also "sampling period=": mutexprofilerate)
+#   - go-heap -p block -o X.pb.gz   == block.pb.gz (tests/compare.sh pprof: delay values depend
+#                                      on the tick rate, so this checks it too)
+#   - go-heap -p mutex -o X.pb.gz   == mutex.pb.gz
+#
+# The text comparison is a plain diff: compare.sh's text mode parses heap headers only, and the
+# block/mutex text has no unstable sort (records are sorted by cycles, descending, and equal
+# cycles are rare; where they occur the comparison falls back to comparing sorted records).
+# Environment: as tests/run-live.sh (GOHEAP_GO_VERSIONS, GOHEAP_VARIANTS, GOHEAP_TIMEOUT, ...).
+# Output: PASS:/FAIL:/SKIP: lines, then "N passed, N failed, N skipped".  Exit 0, 1, or 77.
+set -u
+. "$(dirname "$0")/lib.sh"
+gh_init
+CMP="$GH_TESTS/compare.sh"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	gh_skip "all: python3 not found (needed by tests/compare.sh)"
+	gh_summary
+fi
+gh_toolchains
+if [ "${#GH_GO_NAMES[@]}" -eq 0 ]; then
+	gh_summary
+fi
+
+run() {
+	local name=$1
+	shift
+	timeout "${GOHEAP_TIMEOUT:-120}" "$GH_GOHEAP" "$@" >"$d/$name.out" 2>"$d/$name.err"
+	rc=$?
+}
+
+ok() {
+	if [ "$rc" -ne 0 ]; then
+		gh_fail "$tag: $2: go-heap exited $rc$( [ "$rc" = 124 ] && echo ' (timeout)')"
+		gh_show "$d/$1.err" 5
+		return 1
+	fi
+	return 0
+}
+
+# Records of a block/mutex debug=1 text (header lines, then "cycles count @ pcs" + frames,
+# one record per "@" line), each as one line, sorted: the order-insensitive form.
+records_sorted() {
+	awk '/ @( |$)/ { if (r != "") print r; r = $0; next }
+	     /^#/ { r = r "|" $0; next }
+	     { if (r != "") print r; r = ""; print "H:" $0 }
+	     END { if (r != "") print r }' "$1" | sort
+}
+
+# text_equal EXPECTED ACTUAL WHAT
+text_equal() {
+	local n
+	if [ ! -s "$2" ]; then
+		gh_fail "$tag: $3: empty output"
+		return
+	fi
+	n=$(grep -c ' @' "$1")
+	if cmp -s "$1" "$2"; then
+		gh_pass "$tag: $3 (byte for byte, $n records, $(sed -n 2p "$1"))"
+	elif diff <(records_sorted "$1") <(records_sorted "$2") >/dev/null; then
+		gh_pass "$tag: $3 ($n records; equal-cycles records in another order)"
+	else
+		gh_fail "$tag: $3: differs"
+		diff "$1" "$2" >"$d/diff.log"
+		gh_show "$d/diff.log" 30
+	fi
+}
+
+compare_pb() {
+	if "$CMP" pprof "$1" "$2" >"$d/cmp.log" 2>&1; then
+		gh_pass "$tag: $3 ($(grep -v '^note:' "$d/cmp.log" | head -n 1))"
+	else
+		gh_fail "$tag: $3: differs from $(basename "$1")"
+		gh_show "$d/cmp.log" 40
+	fi
+}
+
+block_checks() {
+	local k
+	for k in block mutex; do
+		if ! grep -q ' @' "$d/$k.txt"; then
+			gh_fail "$tag: the in-process $k profile has no records (heapprog -contention broken?)"
+			continue
+		fi
+		run "t$k" -p "$k" -f text "$pid"
+		ok "t$k" "$k text" && text_equal "$d/$k.txt" "$d/t$k.out" "$k text == in-process $k debug=1"
+		run "p$k" -p "$k" -o "$d/gh.$k.pb.gz" "$pid"
+		ok "p$k" "$k pprof" && compare_pb "$d/$k.pb.gz" "$d/gh.$k.pb.gz" "$k pprof == in-process $k proto"
+	done
+}
+
+for i in "${!GH_GO_NAMES[@]}"; do
+	goname=${GH_GO_NAMES[$i]}
+	root=${GH_GO_ROOTS[$i]}
+	for variant in ${GOHEAP_VARIANTS:-default pie}; do
+		tag="$goname/$variant"
+		if ! bin=$(gh_build heapprog "$goname" "$root" "$variant" 2>"$GH_TMP/build.err"); then
+			gh_fail "$tag: build heapprog"
+			gh_show "$GH_TMP/build.err" 20
+			continue
+		fi
+		d="$GH_TMP/$goname-$variant"
+		mkdir -p "$d"
+		if ! gh_start "$bin" -contention -out "$d" 2>"$GH_TMP/start.err"; then
+			gh_fail "$tag: heapprog -contention: $(cat "$GH_TMP/start.err")"
+			continue
+		fi
+		pid=$GH_PID
+		if ! gh_have_goheap; then
+			gh_skip "$tag: block/mutex checks: $GH_GOHEAP is not built"
+		elif ! gh_can_read_mem "$pid"; then
+			gh_skip "$tag: block/mutex checks: cannot read the target's memory (ptrace is restricted)"
+		else
+			block_checks
+		fi
+		gh_stop "$pid"
+	done
+done
+gh_summary

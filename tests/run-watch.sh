@@ -1,0 +1,436 @@
+#!/bin/bash
+# tests/run-watch.sh: `go-heap watch` against live Go programs, scraped by a real Prometheus.
+#
+#   - build tests/go/watchprog (a steady allocator: -rate bytes/s, MemProfileRate 4096, a GC every
+#     250 ms) and tests/go/heapprog with the newest installed toolchain; start two watchprogs
+#     (4 MiB/s and 1 MiB/s) and one heapprog (whose profile is still after READY);
+#   - start `go-heap watch --interval 1s --listen 127.0.0.1:0 --output-dir D --output-max-bytes N`
+#     (every Go process on the host: the discovery path) and wait for its address;
+#   - /metrics: container_go_alloc_bytes_total etc. for each program, exporter health metrics;
+#   - Prometheus (Debian package `prometheus`) on loopback with a generated config (scrape
+#     interval 1s, temporary storage) scrapes /metrics; its HTTP query API shows
+#     container_go_alloc_bytes_total increasing, at rate() within a factor 2 of each watchprog's;
+#   - /pprof/PID/heap == `go-heap -o X.pb.gz PID` (tests/compare.sh pprof), for heapprog;
+#     `go tool pprof -raw http://.../pprof/PID/heap` works and prints the same as
+#     `go tool pprof -raw` of the CLI's file; ?debug=1 == `go-heap -f text`;
+#   - /pprof/PID/allocs?seconds=2: a delta profile (application/octet-stream, Content-Disposition
+#     "allocs-delta") whose alloc_space is about 2 s of the program's rate;
+#   - --go-heap-profiler: the default (enabled) leaves tests/go/noprof (MemProfileRate 0) alone and
+#     reports it as profiling-disabled; a second exporter with =force and its PID enables
+#     profiling once and collects it;
+#   - --target-budget 1ms: heapprog (several ms to collect) is backed off, watchprog still served;
+#   - a watchprog that exits is dropped (its series leave /metrics, /pprof/PID/heap is 404) and
+#     one started later is picked up;
+#   - --output-dir holds PID-COMM-TIME.pb.gz delta profiles within the size cap;
+#   - bad requests (garbage, POST, oversized, unknown profile) get 4xx and the exporter lives on;
+#   - SIGTERM ends it with status 0.
+# Every wait is bounded; everything listens on 127.0.0.1 only.
+# Environment: as tests/run-live.sh; GOHEAP_WATCH_GO (toolchain, default the newest installed).
+# Output: PASS:/FAIL:/SKIP: lines, then "N passed, N failed, N skipped".  Exit 0, 1, or 77.
+set -u
+. "$(dirname "$0")/lib.sh"
+gh_init
+CMP="$GH_TESTS/compare.sh"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	gh_skip "all: python3 not found"
+	gh_summary
+fi
+if ! gh_have_goheap; then
+	gh_skip "all: $GH_GOHEAP is not built"
+	gh_summary
+fi
+GOHEAP_GO_VERSIONS=${GOHEAP_WATCH_GO:-${GOHEAP_GO_VERSIONS:-1.19 1.21 1.22 1.23 1.24}}
+gh_toolchains >/dev/null
+if [ "${#GH_GO_NAMES[@]}" -eq 0 ]; then
+	gh_skip "all: no Go toolchain installed"
+	gh_summary
+fi
+last=$((${#GH_GO_NAMES[@]} - 1))
+goname=${GH_GO_NAMES[$last]}
+root=${GH_GO_ROOTS[$last]}
+GO="$root/bin/go"
+d="$GH_TMP/watch"
+mkdir -p "$d"
+
+# http URL OUTFILE: GET with a 30 s timeout; prints "STATUS CONTENT-TYPE [DISPOSITION]".
+http() {
+	python3 - "$1" "$2" <<'PY'
+import sys, urllib.request, urllib.error
+url, out = sys.argv[1], sys.argv[2]
+try:
+    r = urllib.request.urlopen(url, timeout=30)
+    code, h, body = r.status, r.headers, r.read()
+except urllib.error.HTTPError as e:
+    code, h, body = e.code, e.headers, e.read()
+except Exception as e:
+    print("000 error", e); sys.exit(0)
+open(out, "wb").write(body)
+print(code, h.get("Content-Type", ""), h.get("Content-Disposition", ""))
+PY
+}
+
+# raw HOST PORT BYTES: send BYTES (printf format) on a raw connection, print the status line.
+raw() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
+try:
+    s.sendall(sys.argv[3].encode().decode("unicode_escape").encode("latin-1"))
+except OSError:
+    pass
+try:
+    print(s.recv(200).split(b"\r\n")[0].decode())
+except OSError as e:
+    print("error", e)
+PY
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# wait_for SECONDS CMD...: run CMD every 0.25 s until it succeeds; 1 on timeout.
+wait_for() {
+	local n=$(( $1 * 4 ))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.25
+		n=$((n - 1))
+	done
+	return 1
+}
+
+metrics_has() { http "http://$ADDR/metrics" "$d/m.txt" >/dev/null && grep -q "$1" "$d/m.txt"; }
+metrics_lacks() { http "http://$ADDR/metrics" "$d/m.txt" >/dev/null && ! grep -q "$1" "$d/m.txt"; }
+
+# ---- programs ----------------------------------------------------------------------------------
+if ! wbin=$(gh_build watchprog "$goname" "$root" default 2>"$GH_TMP/build.err") ||
+	! hbin=$(gh_build heapprog "$goname" "$root" default 2>>"$GH_TMP/build.err"); then
+	gh_fail "$goname: build watchprog/heapprog"
+	gh_show "$GH_TMP/build.err" 20
+	gh_summary
+fi
+gh_start "$wbin" -rate 4194304 2>"$GH_TMP/start.err" || { gh_fail "watchprog: $(cat "$GH_TMP/start.err")"; gh_summary; }
+W1=$GH_PID
+gh_start "$wbin" -rate 1048576 2>"$GH_TMP/start.err" || { gh_fail "watchprog: $(cat "$GH_TMP/start.err")"; gh_summary; }
+W2=$GH_PID
+gh_start "$hbin" -out "$d/hp" 2>"$GH_TMP/start.err" || { gh_fail "heapprog: $(cat "$GH_TMP/start.err")"; gh_summary; }
+HP=$GH_PID
+if ! gh_can_read_mem "$W1"; then
+	gh_skip "all: cannot read the targets' memory (ptrace is restricted)"
+	gh_summary
+fi
+
+# ---- the exporter ------------------------------------------------------------------------------
+CAP=60000
+"$GH_GOHEAP" watch --interval 1s --listen 127.0.0.1:0 --output-dir "$d/out" \
+	--output-max-bytes "$CAP" --target-budget 5s -v >"$d/watch.out" 2>"$d/watch.err" </dev/null &
+WATCH=$!
+GH_PIDS+=("$WATCH")
+listening() { grep -q 'listening on' "$d/watch.err" 2>/dev/null; }
+if ! wait_for 10 listening; then
+	gh_fail "watch: no 'listening on' line within 10 s"
+	gh_show "$d/watch.err" 10
+	gh_summary
+fi
+ADDR=$(sed -n 's/.*listening on //p' "$d/watch.err" | head -n 1)
+HOST=${ADDR%:*}
+PORT=${ADDR##*:}
+gh_pass "watch: listening on $ADDR"
+
+for p in "$W1" "$W2" "$HP"; do
+	if wait_for 20 metrics_has "container_go_alloc_bytes_total{pid=\"$p\""; then
+		gh_pass "metrics: container_go_alloc_bytes_total for pid $p ($(grep -o "comm=\"[^\"]*\"" <<<"$(grep "pid=\"$p\"" "$d/m.txt" | head -n 1)"))"
+	else
+		gh_fail "metrics: no series for pid $p within 20 s"
+		gh_show "$d/m.txt" 10
+		gh_show "$d/watch.err" 10
+	fi
+done
+miss=
+for m in container_go_alloc_objects_total container_go_inuse_bytes container_go_inuse_objects \
+	go_heap_watch_scrape_duration_seconds go_heap_watch_scrape_errors_total go_heap_watch_targets \
+	go_heap_watch_cpu_seconds_total go_heap_watch_resident_memory_bytes; do
+	grep -q "^# TYPE $m " "$d/m.txt" || miss="$miss $m"
+done
+if [ -z "$miss" ]; then
+	gh_pass "metrics: in-use gauges and exporter health metrics present"
+else
+	gh_fail "metrics: missing:$miss"
+fi
+if python3 - "$d/m.txt" <<'PY'
+import re, sys
+ok = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? -?[0-9.e+]+$')
+bad = [l for l in open(sys.argv[1]) if not l.startswith("#") and l.strip() and not ok.match(l.rstrip("\n"))]
+if bad:
+    print("\n".join(bad[:5]))
+sys.exit(1 if bad else 0)
+PY
+then
+	gh_pass "metrics: every sample line is valid exposition syntax"
+else
+	gh_fail "metrics: malformed sample lines"
+fi
+
+# ---- pprof endpoints ---------------------------------------------------------------------------
+st=$(http "http://$ADDR/pprof/$HP/heap" "$d/http.heap.pb.gz")
+"$GH_GOHEAP" -o "$d/cli.heap.pb.gz" "$HP" 2>"$d/cli.err"
+case $st in
+"200 application/octet-stream"*)
+	if "$CMP" pprof "$d/cli.heap.pb.gz" "$d/http.heap.pb.gz" >"$d/cmp.log" 2>&1; then
+		gh_pass "pprof: /pprof/$HP/heap == go-heap -o ($(head -n 1 "$d/cmp.log"))"
+	else
+		gh_fail "pprof: /pprof/$HP/heap differs from the CLI's profile"
+		gh_show "$d/cmp.log" 20
+	fi ;;
+*) gh_fail "pprof: /pprof/$HP/heap answered '$st'" ;;
+esac
+st=$(http "http://$ADDR/pprof/$HP/heap?debug=1" "$d/http.heap.txt")
+"$GH_GOHEAP" -f text "$HP" >"$d/cli.heap.txt" 2>>"$d/cli.err"
+if [ "${st%% *}" = 200 ] && "$CMP" text "$d/cli.heap.txt" "$d/http.heap.txt" >"$d/cmp.log" 2>&1; then
+	gh_pass "pprof: /pprof/$HP/heap?debug=1 == go-heap -f text ($st)"
+else
+	gh_fail "pprof: ?debug=1: '$st'"
+	gh_show "$d/cmp.log" 10
+fi
+# go tool pprof over HTTP, against the same tool fetching the CLI's file over HTTP from a static
+# server (pprof marks mappings [FN] after fetching a remote profile, so a local file would differ
+# in those flags for reasons of the client alone).
+export PPROF_TMPDIR="$d/pproftmp" HOME="$d"
+mkdir -p "$PPROF_TMPDIR" "$d/static"
+cp "$d/cli.heap.pb.gz" "$d/static/"
+SPORT=$(free_port)
+python3 -m http.server --bind 127.0.0.1 "$SPORT" --directory "$d/static" >"$d/static.log" 2>&1 </dev/null &
+SPID=$!
+GH_PIDS+=("$SPID")
+static_up() { http "http://127.0.0.1:$SPORT/cli.heap.pb.gz" "$d/static.chk" | grep -q '^200'; }
+if ! wait_for 10 static_up; then
+	gh_skip "go tool pprof -raw comparison: the python3 static server did not start"
+elif timeout 60 "$GO" tool pprof -raw "http://$ADDR/pprof/$HP/heap" >"$d/raw.http" 2>"$d/raw.http.err" &&
+	timeout 60 "$GO" tool pprof -raw "http://127.0.0.1:$SPORT/cli.heap.pb.gz" >"$d/raw.cli" 2>"$d/raw.cli.err"; then
+	if [ -s "$d/raw.http" ] && diff <(grep -v '^Time:' "$d/raw.cli") <(grep -v '^Time:' "$d/raw.http") >"$d/raw.diff"; then
+		gh_pass "go tool pprof -raw http://$ADDR/pprof/$HP/heap == the CLI's profile ($(grep -c . "$d/raw.http") lines)"
+	else
+		gh_fail "go tool pprof -raw over HTTP differs from the CLI's profile"
+		gh_show "$d/raw.diff" 20
+	fi
+else
+	gh_fail "go tool pprof -raw http://$ADDR/pprof/$HP/heap failed"
+	gh_show "$d/raw.http.err" 10
+fi
+gh_stop "$SPID"
+if timeout 60 "$GO" tool pprof -raw "http://$ADDR/pprof/$W1/heap" >"$d/raw.w1" 2>"$d/raw.w1.err" &&
+	grep -q 'main.alloc1k' "$d/raw.w1"; then
+	gh_pass "go tool pprof -raw on a busy target (watchprog) names main.alloc1k"
+else
+	gh_fail "go tool pprof -raw on watchprog"
+	gh_show "$d/raw.w1.err" 10
+fi
+st=$(http "http://$ADDR/pprof/$W1/allocs?seconds=2" "$d/delta.pb.gz")
+case $st in
+"200 application/octet-stream attachment; filename=\"allocs-delta\"")
+	if "$CMP" dump "$d/delta.pb.gz" >"$d/delta.dump" 2>&1; then
+		space=$(awk '/^  \[/ { gsub(/[\[\],]/, " "); s += $2 } END { printf "%d", s }' "$d/delta.dump")
+		# 2 s at 4 MiB/s: 8 MiB; accept 3..20 MiB (GC timing, sampling).
+		if [ "$space" -ge 3000000 ] && [ "$space" -le 20000000 ]; then
+			gh_pass "pprof: allocs?seconds=2 is a delta profile (alloc_space $space bytes, ~8 MiB expected)"
+		else
+			gh_fail "pprof: allocs?seconds=2: alloc_space $space bytes, expected ~8 MiB"
+			gh_show "$d/delta.dump" 15
+		fi
+	else
+		gh_fail "pprof: allocs?seconds=2 does not decode"
+		gh_show "$d/delta.dump" 5
+	fi ;;
+*) gh_fail "pprof: allocs?seconds=2 answered '$st'" ;;
+esac
+st=$(http "http://$ADDR/" "$d/index.html")
+if [ "${st%% *}" = 200 ] && grep -q "/pprof/$W1/heap" "$d/index.html"; then
+	gh_pass "index page lists the processes"
+else
+	gh_fail "index page: '$st'"
+fi
+
+# ---- robustness --------------------------------------------------------------------------------
+bad=
+for t in "GARBAGE\r\n\r\n:400" "POST /metrics HTTP/1.1\r\n\r\n:405" "GET /pprof/$W1/goroutine HTTP/1.1\r\n\r\n:404" \
+	"GET /pprof/$W1/heap?seconds=x HTTP/1.1\r\n\r\n:400" "GET /pprof/$W1/heap?seconds=1&debug=1 HTTP/1.1\r\n\r\n:400" \
+	"GET /nowhere HTTP/1.1\r\n\r\n:404" "GET /$(printf 'a%.0s' $(seq 1 9000)) HTTP/1.1\r\n\r\n:431"; do
+	want=${t##*:}
+	line=$(raw "$HOST" "$PORT" "${t%:*}")
+	case $line in
+	"HTTP/1.1 $want "*) ;;
+	*) bad="$bad [${t:0:30}... -> $line, want $want]" ;;
+	esac
+done
+if [ -z "$bad" ] && kill -0 "$WATCH" 2>/dev/null && metrics_has go_heap_watch_targets; then
+	gh_pass "bad requests get 4xx (400, 405, 404, 431) and the exporter keeps serving"
+else
+	gh_fail "bad requests:$bad"
+fi
+
+# ---- Prometheus --------------------------------------------------------------------------------
+prom_query() { # EXPR -> the first value, or nothing
+	python3 - "$PROM" "$1" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url = "http://%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+try:
+    r = json.load(urllib.request.urlopen(url, timeout=10))
+    print(r["data"]["result"][0]["value"][1])
+except Exception:
+    pass
+PY
+}
+prom_has() { [ -n "$(prom_query "$1")" ]; }
+if ! command -v prometheus >/dev/null 2>&1; then
+	gh_skip "prometheus: the Debian package 'prometheus' is not installed (scripts/install-deps.sh)"
+else
+	PROM=127.0.0.1:$(free_port)
+	cat >"$d/prom.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: go-heap
+    static_configs:
+      - targets: ['$ADDR']
+EOF
+	prometheus --config.file="$d/prom.yml" --storage.tsdb.path="$d/prom" \
+		--web.listen-address="$PROM" --log.level=warn >"$d/prom.out" 2>"$d/prom.err" </dev/null &
+	PPID_=$!
+	GH_PIDS+=("$PPID_")
+	if ! wait_for 30 prom_has "up"; then
+		gh_fail "prometheus: not answering queries on $PROM within 30 s"
+		gh_show "$d/prom.err" 10
+	elif ! wait_for 30 prom_has "container_go_alloc_bytes_total{pid=\"$W1\"}"; then
+		gh_fail "prometheus: no container_go_alloc_bytes_total for pid $W1 after 30 s"
+		gh_show "$d/prom.err" 10
+	else
+		v1=$(prom_query "container_go_alloc_bytes_total{pid=\"$W1\"}")
+		sleep 8
+		v2=$(prom_query "container_go_alloc_bytes_total{pid=\"$W1\"}")
+		if python3 -c "import sys; sys.exit(0 if float('$v2') > float('$v1') else 1)"; then
+			gh_pass "prometheus: container_go_alloc_bytes_total{pid=$W1} increasing ($v1 -> $v2)"
+		else
+			gh_fail "prometheus: container_go_alloc_bytes_total{pid=$W1} not increasing ($v1 -> $v2)"
+		fi
+		for pr in "$W1 4194304" "$W2 1048576"; do
+			set -- $pr
+			r=$(prom_query "rate(container_go_alloc_bytes_total{pid=\"$1\"}[6s])")
+			if [ -n "$r" ] && python3 -c "import sys; r=float('$r'); sys.exit(0 if $2/2 <= r <= $2*2 else 1)"; then
+				gh_pass "prometheus: rate(container_go_alloc_bytes_total{pid=$1}) = $(printf '%.0f' "$r") B/s, the program allocates $2 B/s"
+			else
+				gh_fail "prometheus: rate for pid $1 = '$r', the program allocates $2 B/s"
+			fi
+		done
+	fi
+	kill "$PPID_" 2>/dev/null
+fi
+
+# ---- --go-heap-profiler: enabled is passive, force enables once ---------------------------------
+if ! nbin=$(gh_build noprof "$goname" "$root" default 2>"$GH_TMP/build.err"); then
+	gh_fail "$goname: build noprof"
+	gh_show "$GH_TMP/build.err" 10
+elif ! gh_start "$nbin" 2>"$GH_TMP/start.err"; then
+	gh_fail "noprof: $(cat "$GH_TMP/start.err")"
+else
+	NP=$GH_PID
+	if wait_for 15 metrics_has "go_heap_watch_target_state{pid=\"$NP\",.*state=\"profiling-disabled\"} 1"; then
+		gh_pass "enabled (passive): pid $NP with MemProfileRate 0 is listed as profiling-disabled, left alone"
+	else
+		gh_fail "enabled: pid $NP (MemProfileRate 0) not reported as profiling-disabled"
+	fi
+	"$GH_GOHEAP" watch --go-heap-profiler=force --interval 1s --listen 127.0.0.1:0 "$NP" \
+		>"$d/force.out" 2>"$d/force.err" </dev/null &
+	FW=$!
+	GH_PIDS+=("$FW")
+	flistening() { grep -q 'listening on' "$d/force.err" 2>/dev/null; }
+	fmetrics() {
+		http "http://$(sed -n 's/.*listening on //p' "$d/force.err" | head -n 1)/metrics" "$d/fm.txt" >/dev/null &&
+			grep -q "container_go_mem_profile_rate{pid=\"$NP\".*} 524288" "$d/fm.txt" &&
+			grep -q "go_heap_watch_target_state{pid=\"$NP\",.*state=\"ok\"} 1" "$d/fm.txt"
+	}
+	if wait_for 10 flistening && wait_for 20 fmetrics; then
+		gh_pass "force: watch PID enabled profiling in pid $NP once (MemProfileRate 524288) and collects it"
+	else
+		gh_fail "force: pid $NP not profiled within 20 s"
+		gh_show "$d/force.err" 10
+		grep "pid=\"$NP\"" "$d/fm.txt" 2>/dev/null | head -n 5 | sed 's/^/    | /'
+	fi
+	gh_stop "$FW"
+	gh_stop "$NP"
+fi
+
+# ---- per-target budget: a target over budget is backed off, the others go on ---------------------
+"$GH_GOHEAP" watch --target-budget 1ms --interval 0.2s --listen 127.0.0.1:0 "$HP" "$W1" \
+	>"$d/budget.out" 2>"$d/budget.err" </dev/null &
+BW=$!
+GH_PIDS+=("$BW")
+blistening() { grep -q 'listening on' "$d/budget.err" 2>/dev/null; }
+bmetrics() {
+	http "http://$(sed -n 's/.*listening on //p' "$d/budget.err" | head -n 1)/metrics" "$d/bm.txt" >/dev/null &&
+		grep -q "go_heap_watch_target_state{pid=\"$HP\",.*state=\"backoff\"} 1" "$d/bm.txt" &&
+		grep -Eq "go_heap_watch_target_over_budget_total\{pid=\"$HP\".*\} [1-9]" "$d/bm.txt" &&
+		grep -q "container_go_alloc_bytes_total{pid=\"$W1\"" "$d/bm.txt"
+}
+if wait_for 10 blistening && wait_for 20 bmetrics; then
+	gh_pass "budget: heapprog over a 1 ms budget is backed off (state backoff, over_budget_total > 0); watchprog still collected"
+else
+	gh_fail "budget: no backoff reported for pid $HP within 20 s"
+	grep "pid=\"$HP\"" "$d/bm.txt" 2>/dev/null | grep -E 'state|budget' | head -n 5 | sed 's/^/    | /'
+fi
+gh_stop "$BW"
+
+# ---- a process exits, a new one starts ---------------------------------------------------------
+gh_stop "$W2"
+if wait_for 15 metrics_lacks "pid=\"$W2\""; then
+	st=$(http "http://$ADDR/pprof/$W2/heap" "$d/gone")
+	if [ "${st%% *}" = 404 ]; then
+		gh_pass "exit: pid $W2 dropped from /metrics, /pprof/$W2/heap is 404"
+	else
+		gh_fail "exit: /pprof/$W2/heap answered '$st' after the process exited"
+	fi
+else
+	gh_fail "exit: pid $W2 still in /metrics 15 s after it exited"
+fi
+gh_start "$wbin" -rate 2097152 2>"$GH_TMP/start.err" || gh_fail "watchprog: $(cat "$GH_TMP/start.err")"
+W3=$GH_PID
+if wait_for 15 metrics_has "go_heap_watch_target_state{pid=\"$W3\",.*state=\"ok\"} 1"; then
+	gh_pass "new process: pid $W3 picked up and collected"
+else
+	gh_fail "new process: pid $W3 not collected within 15 s"
+	gh_show "$d/watch.err" 10
+fi
+
+# ---- output dir --------------------------------------------------------------------------------
+n=$(find "$d/out" -name "$W1-watchprog-*.pb.gz" 2>/dev/null | wc -l)
+total=$(du -sb --apparent-size "$d/out" 2>/dev/null | cut -f1)
+f=$(find "$d/out" -name "$W1-watchprog-*.pb.gz" 2>/dev/null | sort | tail -n 1)
+if [ "$n" -ge 1 ] && [ -n "$f" ] && "$CMP" dump "$f" >/dev/null 2>&1 && [ "$(find "$d/out" -type f -printf '%s\n' | awk '{s+=$1} END {print s+0}')" -le "$CAP" ]; then
+	gh_pass "output-dir: $n delta profiles of pid $W1 (e.g. $(basename "$f")), directory within the $CAP-byte cap"
+else
+	gh_fail "output-dir: $n files for pid $W1, $total bytes (cap $CAP)"
+	ls -la "$d/out" 2>&1 | head -n 5 | sed 's/^/    | /'
+fi
+
+# ---- stop ----------------------------------------------------------------------------------------
+kill -TERM "$WATCH"
+n=0
+while kill -0 "$WATCH" 2>/dev/null && [ "$n" -lt 50 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+if kill -0 "$WATCH" 2>/dev/null; then
+	gh_fail "watch: still running 5 s after SIGTERM"
+else
+	wait "$WATCH"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		gh_pass "watch: SIGTERM ends it with status 0"
+	else
+		gh_fail "watch: exited $rc after SIGTERM"
+	fi
+fi
+gh_summary
