@@ -211,10 +211,17 @@ int main(int argc, char **argv)
 	}
 	rc = goheap_profile_collect(&p, s, c.profile);
 	if (rc == GOHEAP_EDISABLED) {
-		fprintf(stderr, "go-heap: %s: memory profiling is disabled in "
-			"the target (runtime.MemProfileRate is 0: the program "
-			"never references runtime.MemProfile); enable it with "
-			"--force\n", c.positional[0]);
+		if (pid > 0)
+			fprintf(stderr, "go-heap: %s: memory profiling is "
+				"disabled in the target (runtime.MemProfileRate "
+				"is 0: the program never references "
+				"runtime.MemProfile); enable it with --force\n",
+				c.positional[0]);
+		else
+			fprintf(stderr, "go-heap: %s: no heap profile in this "
+				"core (runtime.MemProfileRate is 0 and "
+				"runtime.mbuckets is empty; a live process can be "
+				"given one with --force)\n", c.positional[0]);
 		status = EXIT_DISABLED;
 		goto done;
 	}

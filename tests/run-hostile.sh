@@ -11,7 +11,7 @@
 #   bucket type overwritten                         -> 1 "type 7 where 1 was expected"
 #   the segment of the first bucket zeroed          -> 1 "type 0 where 1 was expected"
 #   counts near 2^63 in two buckets, every format   -> 0 with a well-formed profile
-#   the segment of runtime.mbuckets zeroed          -> 3 "memory profiling is disabled"
+#   the segment of runtime.mbuckets zeroed          -> 3 "no heap profile in this core"
 #   runtime.mbuckets = nil (empty profile)          -> 0 "heap profile: 0: 0 [0: 1] @ heap/2"
 #   the core cut at many offsets (headers, program headers, notes, data)
 #                                                   -> 1 one line (0 allowed past the notes)
@@ -204,7 +204,7 @@ else
 		patched zero-seg "${b[0]}" &&
 			expect "segment of the buckets zeroed" 1 "type 0 where 1 was expected" -f text "$c" "$bin"
 		patched zero-seg "$mb" &&
-			expect "segment of runtime.mbuckets zeroed" 3 "memory profiling is disabled" -f text "$c" "$bin"
+			expect "segment of runtime.mbuckets zeroed" 3 "no heap profile in this core" -f text "$c" "$bin"
 		patched write "$mb" 0 &&
 			expect "empty profile (runtime.mbuckets nil)" 0 '^heap profile: 0: 0 \[0: [01]\] @ heap/2$' -f text "$c" "$bin"
 		patched write "$mb" 0 &&
