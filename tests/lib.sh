@@ -233,3 +233,24 @@ with open(f"/proc/{pid}/mem", "rb", buffering=0) as f:
     sys.exit(0 if len(f.read(16)) == 16 else 1)
 PY
 }
+
+# ---- running go-heap in the comparison scripts --------------------------------------------
+# Both need $d (the check's output directory) and $tag (its name in PASS/FAIL lines).
+
+# run NAME ARGS...: run go-heap, stdout to $d/NAME.out, stderr to $d/NAME.err, status in $rc.
+run() {
+	local name=$1
+	shift
+	timeout "${GOHEAP_TIMEOUT:-120}" "$GH_GOHEAP" "$@" >"$d/$name.out" 2>"$d/$name.err"
+	rc=$?
+}
+
+# ok NAME WHAT: the last run exited 0 (else FAIL with its stderr); returns 1 on failure.
+ok() {
+	if [ "$rc" -ne 0 ]; then
+		gh_fail "$tag: $2: go-heap exited $rc$( [ "$rc" = 124 ] && echo ' (timeout)')"
+		gh_show "$d/$1.err" 5
+		return 1
+	fi
+	return 0
+}

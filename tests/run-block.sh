@@ -32,21 +32,7 @@ if [ "${#GH_GO_NAMES[@]}" -eq 0 ]; then
 	gh_summary
 fi
 
-run() {
-	local name=$1
-	shift
-	timeout "${GOHEAP_TIMEOUT:-120}" "$GH_GOHEAP" "$@" >"$d/$name.out" 2>"$d/$name.err"
-	rc=$?
-}
-
-ok() {
-	if [ "$rc" -ne 0 ]; then
-		gh_fail "$tag: $2: go-heap exited $rc$( [ "$rc" = 124 ] && echo ' (timeout)')"
-		gh_show "$d/$1.err" 5
-		return 1
-	fi
-	return 0
-}
+# run and ok come from lib.sh.
 
 # Records of a block/mutex debug=1 text (header lines, then "cycles count @ pcs" + frames,
 # one record per "@" line), each as one line, sorted: the order-insensitive form.

@@ -75,23 +75,7 @@ fi
 
 # ---- helpers ---------------------------------------------------------------------------------
 
-# run NAME ARGS...: run go-heap, stdout to $d/NAME.out, stderr to $d/NAME.err, status in $rc.
-run() {
-	local name=$1
-	shift
-	timeout "${GOHEAP_TIMEOUT:-120}" "$GH_GOHEAP" "$@" >"$d/$name.out" 2>"$d/$name.err"
-	rc=$?
-}
-
-# ok NAME WHAT: the last run exited 0 (else FAIL with its stderr); returns 1 on failure.
-ok() {
-	if [ "$rc" -ne 0 ]; then
-		gh_fail "$tag: $2: go-heap exited $rc$( [ "$rc" = 124 ] && echo ' (timeout)')"
-		gh_show "$d/$1.err" 5
-		return 1
-	fi
-	return 0
-}
+# run and ok come from lib.sh.
 
 # compare KIND EXPECTED ACTUAL WHAT
 compare() {
