@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "fakemem.h"
+
 #include "locate.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -267,38 +269,6 @@ typedef struct fake {
 	unsigned char img[IMG_SIZE];
 } fake;
 
-static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	fake *f = ctx;
-
-	if (addr < IMG_BASE || addr + len > IMG_BASE + IMG_SIZE)
-		return GOHEAP_EUNMAPPED;
-	memcpy(buf, f->img + (addr - IMG_BASE), len);
-	return 0;
-}
-
-static int fake_maps(void *ctx, goheap_mapping_cb cb, void *payload)
-{
-	(void)ctx;
-	(void)cb;
-	(void)payload;
-	return 0;
-}
-
-static int fake_exe(void *ctx, char *buf, size_t len)
-{
-	(void)ctx;
-	(void)buf;
-	(void)len;
-	return GOHEAP_ENOEXE;
-}
-
-static const goheap_memsrc_ops fake_ops = {
-	.version = GOHEAP_MEMSRC_OPS_VERSION,
-	.read = fake_read,
-	.mappings = fake_maps,
-	.executable = fake_exe,
-};
 
 static void put64(fake *f, uint64_t addr, uint64_t v)
 {
@@ -363,10 +333,11 @@ static int guard(fake *f, int minor, char *how, size_t howlen, gh_err *err)
 {
 	gh_gover v = { 1, minor, 0 };
 	gh_rtaddrs a = { A_M, A_B, A_X, A_CYCLE, A_RATE };
+	gh_fakemem src = { f->img, IMG_SIZE, IMG_BASE };
 	gh_mem m;
 	int rc;
 
-	gh_mem_init(&m, &fake_ops, f, 8, 0, err);
+	gh_mem_init(&m, &gh_fakemem_ops, &src, 8, 0, err);
 	rc = gh_validate_layout(&m, gh_rtlayout_for(v), &a, v, how, howlen,
 				err);
 	gh_mem_fini(&m);

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "fakemem.h"
 #include "walk.h"
 
 /* ---- fake memory source: one flat image at a base address ------------ */
@@ -24,42 +25,8 @@ typedef struct fake {
 	unsigned char img[IMG_SIZE];
 	unsigned ps;
 	int big;
-	unsigned reads;
 } fake;
 
-static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	fake *f = ctx;
-
-	f->reads++;
-	if (addr < IMG_BASE || addr + len > IMG_BASE + IMG_SIZE)
-		return GOHEAP_EUNMAPPED;
-	memcpy(buf, f->img + (addr - IMG_BASE), len);
-	return 0;
-}
-
-static int fake_maps(void *ctx, goheap_mapping_cb cb, void *payload)
-{
-	(void)ctx;
-	(void)cb;
-	(void)payload;
-	return 0;
-}
-
-static int fake_exe(void *ctx, char *buf, size_t len)
-{
-	(void)ctx;
-	(void)buf;
-	(void)len;
-	return GOHEAP_ENOEXE;
-}
-
-static const goheap_memsrc_ops fake_ops = {
-	.version = GOHEAP_MEMSRC_OPS_VERSION,
-	.read = fake_read,
-	.mappings = fake_maps,
-	.executable = fake_exe,
-};
 
 static void put(fake *f, uint64_t addr, uint64_t v, unsigned size)
 {
@@ -121,6 +88,7 @@ static int run(fake *f, gh_profile *p, int minor, int kind, gh_err *err)
 {
 	const gh_rtlayout *lay = gh_rtlayout_for(ver(minor));
 	gh_rtaddrs a = { A_MBUCKETS, A_BBUCKETS, A_XBUCKETS, A_CYCLE, A_RATE };
+	gh_fakemem src = { f->img, IMG_SIZE, IMG_BASE };
 	gh_mem m;
 	int rc;
 
@@ -128,7 +96,7 @@ static int run(fake *f, gh_profile *p, int minor, int kind, gh_err *err)
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
 	p->ver = ver(minor);
-	gh_mem_init(&m, &fake_ops, f, f->ps, f->big, err);
+	gh_mem_init(&m, &gh_fakemem_ops, &src, f->ps, f->big, err);
 	rc = gh_walk(p, &m, lay, &a, err);
 	gh_mem_fini(&m);
 	return rc;

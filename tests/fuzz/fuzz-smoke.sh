@@ -21,7 +21,7 @@ obj="$out/obj"
 cache=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # No -D_FORTIFY_SOURCE here: it hides memcpy and friends from ASan's interceptors.
-cflags="-g -O1 -std=c11 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I$top_builddir -I$top_srcdir/include -I$top_srcdir/src -DGOHEAP_BUILDING_LIBRARY ${FUZZ_CPPFLAGS:-}"
+cflags="-g -O1 -std=c11 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I$top_builddir -I$top_srcdir/include -I$top_srcdir/src -I$top_srcdir/tests -DGOHEAP_BUILDING_LIBRARY ${FUZZ_CPPFLAGS:-}"
 
 if ! command -v "$CC" >/dev/null 2>&1; then
 	echo "SKIP: fuzz-smoke: $CC not found (apt-get install clang libclang-rt-14-dev)"

@@ -17,48 +17,12 @@
  */
 #include "fuzz.h"
 
+#include "fakemem.h"
 #include "walk.h"
 
 #define IMG_BASE 0x10000u
 
-typedef struct fake {
-	const uint8_t *img;
-	size_t len;
-} fake;
 
-static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const fake *f = ctx;
-
-	if (addr < IMG_BASE || addr - IMG_BASE > f->len ||
-	    len > f->len - (addr - IMG_BASE))
-		return GOHEAP_EUNMAPPED;
-	memcpy(buf, f->img + (addr - IMG_BASE), len);
-	return 0;
-}
-
-static int fake_maps(void *ctx, goheap_mapping_cb cb, void *payload)
-{
-	(void)ctx;
-	(void)cb;
-	(void)payload;
-	return 0;
-}
-
-static int fake_exe(void *ctx, char *buf, size_t len)
-{
-	(void)ctx;
-	(void)buf;
-	(void)len;
-	return GOHEAP_ENOEXE;
-}
-
-static const goheap_memsrc_ops fake_ops = {
-	.version = GOHEAP_MEMSRC_OPS_VERSION,
-	.read = fake_read,
-	.mappings = fake_maps,
-	.executable = fake_exe,
-};
 
 static gh_exe *g_exe;
 static gh_sym *g_sym;
@@ -109,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 IMG_BASE + 0x28, IMG_BASE + 0x30 };
 	gh_err err = { 0, "" };
 	gh_profile p;
-	fake f;
+	gh_fakemem f;
 	gh_mem m;
 	int rc;
 
@@ -123,10 +87,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		a.memprofilerate = 0;
 	f.img = data + 4;
 	f.len = size - 4;
+	f.base = IMG_BASE;
 	memset(&p, 0, sizeof(p));
 	p.kind = data[2] % 4;
 	p.ver = ver;
-	gh_mem_init(&m, &fake_ops, &f, (data[1] & 1) ? 4 : 8, (data[1] >> 1) & 1,
+	gh_mem_init(&m, &gh_fakemem_ops, &f, (data[1] & 1) ? 4 : 8, (data[1] >> 1) & 1,
 		    &err);
 	rc = gh_walk(&p, &m, lay, &a, &err);
 	gh_mem_fini(&m);
