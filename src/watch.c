@@ -1007,6 +1007,31 @@ static long rss_bytes(void)
 	return rss * sysconf(_SC_PAGESIZE);
 }
 
+/* One per-target metric family: HELP, TYPE, then a line per Go process. */
+enum per_target { PT_COLLECT_SECONDS, PT_ERRORS, PT_OVER_BUDGET };
+
+static void put_per_target(sbuf *b, const watch *w, enum per_target which,
+			   const char *name, const char *type,
+			   const char *help)
+{
+	size_t i;
+
+	sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	for (i = 0; i < w->nt; i++) {
+		const target *t = w->t[i];
+
+		if (!t->is_go)
+			continue;
+		sb_str(b, name);
+		put_target_labels(b, t, NULL);
+		if (which == PT_COLLECT_SECONDS)
+			sb_printf(b, " %.6f\n", t->last_seconds);
+		else
+			sb_printf(b, " %llu\n", which == PT_ERRORS ?
+				  t->errors : t->over_budget);
+	}
+}
+
 static void metrics(watch *w, sbuf *b)
 {
 	static const struct {
@@ -1073,36 +1098,14 @@ static void metrics(watch *w, sbuf *b)
 		put_target_labels(b, t, tstate_name[t->state]);
 		sb_str(b, " 1\n");
 	}
-	sb_printf(b, "# HELP go_heap_watch_target_collect_seconds Time of "
-		  "the last collection of each process.\n"
-		  "# TYPE go_heap_watch_target_collect_seconds gauge\n");
-	for (i = 0; i < w->nt; i++) {
-		if (!w->t[i]->is_go)
-			continue;
-		sb_str(b, "go_heap_watch_target_collect_seconds");
-		put_target_labels(b, w->t[i], NULL);
-		sb_printf(b, " %.6f\n", w->t[i]->last_seconds);
-	}
-	sb_printf(b, "# HELP go_heap_watch_target_errors_total Failed "
-		  "collections per process.\n"
-		  "# TYPE go_heap_watch_target_errors_total counter\n");
-	for (i = 0; i < w->nt; i++) {
-		if (!w->t[i]->is_go)
-			continue;
-		sb_str(b, "go_heap_watch_target_errors_total");
-		put_target_labels(b, w->t[i], NULL);
-		sb_printf(b, " %llu\n", w->t[i]->errors);
-	}
-	sb_printf(b, "# HELP go_heap_watch_target_over_budget_total "
-		  "Collections that took longer than --target-budget.\n"
-		  "# TYPE go_heap_watch_target_over_budget_total counter\n");
-	for (i = 0; i < w->nt; i++) {
-		if (!w->t[i]->is_go)
-			continue;
-		sb_str(b, "go_heap_watch_target_over_budget_total");
-		put_target_labels(b, w->t[i], NULL);
-		sb_printf(b, " %llu\n", w->t[i]->over_budget);
-	}
+	put_per_target(b, w, PT_COLLECT_SECONDS,
+		       "go_heap_watch_target_collect_seconds", "gauge",
+		       "Time of the last collection of each process.");
+	put_per_target(b, w, PT_ERRORS, "go_heap_watch_target_errors_total",
+		       "counter", "Failed collections per process.");
+	put_per_target(b, w, PT_OVER_BUDGET,
+		       "go_heap_watch_target_over_budget_total", "counter",
+		       "Collections that took longer than --target-budget.");
 	sb_printf(b,
 		  "# HELP go_heap_watch_targets Go processes found.\n"
 		  "# TYPE go_heap_watch_targets gauge\n"
