@@ -6,20 +6,23 @@
 #
 # The target's own view (issue 6): tests/go/forceprog -gap runs a goroutine locked to its thread
 # that reads the clock in a tight loop and keeps the longest gap between two reads; SIGUSR2
-# resets it and SIGUSR1 reports it.  Each run starts a fresh target (rate 0, THREADS extra
-# threads from runtime.LockOSThread, one allocating goroutine), lets it settle for a second,
-# then measures three windows in a row, each as reset -> command -> report:
+# resets it, SIGUSR1 reports it and writes every gap over 50 us with its CLOCK_MONOTONIC
+# interval (-gapfile).  Each run starts a fresh target (rate 0, THREADS extra threads from
+# runtime.LockOSThread parked on a channel, one allocating goroutine), lets it settle for a
+# second, then measures four windows in a row, each as reset -> command -> report:
 #   baseline   `go-heap --force --dry-run PID`: the same process start and reads, no stop;
 #              the noise floor of this machine;
-#   go-heap    `go-heap --force -v PID`: also records go-heap's own stop measurement;
+#   go-heap    `go-heap --force -v -v PID`, which prints its stop's CLOCK_MONOTONIC interval
+#              (first thread interrupted .. last detached): "gap during the stop" is the
+#              longest gap overlapping it, "whole call" the longest over the whole command
+#              (which includes go-heap's own start, competing for the CPUs);
+#   no-RT      the same with GOHEAP_STOP_NO_RT=1 (go-heap does not raise itself to
+#              SCHED_FIFO for the stop), on a fresh target, to measure what that step buys;
 #   gdb        `gdb -p PID -batch -ex "set var 'runtime.MemProfileRate'=524288"` (the quotes
-#              are needed: gdb does not parse the dotted Go name otherwise).
-# Prints a markdown table of medians (min-max) of the longest gap, and go-heap's reported
-# stop.  On a small machine the window's longest gap is often someone else's (go-heap's own
-# start competes for the CPUs with the target), so the target also lists every gap over
-# 200 us with its CLOCK_MONOTONIC interval (-gapfile) and `go-heap -v -v` prints when
-# goheap_force ran: "gap during goheap_force" is the longest gap overlapping that interval.  The issue's goal: go-heap's gap < 2 ms and at least 100x shorter than gdb's.
-# Not a test: it never fails on slow numbers.
+#              are needed: gdb does not parse the dotted Go name otherwise), on the no-RT
+#              target (whose rate is then already set: gdb's stop does not depend on it).
+# Prints a markdown table of medians (min-max).  The issue's goal: go-heap's gap < 2 ms and at
+# least 100x shorter than gdb's.  Not a test: it never fails on slow numbers.
 #
 # Environment: top_srcdir/top_builddir (default: this script's ../), GOHEAP_CACHE,
 # GOHEAP_GO_VERSIONS (the last installed one is used), RUNS, THREADS.
@@ -63,33 +66,54 @@ window() {
 	grep '^STATUS' "$out" | tail -n 1 | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p'
 }
 
-base=() force=() gdbg=() stop=() own=()
+base=() whole=() own=() stop=() nort=() nortstop=() gdbg=()
 
-# own_gap GAPFILE ERRFILE: the longest gap (us) overlapping goheap_force's interval.
-own_gap() {
+# stop_gap GAPFILE ERRFILE: the longest gap (us) overlapping the stop go-heap -v -v reported.
+stop_gap() {
 	local iv
-	iv=$(sed -n 's/.*ran from \([0-9]*\) to \([0-9]*\) ns.*/\1 \2/p' "$2")
+	iv=$(sed -n 's/.*the stop ran from \([0-9]*\) to \([0-9]*\) ns.*/\1 \2/p' "$2")
+	[ -n "$iv" ] || { echo ""; return; }
 	awk -v iv="$iv" 'BEGIN { split(iv, a, " "); m = 0 }
 		$1 == "gap" && $3 >= a[1] && $2 <= a[2] && $3 - $2 > m { m = $3 - $2 }
 		END { printf "%d\n", m / 1000 }' "$1"
 }
-for r in $(seq "$RUNS"); do
+
+# force_window PID OUT [ENV...]: one `go-heap --force -v -v` window under env ENV...;
+# prints "GAP_DURING_STOP_US WHOLE_CALL_US STOP_MS".
+force_window() {
+	local pid=$1 out=$2 w
+	shift 2
+	w=$(window "$pid" "$out" env "$@" "$GH_GOHEAP" --force -v -v "$pid")
+	grep -q '0 -> 524288' "$GH_TMP/cmd.out" || die "go-heap --force failed: $(cat "$GH_TMP/cmd.err")"
+	echo "$(stop_gap "$GH_TMP/gaps" "$GH_TMP/cmd.err") $w $(sed -n 's/.*for \([0-9.]*\) ms.*/\1/p' "$GH_TMP/cmd.err")"
+}
+
+start_target() {
 	gh_start "$bin" -threads "$THREADS" -gap -gapfile "$GH_TMP/gaps" -workers 1 -pause 1ms ||
 		die "forceprog did not start"
+	sleep 1
+}
+
+for r in $(seq "$RUNS"); do
+	start_target
 	pid=$GH_PID
 	out=$GH_OUT
-	sleep 1
 	base+=("$(window "$pid" "$out" "$GH_GOHEAP" --force --dry-run "$pid")")
-	force+=("$(window "$pid" "$out" "$GH_GOHEAP" --force -v -v "$pid")")
-	grep -q '0 -> 524288' "$GH_TMP/cmd.out" || die "go-heap --force failed: $(cat "$GH_TMP/cmd.err")"
-	stop+=("$(sed -n 's/.*for \([0-9.]*\) ms.*/\1/p' "$GH_TMP/cmd.err")")
-	own+=("$(own_gap "$GH_TMP/gaps" "$GH_TMP/cmd.err")")
+	read -r g w st <<<"$(force_window "$pid" "$out")"
+	own+=("$g") whole+=("$w") stop+=("$st")
+	gh_stop "$pid"
+
+	start_target
+	pid=$GH_PID
+	out=$GH_OUT
+	read -r g w st <<<"$(force_window "$pid" "$out" GOHEAP_STOP_NO_RT=1)"
+	nort+=("$g") nortstop+=("$st")
 	if [ "$have_gdb" = 1 ]; then
 		gdbg+=("$(window "$pid" "$out" gdb -nx -batch -iex 'set auto-load no' -p "$pid" \
 			-ex "set var 'runtime.MemProfileRate'=524288")")
 	fi
 	gh_stop "$pid"
-	echo "run $r: baseline ${base[-1]} us, go-heap window ${force[-1]} us, during goheap_force ${own[-1]} us (stop ${stop[-1]} ms), gdb ${gdbg[-1]:-n/a} us" >&2
+	echo "run $r: baseline ${base[-1]} us; go-heap: during the stop ${own[-1]} us, whole call ${whole[-1]} us, stop ${stop[-1]} ms; no-RT: during the stop ${nort[-1]} us, stop ${nortstop[-1]} ms; gdb ${gdbg[-1]:-n/a} us" >&2
 done
 
 # stats V...: "median (min-max)" in ms, from microseconds (or ms with -ms).
@@ -115,17 +139,20 @@ echo
 echo "forceprog ($goname), $THREADS extra threads + runtime threads, $RUNS runs, $cpus CPUs;"
 echo "longest scheduling gap seen by the target, ms: median (min-max)"
 echo
-echo "| window | longest gap | go-heap's own stop measurement |"
+echo "| window | longest gap | go-heap's stop (first interrupt .. last detach) |"
 echo "|---|---|---|"
-echo "| baseline (--force --dry-run, no stop) | $(stats "${base[@]}") | |"
-echo "| go-heap --force, whole window | $(stats "${force[@]}") | $(stats -ms "${stop[@]}") |"
-echo "| go-heap --force, gap during goheap_force | $(stats "${own[@]}") | |"
+echo "| baseline (\`--force --dry-run\`, no stop) | $(stats "${base[@]}") | |"
+echo "| \`go-heap --force\`, gap during the stop | $(stats "${own[@]}") | $(stats -ms "${stop[@]}") |"
+echo "| \`go-heap --force\`, whole call | $(stats "${whole[@]}") | |"
+echo "| \`go-heap --force\` without SCHED_FIFO, gap during the stop | $(stats "${nort[@]}") | $(stats -ms "${nortstop[@]}") |"
 if [ "$have_gdb" = 1 ]; then
-	echo "| gdb -p PID -batch -ex 'set var ...' | $(stats "${gdbg[@]}") | |"
+	echo "| \`gdb -p PID -batch -ex 'set var ...'\` | $(stats "${gdbg[@]}") | |"
 	mf=$(median "${own[@]}")
+	mw=$(median "${whole[@]}")
 	mg=$(median "${gdbg[@]}")
 	echo
-	echo "gdb window / gap during goheap_force (medians): $(awk -v a="$mg" -v b="$mf" 'BEGIN { if (b > 0) printf "%.0fx", a / b; else print "n/a" }')"
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0fx", a / b; else print "n/a" }'; }
+	echo "gdb / go-heap (medians): $(ratio "$mg" "$mf") against the gap during the stop, $(ratio "$mg" "$mw") against the whole call"
 else
 	echo "| gdb | not installed | |"
 fi

@@ -349,6 +349,8 @@ typedef struct goheap_force_result {
 	int retries;             /* stops retried because a thread was unsafe */
 	int threads;             /* threads stopped */
 	double stop_seconds;     /* longest time the target was stopped */
+	double stop_begin;       /* that stop, CLOCK_MONOTONIC seconds: first */
+	double stop_end;         /* thread stopped .. last thread resumed */
 } goheap_force_result;
 
 #define GOHEAP_FORCE_DRY_RUN 1u

@@ -42,9 +42,13 @@
  * pointer size), in a writable Go data section, and inside a writable
  * mapping of the target.  Any doubt is a refusal, never a guess.
  *
- * Test hook: GOHEAP_TEST_STOP_DELAY_MS=N keeps the target stopped N ms
- * longer on each attempt, so that tests can kill go-heap in the middle of
- * a stop (tests/run-force.sh).  It only lengthens the stop.
+ * Test hooks (tests/run-force.sh): GOHEAP_TEST_STOP_DELAY_MS=N keeps the
+ * target stopped N ms longer on each attempt, so that tests can kill
+ * go-heap in the middle of a stop; it only lengthens the stop.
+ * GOHEAP_TEST_UNSAFE_FUNC=NAME counts one more function (and its
+ * closures) as unsafe, so that tests can check the stack walk finds a
+ * known function of the target in every stop, and the retry path; it
+ * can only make go-heap refuse more.
  *
  * Rejected: writing each mcache's nextSample as well (per-version layout,
  * a P's mcache changes hands; unnecessary as shown above); a write without
@@ -69,11 +73,33 @@
 #define GH_FORCE_BACKOFF_MAX_MS 64
 /* A check found a thread in the sampling path (positive: not an error). */
 #define GH_FORCE_UNSAFE 1
+/*
+ * The stop could not reach a thread (uninterruptible sleep: ptrace.c) and
+ * resumed the rest; retried this many times, as such sleeps are usually
+ * short (disk I/O, vfork).
+ */
+#define GH_FORCE_STUCK_ATTEMPTS 3
 
 /*
  * The allocation-sampling path (runtime/malloc.go: profilealloc,
  * nextSample, fastexprand, nextSampleNoFP; runtime/mprof.go: mProf_Malloc,
- * stkbucket, setprofilebucket).  A name also matches its closures
+ * stkbucket, setprofilebucket).
+ *
+ * How complete the check is.  The stacks come from frame-pointer chains
+ * (ptrace.c), which miss a frameless function's caller when a signal
+ * handler interrupted it, and everything below runtime.morestack.  Every
+ * function here is reached through profilealloc, which mallocgc calls with
+ * its M acquired (acquirem, mallocing = 1: 1.19-1.24), so a goroutine in
+ * the path cannot be preempted or descheduled there, and each caller up
+ * to profilealloc is itself in the list: a missed frame leaves one of
+ * its callers in the chain.  What stays invisible is a thread growing the
+ * stack of a goroutine that is in the path (morestack -> newstack, some
+ * microseconds), and profilealloc's own body under a signal handler.  As
+ * argued at the top, even those would only sample one allocation at the
+ * old rate.  tests/run-force.sh checks that the walk finds a known
+ * function at every stop, on a parked and on a running thread.
+ *
+ * A name also matches its closures
  * ("runtime.mProf_Malloc.func1").
  */
 static const char *const unsafe_funcs[] = {
@@ -91,19 +117,28 @@ static const char *const rate_sections[] = {
 	".noptrdata", ".noptrbss", ".data", ".bss",
 };
 
-static const char *unsafe_name(const char *fn)
+/* Is fn `name` or one of its closures ("name.func1")? */
+static int name_matches(const char *fn, const char *name)
 {
-	size_t i, n;
+	size_t n = strlen(name);
+
+	return strncmp(fn, name, n) == 0 && (fn[n] == '\0' || fn[n] == '.');
+}
+
+/*
+ * The sampling-path function fn is (or belongs to), else NULL.  `extra`
+ * is the test hook's additional name (GOHEAP_TEST_UNSAFE_FUNC), or NULL.
+ */
+static const char *unsafe_name(const char *fn, const char *extra)
+{
+	size_t i;
 
 	if (fn == NULL)
 		return NULL;
-	for (i = 0; i < GH_ARRAY_LEN(unsafe_funcs); i++) {
-		n = strlen(unsafe_funcs[i]);
-		if (strncmp(fn, unsafe_funcs[i], n) == 0 &&
-		    (fn[n] == '\0' || fn[n] == '.'))
+	for (i = 0; i < GH_ARRAY_LEN(unsafe_funcs); i++)
+		if (name_matches(fn, unsafe_funcs[i]))
 			return unsafe_funcs[i];
-	}
-	return NULL;
+	return extra != NULL && name_matches(fn, extra) ? extra : NULL;
 }
 
 /* ---- locating runtime.MemProfileRate ---------------------------------- */
@@ -235,12 +270,27 @@ static int write_rate(goheap_session *s, uint64_t addr, int64_t rate,
 
 /* ---- the safe-point check ---------------------------------------------- */
 
+/*
+ * Verdicts per PC, so that the threads' many identical frames (idle
+ * threads all sleep in the same few runtime functions) are symbolized
+ * once per stop rather than once per thread.  A direct-mapped table:
+ * a collision just evicts.
+ */
+#define GH_CHECK_MEMO 512
+
+typedef struct check_memo {
+	uint64_t pc;           /* 0: empty */
+	const char *bad;       /* unsafe_name's answer for pc */
+} check_memo;
+
 typedef struct safe_check {
 	goheap_session *s;
 	gh_framevec fv;        /* reused for every frame */
 	int threads;
 	int tid;               /* the unsafe thread */
 	const char *fn;        /* and its function (static storage) */
+	const char *extra;     /* GOHEAP_TEST_UNSAFE_FUNC (test hook) */
+	check_memo memo[GH_CHECK_MEMO];
 } safe_check;
 
 /*
@@ -275,31 +325,53 @@ static int is_inline_host(const char *fn)
  * while the target is stopped, so it does the cheap lookup everywhere and
  * the expansion only where it can find something.
  */
+/* The verdict for one PC (already adjusted to lie in its call). */
+static int check_pc(safe_check *c, int tid, uint64_t pc, const char **bad)
+{
+	check_memo *m = &c->memo[(pc ^ (pc >> 9)) % GH_CHECK_MEMO];
+	const char *name;
+	uint64_t pc1;
+	size_t j;
+	int rc;
+
+	*bad = NULL;
+	if (pc != 0 && m->pc == pc) {
+		*bad = m->bad;
+		return 0;
+	}
+	if (gh_sym_lookup(c->s->sym, pc, NULL, &name) == 0) {
+		*bad = unsafe_name(name, c->extra);
+		if (*bad == NULL && is_inline_host(name)) {
+			/* CallersFrames looks up pc-1 itself: give it pc+1. */
+			pc1 = pc + 1;
+			c->fv.n = 0;
+			rc = gh_sym_callers_frames(c->s->sym, &pc1, 1, &c->fv);
+			if (rc != 0)
+				return gh_errf(&c->s->err, rc, "symbolizing "
+					       "thread %d: %s", tid,
+					       goheap_strerror(rc));
+			for (j = 0; j < c->fv.n && *bad == NULL; j++)
+				*bad = unsafe_name(c->fv.v[j].function,
+						   c->extra);
+		}
+	}
+	m->pc = pc;
+	m->bad = *bad;
+	return 0;
+}
+
 static int check_stack(int tid, const uint64_t *pcs, size_t n, void *payload)
 {
 	safe_check *c = payload;
-	const char *name, *bad = NULL;
-	uint64_t pc;
-	size_t i, j;
+	const char *bad = NULL;
+	size_t i;
 	int rc;
 
 	c->threads++;
 	for (i = 0; i < n && bad == NULL; i++) {
-		pc = i == 0 ? pcs[i] : pcs[i] - 1;
-		if (gh_sym_lookup(c->s->sym, pc, NULL, &name) != 0)
-			continue;
-		bad = unsafe_name(name);
-		if (bad != NULL || !is_inline_host(name))
-			continue;
-		/* CallersFrames looks up pc-1 itself: give it pc+1. */
-		pc++;
-		c->fv.n = 0;
-		rc = gh_sym_callers_frames(c->s->sym, &pc, 1, &c->fv);
+		rc = check_pc(c, tid, i == 0 ? pcs[i] : pcs[i] - 1, &bad);
 		if (rc != 0)
-			return gh_errf(&c->s->err, rc, "symbolizing thread "
-				       "%d: %s", tid, goheap_strerror(rc));
-		for (j = 0; j < c->fv.n && bad == NULL; j++)
-			bad = unsafe_name(c->fv.v[j].function);
+			return rc;
 	}
 	if (bad == NULL)
 		return 0;
@@ -339,7 +411,7 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 	int (*stacks)(void *, goheap_stack_cb, void *) =
 		GH_OPS_V2(s, thread_stacks);
 	long delay = test_stop_delay_ms();
-	double t0, dt;
+	double t0, t1, b, e;
 	int rc, rrc;
 
 	chk->threads = 0;
@@ -350,7 +422,7 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 		if (s->err.code != rc)
 			gh_errf(&s->err, rc, "stopping the target: %s",
 				goheap_strerror(rc));
-		return rc;
+		return rc;      /* GOHEAP_EBUSY: a thread could not stop */
 	}
 	if (delay > 0)
 		sleep_ms(delay);
@@ -358,9 +430,17 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 	if (rc == 0)
 		rc = write_rate(s, addr, rate, &r->new_rate);
 	rrc = resume(s->ctx);
-	dt = gh_now() - t0;
-	if (dt > r->stop_seconds)
-		r->stop_seconds = dt;
+	t1 = gh_now();
+	/* The live source knows when its threads actually stopped. */
+	if (gh_live_stop_window(s->ops, s->ctx, &b, &e) == 0) {
+		t0 = b;
+		t1 = e;
+	}
+	if (t1 - t0 > r->stop_seconds) {
+		r->stop_seconds = t1 - t0;
+		r->stop_begin = t0;
+		r->stop_end = t1;
+	}
 	r->threads = chk->threads;
 	if (rc < 0 && s->err.code != rc)
 		gh_errf(&s->err, rc, "checking the stopped threads: %s",
@@ -381,7 +461,7 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 	safe_check chk;
 	uint64_t addr = 0;
 	long backoff = 1;
-	int rc;
+	int rc, stuck = 0;
 
 	memset(&r, 0, sizeof(r));
 	memset(&chk, 0, sizeof(chk));
@@ -390,6 +470,9 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 	if (s == NULL)
 		return GOHEAP_EINVAL;
 	chk.s = s;
+	chk.extra = getenv("GOHEAP_TEST_UNSAFE_FUNC");
+	if (chk.extra != NULL && chk.extra[0] == '\0')
+		chk.extra = NULL;
 	if (s->lay == NULL || s->sym == NULL || !s->mem_ready) {
 		rc = gh_errf(&s->err, GOHEAP_EINVAL, "session is not open");
 		goto done;
@@ -447,6 +530,14 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 	}
 	for (;;) {
 		rc = attempt(s, &chk, addr, rate, &r);
+		if (rc == GOHEAP_EBUSY && ++stuck < GH_FORCE_STUCK_ATTEMPTS) {
+			r.retries++;
+			sleep_ms(backoff * 10);
+			backoff *= 2;
+			continue;
+		}
+		if (rc == GOHEAP_EBUSY && stuck > 1)
+			gh_err_prefix(&s->err, "after %d attempts", stuck);
 		if (rc != GH_FORCE_UNSAFE)
 			break;
 		if (r.retries + 1 >= GH_FORCE_ATTEMPTS) {

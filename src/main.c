@@ -115,6 +115,11 @@ static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 			"(longest stop), %d %s\n", r.threads,
 			r.stop_seconds * 1e3, r.retries,
 			r.retries == 1 ? "retry" : "retries");
+	/* For bench/force-bench.sh: the gap that overlaps the stop. */
+	if (c->verbose > 1 && r.threads > 0)
+		fprintf(stderr, "go-heap: the stop ran from %.0f to %.0f ns "
+			"(CLOCK_MONOTONIC)\n", r.stop_begin * 1e9,
+			r.stop_end * 1e9);
 	fflush(msg);
 	return EXIT_OK;
 }

@@ -93,6 +93,13 @@ int gh_mem_write(gh_mem *m, uint64_t addr, const void *buf, size_t len,
 
 /* Backend constructors (memsrc_live.c, memsrc_core.c). */
 extern const goheap_memsrc_ops gh_live_ops;
+/*
+ * The last stop of a live source, CLOCK_MONOTONIC seconds from the first
+ * thread interrupted to the last one detached (the seizing and ordering
+ * before it stop nothing).  Returns -1 for other sources.
+ */
+int gh_live_stop_window(const goheap_memsrc_ops *ops, void *ctx,
+			double *begin, double *end);
 int gh_live_new(void **out_ctx, int pid, gh_err *err);
 extern const goheap_memsrc_ops gh_core_ops;
 int gh_core_new(void **out_ctx, const char *core, const char *sysroot,

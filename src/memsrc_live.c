@@ -38,6 +38,8 @@ typedef struct live_ctx {
 	char comm[64];
 	gh_err *err;        /* the session's, for stop/resume messages */
 	gh_ptrace *pt;      /* non-NULL between stop and resume (ptrace.c) */
+	double stop_begin;  /* the last stop's window (gh_live_stop_window) */
+	double stop_end;
 } live_ctx;
 
 static int errno_code(int e)
@@ -225,9 +227,14 @@ static int live_stop(void *ctx)
 {
 	live_ctx *c = ctx;
 
+	int rc;
+
 	if (c->pt != NULL)
 		return gh_errf(c->err, GOHEAP_EINVAL, "already stopped");
-	return gh_ptrace_stop(&c->pt, c->pid, c->err);
+	rc = gh_ptrace_stop(&c->pt, c->pid, c->err);
+	c->stop_begin = c->stop_end = rc == 0 ?
+		gh_ptrace_stopped_at(c->pt) : 0;
+	return rc;
 }
 
 static int live_resume(void *ctx)
@@ -235,8 +242,24 @@ static int live_resume(void *ctx)
 	live_ctx *c = ctx;
 	gh_ptrace *pt = c->pt;
 
+	int rc;
+
 	c->pt = NULL;
-	return gh_ptrace_resume(pt, c->err);
+	rc = gh_ptrace_resume(pt, c->err);
+	c->stop_end = gh_now();
+	return rc;
+}
+
+int gh_live_stop_window(const goheap_memsrc_ops *ops, void *ctx,
+			double *begin, double *end)
+{
+	const live_ctx *c = ctx;
+
+	if (ops != &gh_live_ops || c == NULL || c->stop_begin == 0)
+		return -1;
+	*begin = c->stop_begin;
+	*end = c->stop_end;
+	return 0;
 }
 
 static int live_thread_stacks(void *ctx, goheap_stack_cb cb, void *payload)

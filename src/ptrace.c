@@ -13,11 +13,28 @@
  * a seized thread and reports PTRACE_EVENT_STOP (ptrace(2), "Attaching and
  * detaching"; kernel/ptrace.c, ptrace_attach and PTRACE_INTERRUPT).  So
  * we seize every thread listed in /proc/PID/task first, which costs the
- * target nothing, then interrupt them all, then wait for each: the window
- * in which the target is (partly) stopped starts at the first interrupt.
+ * target nothing, then interrupt them, then wait for each: the window in
+ * which the target is (partly) stopped starts at the first interrupt.
  * A thread that was inside clone() when interrupted may have created a
  * child we did not list, so we rescan until a pass finds no new thread;
  * once every listed thread is stopped none can create another.
+ *
+ * Order.  What a stop costs a Go program is the work it delays, and that
+ * is the work of the threads that were running: a thread asleep in
+ * futex() (an idle M, a LockOSThread goroutine parked on a channel) loses
+ * nothing by being stopped a little longer.  So while seizing we read
+ * each thread's state from /proc/PID/task/TID/stat and stop in two
+ * groups: first those asleep, and capture their stacks, while the running
+ * threads keep running; then the running ones (state R), and the group
+ * leader last (see below).  On resume, threads that were stopped in user
+ * code (not inside a system call, by their registers) are detached first.
+ * The running threads are therefore stopped only for the second group's
+ * interrupts, the check and the write: about 0.2 ms for a 58-thread
+ * target on a 2-CPU virtual machine, against 1 ms for the whole stop
+ * (bench/README.md).  The state is read before the stop, so it may be
+ * stale: a thread that woke since is stopped with the first group, which
+ * is correct, only longer for it.  Every thread is stopped, and its stack
+ * captured, before the write; a stopped thread's stack cannot change.
  *
  * What waitpid reports for a seized, interrupted thread:
  *   - PTRACE_EVENT_STOP with SIGTRAP: our interrupt.
@@ -30,32 +47,56 @@
  *     as PTRACE_DETACH's data, which is what we do.  The pending interrupt
  *     trap is cleared by the detach itself.
  *   - an exit: the thread died meanwhile; nothing to detach.
- * Threads are waited for in reverse order so that the group leader comes
- * last: a leader whose process is exiting cannot be reaped while traced
- * sub-threads remain unreaped (delay_group_leader in kernel/exit.c).
+ * Each thread is waited for by its own id (waitpid(-1) would also reap
+ * children of a program that embeds this library), in the order it was
+ * interrupted, the group leader last: a leader whose process is exiting
+ * cannot be reaped while traced sub-threads remain unreaped
+ * (delay_group_leader in kernel/exit.c).
  *
- * Resuming.  PTRACE_DETACH every stopped thread, first-stopped first, so
- * each thread is stopped for about the same time.  If go-heap itself is
+ * Where the time goes.  Every interrupt and every detach wakes a thread,
+ * a few microseconds of kernel time each (more on a virtual machine,
+ * where waking another CPU traps to the hypervisor); a tracer that stops
+ * threads one by one cannot avoid it.  What we control:
+ *   - the tracer is not preempted by the threads it wakes: for the
+ *     duration of the stop it runs SCHED_FIFO when it may (root, or
+ *     CAP_SYS_NICE); measured, this halves the whole stop of a 58-thread
+ *     target on 2 CPUs (2.2 -> 1.0 ms).  Without the privilege it runs as
+ *     it is.  The policy is restored before gh_ptrace_resume returns;
+ *     GOHEAP_STOP_NO_RT=1 skips this step (for measurements);
+ *   - each thread's registers are read as soon as it reports its stop,
+ *     with one PTRACE_GETREGSET; the stacks of a group are then read in
+ *     one process_vm_readv for all its threads (see "Unwinding"), so the
+ *     safety check afterwards needs no system call at all.
+ *
+ * Resuming.  PTRACE_DETACH every stopped thread.  If go-heap itself is
  * killed (even with SIGKILL) the kernel detaches every tracee on exit
  * (exit_ptrace) and the target runs on; only a signal caught in
  * signal-delivery-stop at that moment is lost.
  *
- * Unwinding.  libunwind-ptrace's _UPT accessors read the registers of the
- * innermost frame.  Stepping further with unw_step does unwind Go code
- * correctly (Go emits .debug_frame, not .eh_frame, and libunwind finds
- * it), but each _UPT_create'd thread maps the executable and parses its
- * CFI again: about 1 ms per thread, 60 ms for 60 threads, while the target
- * is stopped.  Go keeps frame pointers on amd64 and arm64 (every Go
+ * Unwinding.  On amd64 and arm64 Go keeps frame pointers (every Go
  * function with a frame saves the caller's frame pointer below its return
  * address: cmd/compile, "framepointer_enabled"; runtime/tracebackfp uses
- * the same chain), so after the first frame we follow [FP] / [FP+8]
- * ourselves, one 16-byte process_vm_readv per frame.  Elsewhere we fall
- * back to unw_step.
+ * the same chain), so the registers of the stop (PC, SP, FP, and LR on
+ * arm64) and the chain [FP] / [FP+8] give the call stack.  The chain
+ * crosses from a thread's g0 stack to the goroutine stack that called
+ * mcall or systemstack, as the runtime's own frame-pointer unwinder
+ * expects.  It does not cross runtime.morestack (the goroutine's frames
+ * are then reachable only through g.sched, a per-version structure), and
+ * a signal handler's frames lead to the interrupted function's caller,
+ * not to the interrupted function itself (its PC is in the signal frame).
+ * On arm64 this path is compiled but untested (ptrace under qemu-user
+ * traces the emulator, not the program).
+ * Elsewhere libunwind-ptrace unwinds (its _UPT accessors read each
+ * register and each word with its own ptrace call, and each
+ * _UPT_create'd thread parses the executable's CFI again: about 1 ms per
+ * thread, which is why it is not the amd64/arm64 path).
  *
  * Rejected: PTRACE_ATTACH (queues a SIGSTOP, see above); SIGSTOP to the
  * whole process (visible to the parent as a job-control stop, and left in
  * place if we die); /proc/PID/syscall or /proc/PID/task/TID/stat for the
- * PC (no stack, and racy without a stop).
+ * PC (no stack, and racy without a stop); waitpid(-1) (see above); one
+ * process_vm_readv per thread (about 3 us each on this machine: 0.35 ms
+ * for 58 threads, against about 0.15 ms batched).
  */
 #include "config.h"
 
@@ -63,13 +104,16 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libunwind-ptrace.h>
@@ -80,20 +124,34 @@
 #define GH_PT_MAX_FRAMES 64
 /* Rescans of /proc/PID/task before we give up on a thread storm. */
 #define GH_PT_MAX_ROUNDS 16
+/*
+ * The longest a stop may take to reach every thread before we give up and
+ * resume the others: a thread in uninterruptible sleep (state D) does not
+ * stop until its system call completes, and the rest of the target must
+ * not wait for it.  Generous against scheduling delays on a loaded
+ * machine (a woken thread may wait a few ms for a CPU).
+ */
+#define GH_PT_STOP_TIMEOUT_MS 100
+#define GH_PT_STR2(x) #x
+#define GH_PT_STR(x) GH_PT_STR2(x)
+/* How long to wait for such a thread afterwards, only to detach it. */
+#define GH_PT_DETACH_TIMEOUT_MS 10000
+/* Pauses between polls of the waits (waitpid has no timeout): 10 us, doubling. */
+#define GH_PT_POLL_US 10
+#define GH_PT_POLL_MAX_US 1000
 /* linux/capability.h: CAP_SYS_PTRACE. */
 #define GH_CAP_SYS_PTRACE 19
 
-#if defined(UNW_TARGET_X86_64)
-/* amd64: FP is RBP; a frameless innermost function's caller is at [RSP]. */
-#define GH_UNW_FP UNW_X86_64_RBP
-#define GH_CAND_AT_SP 1
-#elif defined(UNW_TARGET_AARCH64)
-/* arm64: FP is X29; a leaf's return address is still in LR (X30). */
-#define GH_UNW_FP UNW_AARCH64_X29
-#define GH_UNW_LR UNW_AARCH64_X30
+/*
+ * Architectures whose Go code keeps frame pointers and whose registers we
+ * read ourselves (see "Unwinding"); anything else uses libunwind.
+ */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define GH_PT_FRAME_POINTERS 1
 #endif
 
 enum pt_state {
+	PT_NEW,       /* listed in /proc/PID/task, not seized */
 	PT_ATTACHED,  /* seized, maybe interrupted, not yet seen stopped */
 	PT_STOPPED,   /* in a ptrace-stop: may be read and detached */
 	PT_GONE,      /* exited, or detached */
@@ -101,9 +159,39 @@ enum pt_state {
 
 typedef struct pt_thread {
 	pid_t tid;
-	int state;    /* enum pt_state */
-	int sig;      /* signal to re-inject at detach, 0 if none */
+	int state;       /* enum pt_state */
+	int sig;         /* signal to re-inject at detach, 0 if none */
+	int in_syscall;  /* stopped inside a system call (it was blocked) */
+	int err;         /* reading its registers failed: errno */
+	int nframes;     /* captured frames in pcs, innermost first */
+	uint64_t pcs[GH_PT_MAX_FRAMES];
+	/* The frame-chain walk (capture_stacks): */
+	uint64_t sp, fp, cand;
+	uint64_t need;   /* address of the next window to read, 0 if none */
+	uint64_t wbase;  /* the window held in the thread's buffer */
+	size_t wlen;
+	int walking;
+	int captured;    /* capture_stacks has walked it */
+	int interrupted; /* PTRACE_INTERRUPT sent */
+	int running;     /* was running or runnable just before the stop */
+	char proc_state; /* its state letter in /proc when listed */
 } pt_thread;
+
+/*
+ * Stack bytes read per thread and round: the frame records of a thread's
+ * innermost frames lie just above SP (Go frames are small; a parked
+ * thread's g0 chain, futex up to mcall, spans about 500 bytes), and when
+ * the chain leaves them, for the goroutine stack that called mcall or
+ * systemstack, the next round reads there.  Every stopped thread's window
+ * is read in the same process_vm_readv (one iovec each), since the call's
+ * fixed cost (about 2 us: task lookup, access check, page pinning) would
+ * otherwise be paid per thread while the target stands still.
+ */
+#define GH_PT_WINDOW 1024
+/* process_vm_readv takes at most IOV_MAX (1024) iovecs per call. */
+#define GH_PT_IOV 1024
+/* Rounds of window reads; each round adds at least one frame per thread. */
+#define GH_PT_MAX_READS GH_PT_MAX_FRAMES
 
 struct gh_ptrace {
 	pid_t pid;
@@ -111,6 +199,13 @@ struct gh_ptrace {
 	size_t n, cap;
 	int foreign;      /* the target's ELF class is not ours */
 	int leader_gone;  /* the group leader exited while we waited */
+	int rt;           /* we switched to SCHED_FIFO: restore old_policy */
+	int old_policy;
+	struct sched_param old_param;
+	double stopped_at;    /* gh_now() at the first interrupt */
+	int taskfd;           /* /proc/PID/task, during the stop */
+	unsigned char *wbuf;  /* GH_PT_WINDOW bytes per thread */
+	size_t wcap;          /* threads wbuf has room for */
 };
 
 /* ---- permission diagnosis --------------------------------------------- */
@@ -215,7 +310,7 @@ static int explain_eperm(const gh_ptrace *pt, pid_t tid, gh_err *err)
 		       pt->pid);
 }
 
-/* ---- stop --------------------------------------------------------------- */
+/* ---- the target ------------------------------------------------------- */
 
 /* Is /proc/PID/exe of a different word size than this process? */
 static int foreign_class(pid_t pid)
@@ -237,28 +332,40 @@ static int foreign_class(pid_t pid)
 }
 
 /*
+ * The state letter of /proc/PID/task/TID/stat ("R" running or runnable,
+ * "S" sleeping, "Z" zombie...), read relative to an open /proc/PID/task;
+ * 'X' (dead) when the thread is gone.
+ */
+static char thread_state(int taskfd, pid_t tid)
+{
+	char path[32], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/stat", tid);
+	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 'X';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 'X';
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] != '\0' ? p[2] : 'X';
+}
+
+/*
  * A zombie thread (a group leader that called pthread_exit while others
  * run on) cannot be attached: ptrace_attach refuses tasks with an
  * exit_state with EPERM, which must not be mistaken for a permission
  * problem.  It runs no code, so it needs no stop.
  */
-static int thread_is_dead(pid_t pid, pid_t tid)
+static int thread_is_dead(int taskfd, pid_t tid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char st = thread_state(taskfd, tid);
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	return st == 'Z' || st == 'X';
 }
 
 static int known(const gh_ptrace *pt, pid_t tid)
@@ -271,40 +378,408 @@ static int known(const gh_ptrace *pt, pid_t tid)
 	return 0;
 }
 
-/* Block until t reports its stop (or exit); see the top comment. */
-static void wait_stop(gh_ptrace *pt, pt_thread *t)
+static void sleep_us(long us)
 {
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Test hook (tests/test_ptrace.c): GOHEAP_TEST_SEIZE_DELAY_MS=N waits N ms
+ * between seizing the threads and interrupting them, so that a test can
+ * put a thread into uninterruptible sleep after it was listed.  It stops
+ * nothing: seized threads run on.
+ */
+static void test_seize_delay(void)
+{
+	const char *v = getenv("GOHEAP_TEST_SEIZE_DELAY_MS");
+	long ms = v != NULL ? strtol(v, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 10000)
+		sleep_us(ms * 1000);
+}
+
+/* ---- the tracer's own priority ----------------------------------------- */
+
+/*
+ * SCHED_FIFO for the length of the stop, so that the threads we interrupt
+ * and detach do not preempt us on our CPU (see the top comment).  Best
+ * effort: without CAP_SYS_NICE, or in a cgroup without a real-time
+ * budget, sched_setscheduler fails and we run as we are.  Only this
+ * thread changes (Linux policies are per thread).
+ */
+static void rt_enter(gh_ptrace *pt)
+{
+	const char *off = getenv("GOHEAP_STOP_NO_RT");
+	struct sched_param p = { 0 };
+
+	if (off != NULL && strcmp(off, "1") == 0)
+		return;
+	pt->old_policy = sched_getscheduler(0);
+	if (pt->old_policy < 0 || pt->old_policy == SCHED_FIFO ||
+	    pt->old_policy == SCHED_RR ||
+	    sched_getparam(0, &pt->old_param) != 0)
+		return;
+	p.sched_priority = sched_get_priority_min(SCHED_FIFO);
+	if (sched_setscheduler(0, SCHED_FIFO, &p) == 0)
+		pt->rt = 1;
+}
+
+static void rt_leave(gh_ptrace *pt)
+{
+	if (pt->rt)
+		sched_setscheduler(0, pt->old_policy, &pt->old_param);
+	pt->rt = 0;
+}
+
+/* ---- capturing a stopped thread's stack -------------------------------- */
+
+#ifdef GH_PT_FRAME_POINTERS
+/*
+ * The registers of t's stop (PC, SP, FP, and LR on arm64), read once as it
+ * reports the stop, while later threads are still stopping.
+ */
+static void get_thread_regs(gh_ptrace *pt, pt_thread *t)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct u;
+#else
+	struct user_pt_regs u;
+#endif
+	struct iovec iov = { &u, sizeof(u) };
+
+	t->nframes = 0;
+	t->err = 0;
+	if (pt->foreign)
+		return;         /* reported by gh_ptrace_thread_stacks */
+	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
+		   &iov) != 0) {
+		t->err = errno;
+		return;
+	}
+#if defined(__x86_64__)
+	t->pcs[0] = u.rip;
+	t->sp = u.rsp;
+	t->fp = u.rbp;
+	t->cand = 0;
+	/* orig_rax is the system call's number inside one, else -1. */
+	t->in_syscall = (long)u.orig_rax >= 0;
+#else
+	t->pcs[0] = u.pc;
+	t->sp = u.sp;
+	t->fp = u.regs[29];
+	t->cand = u.regs[30];
+	t->in_syscall = 0;      /* not in NT_PRSTATUS: treated as running */
+#endif
+	t->nframes = 1;
+}
+
+/* Two target words at addr from t's window, if it holds them. */
+static int window_pair(const gh_ptrace *pt, const pt_thread *t, size_t ti,
+		       uint64_t addr, uint64_t out[2])
+{
+	unsigned long w[2];
+
+	if (addr < t->wbase || addr - t->wbase > t->wlen ||
+	    t->wlen - (addr - t->wbase) < sizeof(w))
+		return -1;
+	memcpy(w, pt->wbuf + ti * GH_PT_WINDOW + (addr - t->wbase),
+	       sizeof(w));
+	out[0] = w[0];
+	out[1] = w[1];
+	return 0;
+}
+
+/* The same two words with PTRACE_PEEKDATA (the thread is stopped). */
+static int peek_pair(const pt_thread *t, uint64_t addr, uint64_t out[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		errno = 0;
+		out[i] = (unsigned long)ptrace(PTRACE_PEEKDATA, t->tid,
+					       (void *)(uintptr_t)(addr +
+					       i * sizeof(long)), NULL);
+		if (errno != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Follow t's frame-pointer chain as far as its window allows: FP points
+ * at the saved caller FP, and the return address sits just above it.
+ * Leaves t->need set when the next record lies outside the window.
+ * Worked example (amd64, thread stopped in runtime.nextSample called from
+ * runtime.profilealloc called from runtime.mallocgc):
+ *   RIP in nextSample          -> pcs[0]
+ *   [RSP] (candidate)          -> return into profilealloc if nextSample
+ *                                 had not pushed RBP yet, else a local
+ *   RBP -> [RBP+8]             -> return into profilealloc   (pcs[n])
+ *          [RBP] -> [..+8]     -> return into mallocgc
+ * On arm64 the candidate is LR (a leaf keeps its return address there).
+ * The candidate is kept only if it differs from the first chain entry.
+ */
+static void walk(gh_ptrace *pt, pt_thread *t, size_t ti)
+{
+	uint64_t rec[2];
+	int n = t->nframes;
+
+	t->need = 0;
+#if defined(__x86_64__)
+	if (n == 1 && t->cand == 0 &&
+	    window_pair(pt, t, ti, t->sp, rec) == 0)
+		t->cand = rec[0];
+#endif
+	while (n < GH_PT_MAX_FRAMES && t->fp != 0 &&
+	       t->fp % sizeof(long) == 0) {
+		if (window_pair(pt, t, ti, t->fp, rec) != 0) {
+			/*
+			 * Not in the window: read one there next round,
+			 * unless the window was read at this very address
+			 * and came back short (unmapped, or process_vm_readv
+			 * forbidden): then PEEKDATA has the definitive
+			 * answer.
+			 */
+			if (t->wbase != t->fp) {
+				t->need = t->fp;
+				break;
+			}
+			if (peek_pair(t, t->fp, rec) != 0)
+				break;
+		}
+		if (rec[1] == 0)
+			break;
+		if (n == 1 && t->cand != 0 && t->cand != rec[1])
+			t->pcs[n++] = t->cand;
+		if (n == GH_PT_MAX_FRAMES)
+			break;
+		t->pcs[n++] = rec[1];
+		if (rec[0] == t->fp)
+			break;
+		t->fp = rec[0];
+	}
+	t->nframes = n;
+	if (t->need == 0) {
+		if (n == 1 && t->cand != 0)
+			t->pcs[t->nframes++] = t->cand;
+		t->walking = 0;
+	}
+}
+
+/*
+ * Read the windows every walking thread needs, in as few
+ * process_vm_readv calls as the iovec limit allows.  A call stops at the
+ * first iovec it cannot read in full; that one gets what it got, and the
+ * next call starts after it.
+ */
+static void read_windows(gh_ptrace *pt)
+{
+	struct iovec lv[GH_PT_IOV], rv[GH_PT_IOV];
+	size_t idx[GH_PT_IOV];
+	size_t i = 0, k, j;
+	ssize_t got;
+
+	while (i < pt->n) {
+		for (k = 0; i < pt->n && k < GH_PT_IOV; i++) {
+			pt_thread *t = &pt->t[i];
+
+			if (!t->walking || t->need == 0)
+				continue;
+			t->wbase = t->need;
+			t->wlen = 0;
+			lv[k].iov_base = pt->wbuf + i * GH_PT_WINDOW;
+			lv[k].iov_len = GH_PT_WINDOW;
+			rv[k].iov_base = (void *)(uintptr_t)t->need;
+			rv[k].iov_len = GH_PT_WINDOW;
+			idx[k++] = i;
+		}
+		for (j = 0; j < k;) {
+			got = process_vm_readv(pt->pid, lv + j, k - j, rv + j,
+					       k - j, 0);
+			if (got < 0)
+				got = 0;
+			while (j < k && (size_t)got >= GH_PT_WINDOW) {
+				pt->t[idx[j++]].wlen = GH_PT_WINDOW;
+				got -= GH_PT_WINDOW;
+			}
+			if (j < k)
+				pt->t[idx[j++]].wlen = (size_t)got;
+		}
+	}
+}
+
+/*
+ * The stacks of every stopped thread, from the registers wait_stop
+ * captured: rounds of one batched read and a walk, until every chain
+ * has ended.
+ */
+static int capture_stacks(gh_ptrace *pt, gh_err *err)
+{
+	size_t i;
+	int round, any = 0;
+
+	if (pt->foreign)
+		return 0;       /* reported by gh_ptrace_thread_stacks */
+	if (pt->wcap < pt->n) {
+		unsigned char *b = gh_reallocarray(pt->wbuf, pt->n,
+						   GH_PT_WINDOW);
+
+		if (b == NULL)
+			return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+		pt->wbuf = b;
+		pt->wcap = pt->n;
+	}
+	for (i = 0; i < pt->n; i++) {
+		pt_thread *t = &pt->t[i];
+
+		if (t->state != PT_STOPPED || t->err != 0 || t->captured)
+			continue;
+		t->captured = 1;
+		t->walking = 1;
+		t->need = t->sp;
+		any = 1;
+	}
+	for (round = 0; any && round < GH_PT_MAX_READS; round++) {
+		read_windows(pt);
+		any = 0;
+		for (i = 0; i < pt->n; i++) {
+			if (!pt->t[i].walking)
+				continue;
+			walk(pt, &pt->t[i], i);
+			any |= pt->t[i].walking;
+		}
+	}
+	return 0;
+}
+#else
+/* libunwind unwinds at gh_ptrace_thread_stacks time. */
+static void get_thread_regs(gh_ptrace *pt, pt_thread *t)
+{
+	(void)pt;
+	t->nframes = 0;
+	t->err = 0;
+}
+
+static int capture_stacks(gh_ptrace *pt, gh_err *err)
+{
+	(void)pt;
+	(void)err;
+	return 0;
+}
+#endif
+
+/* ---- stop --------------------------------------------------------------- */
+
+
+/*
+ * Wait until t reports its stop (or exit), and read its registers; see the
+ * top comment.  waitpid cannot time out, and a thread in uninterruptible
+ * sleep (state D) does not stop until its system call completes, which
+ * may be never (a hung NFS server).  So: one non-blocking waitpid; if t
+ * has not stopped yet and is not in D, a blocking one (the fastest: our
+ * CPU is free for t the moment it can run); if it is in D, polls until
+ * `deadline` (gh_now's clock) and returns -1 if t has not stopped by then,
+ * with t still PT_ATTACHED and its interrupt pending.  deadline 0: only
+ * the non-blocking waitpid.  The pauses between polls double from
+ * GH_PT_POLL_US: as SCHED_FIFO we take our CPU back at every poll, and a
+ * thread that needs it to reach its stop must get long enough turns
+ * (fixed 10 us pauses made stops of 58 threads last 25-40 ms instead of
+ * 1).  A thread may still enter D between our look at /proc and its
+ * stop: then the blocking waitpid lasts as long as that sleep.
+ */
+static int wait_stop(gh_ptrace *pt, pt_thread *t, double deadline)
+{
+	long pause = GH_PT_POLL_US;
+	int block = 0, flags = __WALL | WNOHANG;
 	pid_t r;
 	int st = 0;
 
-	do
-		r = waitpid(t->tid, &st, __WALL);
-	while (r < 0 && errno == EINTR);
+	for (;;) {
+		r = waitpid(t->tid, &st, flags);
+		if (r > 0 || (r < 0 && errno != EINTR))
+			break;
+		if (r < 0)
+			continue;       /* EINTR */
+		if (deadline == 0)
+			return -1;
+		if (!block) {
+			block = 1;
+			if (getenv("GH_PT_DEBUG")) fprintf(stderr, "check %d at %.0f\n", t->tid, gh_now()*1e6);
+			if (thread_state(pt->taskfd, t->tid) != 'D') {
+				flags = __WALL;
+				continue;
+			}
+		}
+		if (gh_now() > deadline)
+			return -1;
+		sleep_us(pause);
+		if (pause < GH_PT_POLL_MAX_US)
+			pause *= 2;
+	}
 	if (r < 0 || !WIFSTOPPED(st)) {
 		/* ECHILD (already reaped), WIFEXITED, WIFSIGNALED. */
 		t->state = PT_GONE;
 		if (t->tid == pt->pid)
 			pt->leader_gone = 1;
-		return;
+		return 0;
 	}
 	t->state = PT_STOPPED;
 	if ((st >> 16) == 0)
 		t->sig = WSTOPSIG(st);
+	get_thread_regs(pt, t);
+	return 0;
 }
 
 /*
- * Seize every thread of /proc/PID/task we do not hold yet, then interrupt
- * them.  A thread is recorded before it is seized (the array grows first),
- * so a failure here can always detach what was attached.
+ * t cannot be stopped (now): say why, from /proc.  A thread in
+ * uninterruptible sleep, state D, answers no signal and no ptrace
+ * interrupt until its system call or page fault completes (vfork, NFS, a
+ * hung disk).  Message: "process P: thread T WHAT state D (uninterruptible
+ * sleep, in WCHAN): CONSEQUENCE".
  */
-static int seize_new(gh_ptrace *pt, gh_err *err)
+static int explain_sleep(const gh_ptrace *pt, const pt_thread *t,
+			 const char *what, const char *consequence,
+			 gh_err *err)
+{
+	char path[32], wchan[64] = "";
+	ssize_t n;
+	int fd;
+	char st = thread_state(pt->taskfd, t->tid);
+
+	snprintf(path, sizeof(path), "%d/wchan", t->tid);
+	fd = openat(pt->taskfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, wchan, sizeof(wchan) - 1);
+		wchan[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	if (strcmp(wchan, "0") == 0)
+		wchan[0] = '\0';
+	return gh_errf(err, GOHEAP_EBUSY, "process %d: thread %d %s state %c "
+		       "(%s%s%s): %s", pt->pid, t->tid, what, st,
+		       st == 'D' ? "uninterruptible sleep" : "not stopped",
+		       wchan[0] ? ", in " : "", wchan, consequence);
+}
+
+/*
+ * Seize every thread of /proc/PID/task we do not hold yet, and order the
+ * new ones for stopping: those asleep first, then those running (state R
+ * in /proc/PID/task/TID/stat), then the group leader (see the top
+ * comment).  *mid is where the second group starts.  A thread is recorded
+ * once seized, so a failure here can always detach what was attached.
+ */
+static int seize_new(gh_ptrace *pt, size_t *mid, gh_err *err)
 {
 	char path[64];
 	struct dirent *de;
-	size_t first = pt->n, i;
+	size_t first = pt->n, i, k;
+	pt_thread tmp, *t;
 	DIR *d;
 	int rc = 0;
 
+	*mid = pt->n;
 	snprintf(path, sizeof(path), "/proc/%d/task", pt->pid);
 	d = opendir(path);
 	if (d == NULL)
@@ -312,6 +787,7 @@ static int seize_new(gh_ptrace *pt, gh_err *err)
 			       GOHEAP_EIO, "process %d: %s", pt->pid,
 			       errno == ENOENT ? "no such process (it exited)" :
 			       strerror(errno));
+	/* List the new threads and their states, touching nothing. */
 	while ((de = readdir(d)) != NULL) {
 		char *end;
 		long tid = strtol(de->d_name, &end, 10);
@@ -331,32 +807,99 @@ static int seize_new(gh_ptrace *pt, gh_err *err)
 			pt->t = v;
 			pt->cap = nc;
 		}
-		if (ptrace(PTRACE_SEIZE, (pid_t)tid, NULL, NULL) != 0) {
+		t = &pt->t[pt->n++];
+		memset(t, 0, sizeof(*t));
+		t->tid = (pid_t)tid;
+		t->state = PT_NEW;
+		t->proc_state = thread_state(dirfd(d), (pid_t)tid);
+	}
+	closedir(d);
+	/*
+	 * A thread in uninterruptible sleep would not stop until its system
+	 * call completes: do not start a stop that would wait for it.
+	 */
+	for (i = first; i < pt->n && rc == 0; i++)
+		if (pt->t[i].proc_state == 'D') {
+			rc = explain_sleep(pt, &pt->t[i], "is in", "it cannot be "
+					   "stopped now, nothing was stopped in "
+					   "this pass", err);
+			pt->n = first;
+		}
+	for (i = first; i < pt->n && rc == 0; i++) {
+		t = &pt->t[i];
+		if (ptrace(PTRACE_SEIZE, t->tid, NULL, NULL) != 0) {
 			int e = errno;
 
-			if (e == ESRCH || thread_is_dead(pt->pid, (pid_t)tid))
-				continue;   /* exited since readdir */
+			if (e == ESRCH || thread_is_dead(pt->taskfd, t->tid)) {
+				t->state = PT_GONE;   /* exited since */
+				continue;
+			}
 			if (e == EPERM)
-				rc = explain_eperm(pt, (pid_t)tid, err);
+				rc = explain_eperm(pt, t->tid, err);
 			else
 				rc = gh_errf(err, GOHEAP_EIO,
 					     "process %d: PTRACE_SEIZE of "
-					     "thread %ld: %s", pt->pid, tid,
+					     "thread %d: %s", pt->pid, t->tid,
 					     strerror(e));
 			break;
 		}
-		pt->t[pt->n].tid = (pid_t)tid;
-		pt->t[pt->n].state = PT_ATTACHED;
-		pt->t[pt->n].sig = 0;
-		pt->n++;
+		t->state = PT_ATTACHED;
+		t->running = t->tid == pt->pid || t->proc_state == 'R';
 	}
-	closedir(d);
-	for (i = first; i < pt->n; i++) {
+	/* Sleepers first (stable), then the running, the leader last. */
+	for (i = first, k = first; i < pt->n; i++) {
+		if (pt->t[i].running)
+			continue;
+		tmp = pt->t[i];
+		memmove(&pt->t[k + 1], &pt->t[k], (i - k) * sizeof(tmp));
+		pt->t[k++] = tmp;
+	}
+	*mid = k;
+	for (i = k; i + 1 < pt->n; i++) {
+		if (pt->t[i].tid != pt->pid)
+			continue;
+		tmp = pt->t[i];
+		memmove(&pt->t[i], &pt->t[i + 1],
+			(pt->n - i - 1) * sizeof(tmp));
+		pt->t[pt->n - 1] = tmp;
+		break;
+	}
+	return rc;
+}
+
+/*
+ * Interrupt threads [from, to), wait for each, and capture the stacks of
+ * those that stopped.
+ */
+static int stop_group(gh_ptrace *pt, size_t from, size_t to, gh_err *err)
+{
+	size_t i;
+
+	if (from == to)
+		return 0;
+	if (pt->stopped_at == 0)
+		pt->stopped_at = gh_now();
+	if (getenv("GH_PT_DEBUG")) fprintf(stderr, "group %zu-%zu at %.0f\n", from, to, gh_now()*1e6);
+	for (i = from; i < to; i++) {
+		pt->t[i].interrupted = 1;
 		if (ptrace(PTRACE_INTERRUPT, pt->t[i].tid, NULL, NULL) != 0 &&
 		    errno == ESRCH)
 			pt->t[i].state = PT_GONE;
 	}
-	return rc;
+	for (i = from; i < to; i++)
+		if (pt->t[i].state == PT_ATTACHED &&
+		    wait_stop(pt, &pt->t[i], pt->stopped_at +
+			      GH_PT_STOP_TIMEOUT_MS / 1e3) != 0)
+			return explain_sleep(pt, &pt->t[i], "did not stop within "
+					     GH_PT_STR(GH_PT_STOP_TIMEOUT_MS) " ms, in",
+					     "the other threads were resumed",
+					     err);
+	return capture_stacks(pt, err);
+}
+
+double gh_ptrace_stopped_at(const gh_ptrace *pt)
+{
+	return pt != NULL ? pt->stopped_at : 0;
 }
 
 size_t gh_ptrace_nthreads(const gh_ptrace *pt)
@@ -370,8 +913,9 @@ size_t gh_ptrace_nthreads(const gh_ptrace *pt)
 
 int gh_ptrace_stop(gh_ptrace **out, int pid, gh_err *err)
 {
+	char path[64];
 	gh_ptrace *pt;
-	size_t first, i;
+	size_t first, mid;
 	int rc, round;
 
 	*out = NULL;
@@ -380,6 +924,15 @@ int gh_ptrace_stop(gh_ptrace **out, int pid, gh_err *err)
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
 	pt->pid = pid;
 	pt->foreign = foreign_class(pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	pt->taskfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pt->taskfd < 0) {
+		rc = gh_errf(err, errno == ENOENT ? GOHEAP_ENOPROC : GOHEAP_EIO,
+			     "process %d: %s", pid, errno == ENOENT ?
+			     "no such process (it exited)" : strerror(errno));
+		free(pt);
+		return rc;
+	}
 	for (round = 0;; round++) {
 		if (round == GH_PT_MAX_ROUNDS) {
 			rc = gh_errf(err, GOHEAP_ELIMIT,
@@ -389,10 +942,20 @@ int gh_ptrace_stop(gh_ptrace **out, int pid, gh_err *err)
 			goto fail;
 		}
 		first = pt->n;
-		rc = seize_new(pt, err);
-		for (i = pt->n; i > first; i--)
-			if (pt->t[i - 1].state == PT_ATTACHED)
-				wait_stop(pt, &pt->t[i - 1]);
+		rc = seize_new(pt, &mid, err);
+		if (rc != 0)
+			goto fail;
+		if (round == 0) {
+			test_seize_delay();
+			rt_enter(pt);
+		}
+		/*
+		 * Those asleep first, with their stacks, while the running
+		 * ones still run; then the running ones, briefly.
+		 */
+		rc = stop_group(pt, first, mid, err);
+		if (rc == 0)
+			rc = stop_group(pt, mid, pt->n, err);
 		if (rc != 0)
 			goto fail;
 		if (pt->leader_gone || (round == 0 && pt->n == 0)) {
@@ -413,6 +976,63 @@ fail:
 
 /* ---- resume ------------------------------------------------------------- */
 
+static int detach(gh_ptrace *pt, pt_thread *t, int rc, gh_err *err)
+{
+	if (t->state != PT_STOPPED)
+		return rc;
+	if (ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(uintptr_t)t->sig) !=
+	    0 && errno != ESRCH && rc == 0)
+		rc = gh_errf(err, GOHEAP_EIO, "process %d: detaching thread "
+			     "%d: %s", pt->pid, t->tid, strerror(errno));
+	t->state = PT_GONE;
+	return rc;
+}
+
+/*
+ * Threads still attached but not seen stopped (an error or a timeout cut
+ * the stop short; the others are running again by now): only a thread in
+ * a ptrace-stop can be detached (ptrace_check_attach), so interrupt those
+ * not yet interrupted and sweep them all, detaching each as soon as it
+ * stops, for at most GH_PT_DETACH_TIMEOUT_MS.  One that never stops (stuck
+ * in uninterruptible sleep) stays attached until this process exits,
+ * when the kernel detaches it (exit_ptrace).
+ */
+static int detach_pending(gh_ptrace *pt, int rc, gh_err *err)
+{
+	double deadline = gh_now() + GH_PT_DETACH_TIMEOUT_MS / 1e3;
+	size_t i, left;
+
+	for (i = 0; i < pt->n; i++)
+		if (pt->t[i].state == PT_ATTACHED && !pt->t[i].interrupted) {
+			pt->t[i].interrupted = 1;
+			ptrace(PTRACE_INTERRUPT, pt->t[i].tid, NULL, NULL);
+		}
+	for (;;) {
+		left = 0;
+		for (i = 0; i < pt->n; i++) {
+			if (pt->t[i].state != PT_ATTACHED)
+				continue;
+			if (wait_stop(pt, &pt->t[i], 0) == 0)
+				rc = detach(pt, &pt->t[i], rc, err);
+			else
+				left++;
+		}
+		if (left == 0)
+			return rc;
+		if (gh_now() > deadline)
+			break;
+		sleep_us(1000);
+	}
+	for (i = 0; i < pt->n; i++)
+		if (pt->t[i].state == PT_ATTACHED && rc == 0)
+			rc = gh_errf(err, GOHEAP_EBUSY, "process %d: thread %d "
+				     "has not stopped after %d s: it stays "
+				     "attached, with a stop pending, until this "
+				     "process exits", pt->pid, pt->t[i].tid,
+				     GH_PT_DETACH_TIMEOUT_MS / 1000);
+	return rc;
+}
+
 int gh_ptrace_resume(gh_ptrace *pt, gh_err *err)
 {
 	size_t i;
@@ -420,195 +1040,64 @@ int gh_ptrace_resume(gh_ptrace *pt, gh_err *err)
 
 	if (pt == NULL)
 		return 0;
-	for (i = 0; i < pt->n; i++) {
-		pt_thread *t = &pt->t[i];
-
-		/*
-		 * Only a thread in a ptrace-stop can be detached
-		 * (ptrace_check_attach); one still running (an error cut
-		 * the stop short) is interrupted and waited for first.
-		 */
-		if (t->state == PT_ATTACHED) {
-			ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL);
-			wait_stop(pt, t);
-		}
-		if (t->state != PT_STOPPED)
-			continue;
-		if (ptrace(PTRACE_DETACH, t->tid, NULL,
-			   (void *)(uintptr_t)t->sig) != 0 && errno != ESRCH &&
-		    rc == 0)
-			rc = gh_errf(err, GOHEAP_EIO, "process %d: detaching "
-				     "thread %d: %s", pt->pid, t->tid,
-				     strerror(errno));
-		t->state = PT_GONE;
-	}
+	if (getenv("GH_PT_DEBUG")) fprintf(stderr, "resume at %.0f\n", gh_now()*1e6);
+	/* Threads that were running first, then those that were asleep. */
+	for (i = 0; i < pt->n; i++)
+		if (!pt->t[i].in_syscall)
+			rc = detach(pt, &pt->t[i], rc, err);
+	for (i = 0; i < pt->n; i++)
+		rc = detach(pt, &pt->t[i], rc, err);
+	if (getenv("GH_PT_DEBUG")) fprintf(stderr, "detached at %.0f\n", gh_now()*1e6);
+	rt_leave(pt);
+	rc = detach_pending(pt, rc, err);
+	if (pt->taskfd >= 0)
+		close(pt->taskfd);
+	free(pt->wbuf);
 	free(pt->t);
 	free(pt);
 	return rc;
 }
 
-/* ---- unwinding ---------------------------------------------------------- */
+/* ---- the stacks --------------------------------------------------------- */
 
-/*
- * The stack just above SP, read with one system call per thread: Go frames
- * are small, so most of a thread's frame records lie in it, and a read per
- * frame (about 1.5 us each) would dominate the stop.  A window that runs
- * into an unmapped page is simply shorter (process_vm_readv stops there).
- */
-#define GH_PT_WINDOW 8192
-
-typedef struct stack_window {
-	pid_t tid;
-	uint64_t base;
-	size_t len;
-	unsigned char b[GH_PT_WINDOW];
-} stack_window;
-
-static void window_fill(stack_window *sw, pid_t tid, uint64_t sp)
-{
-	sw->tid = tid;
-	sw->base = sp;
-	sw->len = 0;
-#ifdef HAVE_PROCESS_VM_READV
-	{
-		struct iovec local = { sw->b, sizeof(sw->b) };
-		struct iovec remote = { (void *)(uintptr_t)sp, sizeof(sw->b) };
-		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-
-		if (n > 0)
-			sw->len = (size_t)n;
-	}
-#endif
-}
-
-static int window_has(const stack_window *sw, uint64_t addr, size_t len)
-{
-	return addr >= sw->base && addr - sw->base <= sw->len &&
-	       sw->len - (addr - sw->base) >= len;
-}
-
-/*
- * Two target words at addr (frame record: saved FP, return address).  A
- * miss moves the window to addr: the chain has left the stack we read,
- * typically from a thread's g0 stack back to the goroutine stack that
- * called mcall or systemstack, and its next records are above addr.
- */
-static int read_pair(stack_window *sw, uint64_t addr, uint64_t out[2])
-{
-	unsigned long w[2];
-	int i;
-
-	if (!window_has(sw, addr, sizeof(w)))
-		window_fill(sw, sw->tid, addr);
-	if (window_has(sw, addr, sizeof(w))) {
-		memcpy(w, sw->b + (addr - sw->base), sizeof(w));
-		out[0] = w[0];
-		out[1] = w[1];
-		return 0;
-	}
-	/*
-	 * Nothing readable there with process_vm_readv (unmapped, or the
-	 * call is unavailable): the thread is in a ptrace-stop, so PEEKDATA
-	 * gives the definitive answer.
-	 */
-	for (i = 0; i < 2; i++) {
-		errno = 0;
-		w[i] = (unsigned long)ptrace(PTRACE_PEEKDATA, sw->tid,
-					     (void *)(uintptr_t)(addr +
-					     i * sizeof(long)), NULL);
-		if (errno != 0)
-			return -1;
-		out[i] = w[i];
-	}
-	return 0;
-}
-
-/*
- * pcs[0] from the registers, then the frame-pointer chain: FP points at
- * the saved caller FP, and the return address sits just above it.
- * Worked example (amd64, thread stopped in runtime.nextSample called from
- * runtime.profilealloc called from runtime.mallocgc):
- *   RIP in nextSample          -> pcs[0]
- *   [RSP] (candidate)          -> return into profilealloc if nextSample
- *                                 had not pushed RBP yet, else a local
- *   RBP -> [RBP+8]             -> return into profilealloc   (pcs[n])
- *          [RBP] -> [..+8]     -> return into mallocgc
- * The candidate is kept only if it differs from the first chain entry.
- */
-static int unwind_thread(unw_addr_space_t as, stack_window *sw, pid_t tid,
-			 uint64_t *pcs, size_t *np, gh_err *err)
+#ifndef GH_PT_FRAME_POINTERS
+/* libunwind-ptrace all the way (see "Unwinding"). */
+static int unwind_thread(unw_addr_space_t as, pt_thread *t, gh_err *err)
 {
 	unw_cursor_t c;
-	unw_word_t ip = 0, sp = 0, fp = 0, cand = 0;
-	uint64_t rec[2];
-	size_t n = 0;
+	unw_word_t ip = 0;
 	void *ui;
-	int r;
+	int r, n = 0;
 
-	(void)sp;
-	(void)rec;
-	(void)fp;
-	(void)cand;
-	(void)sw;
-	ui = _UPT_create(tid);
+	ui = _UPT_create(t->tid);
 	if (ui == NULL)
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
 	r = unw_init_remote(&c, as, ui);
 	if (r == 0)
 		r = unw_get_reg(&c, UNW_REG_IP, &ip);
-	if (r == 0)
-		r = unw_get_reg(&c, UNW_REG_SP, &sp);
-#ifdef GH_UNW_FP
-	if (r == 0)
-		r = unw_get_reg(&c, GH_UNW_FP, &fp);
-#endif
-#ifdef GH_UNW_LR
-	if (r == 0)
-		r = unw_get_reg(&c, GH_UNW_LR, &cand);
-#endif
 	if (r != 0) {
 		_UPT_destroy(ui);
 		return gh_errf(err, GOHEAP_EIO, "thread %d: reading its "
-			       "registers: %s", tid, unw_strerror(r));
+			       "registers: %s", t->tid, unw_strerror(r));
 	}
-	pcs[n++] = ip;
-#ifndef GH_UNW_FP
-	/* No frame-pointer convention known here: let libunwind step. */
+	t->pcs[n++] = ip;
 	while (n < GH_PT_MAX_FRAMES && unw_step(&c) > 0 &&
 	       unw_get_reg(&c, UNW_REG_IP, &ip) == 0)
-		pcs[n++] = ip;
-#endif
+		t->pcs[n++] = ip;
 	_UPT_destroy(ui);
-#ifdef GH_UNW_FP
-	window_fill(sw, tid, sp);
-#ifdef GH_CAND_AT_SP
-	if (read_pair(sw, sp, rec) == 0)
-		cand = rec[0];
-#endif
-	while (n < GH_PT_MAX_FRAMES && fp != 0 && fp % sizeof(long) == 0 &&
-	       read_pair(sw, fp, rec) == 0 && rec[1] != 0) {
-		if (n == 1 && cand != 0 && cand != rec[1])
-			pcs[n++] = cand;
-		pcs[n++] = rec[1];
-		if (rec[0] == fp)
-			break;
-		fp = rec[0];
-	}
-	if (n == 1 && cand != 0)
-		pcs[n++] = cand;
-#endif
-	*np = n;
+	t->nframes = n;
 	return 0;
 }
+#endif
 
 int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
 			    gh_err *err)
 {
-	uint64_t pcs[GH_PT_MAX_FRAMES];
-	stack_window *sw;
-	unw_addr_space_t as;
-	size_t i, n = 0;
+	size_t i;
 	int rc = 0;
+#ifndef GH_PT_FRAME_POINTERS
+	unw_addr_space_t as;
+#endif
 
 	if (pt->foreign)
 		return gh_errf(err, GOHEAP_EUNSUPPORTED,
@@ -616,22 +1105,31 @@ int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
 			       "%zu-bit go-heap: its threads cannot be "
 			       "unwound (use a go-heap built for it)",
 			       pt->pid, sizeof(void *) * 8);
-	sw = malloc(sizeof(*sw));
+#ifndef GH_PT_FRAME_POINTERS
 	as = unw_create_addr_space(&_UPT_accessors, 0);
-	if (sw == NULL || as == NULL) {
-		rc = gh_errf(err, GOHEAP_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (as == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+#endif
 	for (i = 0; i < pt->n && rc == 0; i++) {
-		if (pt->t[i].state != PT_STOPPED)
+		pt_thread *t = &pt->t[i];
+
+		if (t->state != PT_STOPPED)
 			continue;
-		rc = unwind_thread(as, sw, pt->t[i].tid, pcs, &n, err);
-		if (rc == 0)
-			rc = cb(pt->t[i].tid, pcs, n, payload);
+#ifndef GH_PT_FRAME_POINTERS
+		rc = unwind_thread(as, t, err);
+		if (rc != 0)
+			break;
+#endif
+		if (t->err != 0) {
+			rc = gh_errf(err, GOHEAP_EIO, "thread %d: reading its "
+				     "registers: %s", t->tid,
+				     strerror(t->err));
+			break;
+		}
+		rc = cb(t->tid, t->pcs, (size_t)t->nframes, payload);
 	}
-out:
-	if (as != NULL)
-		unw_destroy_addr_space(as);
-	free(sw);
+#ifndef GH_PT_FRAME_POINTERS
+	unw_destroy_addr_space(as);
+#endif
 	return rc;
 }

@@ -25,6 +25,12 @@ int gh_ptrace_stop(gh_ptrace **out, int pid, gh_err *err);
  */
 int gh_ptrace_resume(gh_ptrace *pt, gh_err *err);
 
+/*
+ * When gh_ptrace_stop interrupted its first thread (gh_now's clock): the
+ * seizing before it stops nothing.
+ */
+double gh_ptrace_stopped_at(const gh_ptrace *pt);
+
 /* Threads stopped by gh_ptrace_stop (not counting those that exited). */
 size_t gh_ptrace_nthreads(const gh_ptrace *pt);
 

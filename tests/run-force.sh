@@ -19,12 +19,17 @@
 #     and allocates, and nothing was written
 #   - SIGTERM of go-heap in the middle of the stop is held until the target is resumed: the
 #     write completes and the program runs on
+#   - the stack walk: with GOHEAP_TEST_UNSAFE_FUNC naming a function of the target, go-heap
+#     must find it at each of 20 stops and refuse (exit 1, one line, rate still 0):
+#     main.parkLocked (a goroutine parked on its locked thread: past the runtime's g0 frames)
+#     and main.spinTop (a thread running user code, or preempted, or descheduled)
 #   - a target with 100 extra threads (runtime.LockOSThread): --force succeeds, -v reports
 #     more than 100 stopped threads, the program runs on
 #
 # Environment: top_srcdir, top_builddir (automake), GOHEAP_CACHE, GOHEAP_GO_VERSIONS,
 # GOHEAP_KEEP=1, GOHEAP_TIMEOUT (seconds per go-heap run, default 60).
-# Test hook used: GOHEAP_TEST_STOP_DELAY_MS=N (src/force.c) keeps the target stopped N ms longer.
+# Test hooks used (src/force.c): GOHEAP_TEST_STOP_DELAY_MS=N keeps the target stopped N ms
+# longer; GOHEAP_TEST_UNSAFE_FUNC=NAME counts NAME as part of the sampling path.
 # Output: PASS:/FAIL:/SKIP: lines, then "N passed, N failed, N skipped".
 # Exit: 0, 1 if anything failed, 77 if nothing could run (no go-heap, no Go, ptrace forbidden).
 set -u
@@ -247,6 +252,31 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		stop_clean "$pid" "$out" "clean exit after a SIGTERMed go-heap"
 	else
 		gh_fail "$tag: forceprog -threads 10 did not start"
+	fi
+
+	# The stack walk finds a known function on its thread at every stop (the hook makes it
+	# "unsafe", so go-heap retries 20 times and refuses): main.parkLocked lies past the
+	# runtime's g0 frames (mcall), main.spinTop under a thread running user code, preempted
+	# by the runtime's signal, or descheduled.  Nothing may be written.
+	if gh_start "$bin" -threads 3 -spin -workers 1 -pause 0; then
+		pid=$GH_PID
+		out=$GH_OUT
+		for fn in main.parkLocked main.spinTop; do
+			GOHEAP_TEST_UNSAFE_FUNC=$fn run "unsafe-$fn" --force "$pid"
+			line=$(status "$out" "$pid")
+			if [ "$rc" -eq 1 ] && [ "$(field "$line" rate)" = 0 ] &&
+				grep -q "was inside $fn at each of 20 stops: nothing written" "$d/unsafe-$fn.err" &&
+				[ "$(wc -l <"$d/unsafe-$fn.err")" -eq 1 ]; then
+				gh_pass "$tag: stack walk finds $fn at each of 20 stops (go-heap refuses, rate still 0)"
+			else
+				gh_fail "$tag: $fn counted unsafe: exit $rc, program says '$line'"
+				gh_show "$d/unsafe-$fn.err" 3
+			fi
+		done
+		[ "$(traced_threads "$pid")" -eq 0 ] || gh_fail "$tag: threads left in tracing stop after the refusals"
+		stop_clean "$pid" "$out" "clean exit after 40 stops"
+	else
+		gh_fail "$tag: forceprog -threads 3 -spin did not start"
 	fi
 
 	# 100 extra threads.

@@ -9,19 +9,23 @@
 // profile reader's reachability matters (cmd/link/internal/ld/lib.go,
 // linksetup: disableMemoryProfiling).
 //
-// Usage: forceprog [-threads N] [-workers N] [-pause D] [-gap] [-gapfile F]
+// Usage: forceprog [-threads N] [-workers N] [-pause D] [-spin] [-gap] [-gapfile F]
 //
 //	-threads N   also start N goroutines locked to their own OS thread
 //	             (runtime.LockOSThread), parked on a channel: N more threads
 //	-workers N   goroutines calling main.allocateSteadily (default 1)
 //	-pause D     pause between two 64 KiB batches of a worker (default 1ms;
 //	             0 = allocate flat out)
+//	-spin        also run a goroutine locked to its thread that spins in
+//	             main.spinInner, called by main.spinOuter, called by
+//	             main.spinTop (it burns one CPU): a function the stack walk
+//	             must find on a running thread, whatever the thread is doing
 //	-gap         run the scheduling-gap monitor: a goroutine locked to its
 //	             thread reads the clock in a tight loop and keeps the longest
 //	             interval between two reads (it burns one CPU)
 //	-gapfile F   with -gap, write "maxgap_us N" to F on every SIGUSR1, then one
 //	             "gap START END" line (CLOCK_MONOTONIC nanoseconds) per gap of
-//	             more than 200us since the last reset, so that a caller can
+//	             more than 50us since the last reset, so that a caller can
 //	             tell which gap overlapped its own interval
 //
 // Signals: SIGUSR1 prints "STATUS rate=R maxgap_us=G allocs=A threads=T"
@@ -55,7 +59,7 @@ var (
 	sink    [64][]byte
 	sinkMu  sync.Mutex
 
-	// Gaps over 200us, as CLOCK_MONOTONIC intervals (reset by SIGUSR2).
+	// Gaps over 50us, as CLOCK_MONOTONIC intervals (reset by SIGUSR2).
 	gapMu   sync.Mutex
 	gapList [][2]int64
 )
@@ -111,7 +115,7 @@ func gapMonitor(ready chan<- struct{}) {
 		if d > atomic.LoadInt64(&maxGap) {
 			atomic.StoreInt64(&maxGap, d)
 		}
-		if d > 200000 {
+		if d > 50000 {
 			gapMu.Lock()
 			if len(gapList) < 4096 {
 				gapList = append(gapList, [2]int64{base + int64(last.Sub(t0)), base + int64(now.Sub(t0))})
@@ -119,6 +123,43 @@ func gapMonitor(ready chan<- struct{}) {
 			gapMu.Unlock()
 		}
 		last = now
+	}
+}
+
+// parkLocked holds its own OS thread, parked until park is closed: the
+// stack walk of go-heap's force mode must find it on that thread, past the
+// runtime's g0 frames (tests/run-force.sh, GOHEAP_TEST_UNSAFE_FUNC).
+//
+//go:noinline
+func parkLocked(park <-chan struct{}, locked *sync.WaitGroup) {
+	runtime.LockOSThread()
+	locked.Done()
+	<-park
+}
+
+// spinTop, spinOuter and spinInner keep one thread busy in user code.
+// spinInner makes no calls (no frame of its own is needed, and nothing to
+// preempt it at but the runtime's signal), so depending on where the stop
+// catches the thread, spinOuter's return address is in the frame-pointer
+// chain, at SP, or only in a signal frame; spinTop's is always in the chain.
+//
+//go:noinline
+func spinTop(ready chan<- struct{}) {
+	runtime.LockOSThread()
+	close(ready)
+	spinOuter()
+}
+
+//go:noinline
+func spinOuter() {
+	for atomic.LoadInt32(&stopped) == 0 {
+		spinInner()
+	}
+}
+
+//go:noinline
+func spinInner() {
+	for i := 0; i < 1000000 && atomic.LoadInt32(&stopped) == 0; i++ {
 	}
 }
 
@@ -135,6 +176,7 @@ func main() {
 	workers := flag.Int("workers", 1, "allocating goroutines")
 	pause := flag.Duration("pause", time.Millisecond, "pause between batches")
 	gap := flag.Bool("gap", false, "run the scheduling-gap monitor")
+	spin := flag.Bool("spin", false, "run a goroutine spinning in main.spinTop")
 	gapFile := flag.String("gapfile", "", "write the longest gap here on SIGUSR1")
 	flag.Parse()
 
@@ -147,14 +189,15 @@ func main() {
 	var locked sync.WaitGroup
 	for i := 0; i < *threads; i++ {
 		locked.Add(1)
-		go func() {
-			runtime.LockOSThread()
-			locked.Done()
-			<-park
-		}()
+		go parkLocked(park, &locked)
 	}
 	locked.Wait()
 
+	if *spin {
+		ready := make(chan struct{})
+		go spinTop(ready)
+		<-ready
+	}
 	if *gap {
 		ready := make(chan struct{})
 		go gapMonitor(ready)
