@@ -706,7 +706,6 @@ static int wait_stop(gh_ptrace *pt, pt_thread *t, double deadline)
 			return -1;
 		if (!block) {
 			block = 1;
-			if (getenv("GH_PT_DEBUG")) fprintf(stderr, "check %d at %.0f\n", t->tid, gh_now()*1e6);
 			if (thread_state(pt->taskfd, t->tid) != 'D') {
 				flags = __WALL;
 				continue;
@@ -879,7 +878,6 @@ static int stop_group(gh_ptrace *pt, size_t from, size_t to, gh_err *err)
 		return 0;
 	if (pt->stopped_at == 0)
 		pt->stopped_at = gh_now();
-	if (getenv("GH_PT_DEBUG")) fprintf(stderr, "group %zu-%zu at %.0f\n", from, to, gh_now()*1e6);
 	for (i = from; i < to; i++) {
 		pt->t[i].interrupted = 1;
 		if (ptrace(PTRACE_INTERRUPT, pt->t[i].tid, NULL, NULL) != 0 &&
@@ -1040,14 +1038,12 @@ int gh_ptrace_resume(gh_ptrace *pt, gh_err *err)
 
 	if (pt == NULL)
 		return 0;
-	if (getenv("GH_PT_DEBUG")) fprintf(stderr, "resume at %.0f\n", gh_now()*1e6);
 	/* Threads that were running first, then those that were asleep. */
 	for (i = 0; i < pt->n; i++)
 		if (!pt->t[i].in_syscall)
 			rc = detach(pt, &pt->t[i], rc, err);
 	for (i = 0; i < pt->n; i++)
 		rc = detach(pt, &pt->t[i], rc, err);
-	if (getenv("GH_PT_DEBUG")) fprintf(stderr, "detached at %.0f\n", gh_now()*1e6);
 	rt_leave(pt);
 	rc = detach_pending(pt, rc, err);
 	if (pt->taskfd >= 0)

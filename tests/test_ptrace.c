@@ -3,7 +3,7 @@
  * (src/ptrace.c), against real threads of a real child process.
  *
  * The target is a fork of this test: a main thread, a thread spinning in
- * user code, one ticking once per ms (asleep nearly always), and optionally one that calls vfork() whose
+ * user code, one blocked in read() for good, and optionally one that calls vfork() whose
  * child sleeps, which leaves the calling thread in uninterruptible sleep
  * (state D: wait_for_vfork_done waits TASK_KILLABLE, which no ptrace
  * interrupt wakes) for as long as the child lives.  The kernel's own
@@ -11,15 +11,16 @@
  * stop, and TracerPid says whether anyone is still attached.
  *
  *   - a stop reaches every thread (all "t"), gives each a stack whose
- *     first PC is non-zero, and the resume leaves none stopped or traced,
+ *     first PC is non-zero, the spinner's agreeing with libunwind-ptrace's
+ *     own unwind of it, and the resume leaves none stopped or traced,
  *     with the spinner still counting;
  *   - a thread already in D: the stop refuses at once, stopping nothing;
  *   - a thread that enters D after being listed (the test hook
  *     GOHEAP_TEST_SEIZE_DELAY_MS holds the stop between seizing and
  *     interrupting): the stop gives up after its 100 ms deadline, resumes
- *     the others then (the ticker, stopped with it, stood still for about
- *     100 ms, not for the whole vfork), detaches the sleeper as soon as
- *     its vfork ends, and no thread is left traced.
+ *     the others then (the parked thread, stopped with it, is seen in
+ *     "t" only until then, not for the whole vfork), detaches the sleeper
+ *     as soon as its vfork ends, and no thread is left traced.
  */
 #include "config.h"
 
@@ -40,21 +41,25 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <libunwind-ptrace.h>
 
 #include "ptrace.h"
 
 /* Shared between this test and its target (MAP_SHARED anonymous). */
 typedef struct shared {
 	volatile unsigned long spins;   /* the spinner's progress */
-	volatile unsigned long ticks;   /* the ticker's: +1 per ms asleep */
+	volatile pid_t parked_tid;      /* blocked in read() for good */
 	volatile int vfork_after_ms;    /* -1: no vfork thread */
 	volatile int vfork_child_ms;    /* how long the vfork child lives */
 	volatile int vfork_started;
 	volatile int vfork_returned;
 	volatile int ready;
+	volatile pid_t spinner_tid;
 } shared;
 
 static shared *sh;
+/* The running target, killed by the teardown even when a test failed. */
+static pid_t target_pid;
 
 static void sleep_ms(long ms)
 {
@@ -72,22 +77,28 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Built with frame pointers (Makefile.am), like Go code on amd64. */
 static void *spinner(void *arg)
 {
 	(void)arg;
+	sh->spinner_tid = (pid_t)syscall(SYS_gettid);
 	for (;;)
 		sh->spins++;
 	return NULL;
 }
 
-/* Asleep nearly all the time, so stopped with the first group. */
-static void *ticker(void *arg)
+/* Asleep for good (state S), so stopped with the first group. */
+static void *parked(void *arg)
 {
+	int p[2];
+	char c;
+
 	(void)arg;
-	for (;;) {
-		sleep_ms(1);
-		sh->ticks++;
-	}
+	sh->parked_tid = (pid_t)syscall(SYS_gettid);
+	if (pipe(p) == 0)
+		for (;;)
+			if (read(p[0], &c, 1) < 0 && errno != EINTR)
+				break;
 	return NULL;
 }
 
@@ -128,7 +139,7 @@ static pid_t start_target(int vfork_after_ms, int vfork_child_ms)
 	pid = fork();
 	if (pid == 0) {
 		pthread_create(&t, NULL, spinner, NULL);
-		pthread_create(&t, NULL, ticker, NULL);
+		pthread_create(&t, NULL, parked, NULL);
 		if (vfork_after_ms >= 0)
 			pthread_create(&t, NULL, vforker, NULL);
 		sh->ready = 1;
@@ -136,6 +147,7 @@ static pid_t start_target(int vfork_after_ms, int vfork_child_ms)
 			pause();
 	}
 	assert_true(pid > 0);
+	target_pid = pid;
 	for (i = 0; i < 2000 && !sh->ready; i++)
 		sleep_ms(1);
 	assert_true(sh->ready);
@@ -147,6 +159,15 @@ static void stop_target(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	target_pid = 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (target_pid > 0)
+		stop_target(target_pid);
+	return 0;
 }
 
 /* The state letters of every thread of pid ("ttt"), and how many are traced. */
@@ -192,53 +213,97 @@ static void states(pid_t pid, char *out, size_t len, int *traced)
 }
 
 /*
- * Watches sh->ticks from this process: the longest time (ms) it stood
- * still while `watching`, i.e. how long the target's ticker was stopped.
+ * Watches the parked thread's state in /proc while `watching`: when it was
+ * first and last seen in a tracing stop ("t"), in now_ms() time.
  */
 static volatile int watching;
-static volatile double longest_stall;
+static volatile double first_t, last_t;
 
-static void *stall_watch(void *arg)
+static void *stop_watch(void *arg)
 {
-	unsigned long last = sh->ticks;
-	double since = now_ms(), t;
+	char path[64], buf[512], *p;
+	FILE *f;
 
 	(void)arg;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", target_pid,
+		 sh->parked_tid);
 	while (watching) {
-		sleep_ms(1);
-		t = now_ms();
-		if (sh->ticks != last) {
-			last = sh->ticks;
-			since = t;
-		} else if (t - since > longest_stall) {
-			longest_stall = t - since;
+		f = fopen(path, "re");
+		if (f != NULL) {
+			if (fgets(buf, sizeof(buf), f) != NULL &&
+			    (p = strrchr(buf, ')')) != NULL && p[2] == 't') {
+				if (first_t == 0)
+					first_t = now_ms();
+				last_t = now_ms();
+			}
+			fclose(f);
 		}
+		sleep_ms(1);
 	}
 	return NULL;
 }
 
+typedef struct stacks_seen {
+	int nonzero;                 /* threads whose first PC is not 0 */
+	uint64_t spin[8];            /* the spinner's stack */
+	size_t nspin;
+} stacks_seen;
+
 static int count_cb(int tid, const uint64_t *pcs, size_t n, void *payload)
 {
-	int *k = payload;
+	stacks_seen *k = payload;
 
-	(void)tid;
 	if (n >= 1 && pcs[0] != 0)
-		(*k)++;
+		k->nonzero++;
+	if (tid == sh->spinner_tid) {
+		k->nspin = n < 8 ? n : 8;
+		memcpy(k->spin, pcs, k->nspin * sizeof(pcs[0]));
+	}
 	return 0;
+}
+
+/*
+ * The reference: libunwind-ptrace's own unwind (CFI, _UPT accessors) of
+ * a stopped thread, at most max frames.
+ */
+static size_t libunwind_stack(pid_t tid, uint64_t *out, size_t max)
+{
+	unw_addr_space_t as = unw_create_addr_space(&_UPT_accessors, 0);
+	void *ui = _UPT_create(tid);
+	unw_cursor_t c;
+	unw_word_t ip;
+	size_t n = 0;
+
+	assert_non_null(as);
+	assert_non_null(ui);
+	if (unw_init_remote(&c, as, ui) == 0) {
+		do {
+			if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0)
+				break;
+			out[n++] = ip;
+		} while (n < max && unw_step(&c) > 0);
+	}
+	_UPT_destroy(ui);
+	unw_destroy_addr_space(as);
+	return n;
 }
 
 static void test_stop_and_resume(void **state)
 {
 	char st[64];
 	gh_ptrace *pt = NULL;
+	stacks_seen seen;
+	uint64_t ref[8];
+	size_t nref;
 	gh_err err;
 	unsigned long before;
-	int traced, stacks = 0;
+	int traced;
 	pid_t pid;
 
 	(void)state;
 	pid = start_target(-1, 0);
 	memset(&err, 0, sizeof(err));
+	memset(&seen, 0, sizeof(seen));
 	assert_int_equal(gh_ptrace_stop(&pt, pid, &err), 0);
 	assert_int_equal(gh_ptrace_nthreads(pt), 3);
 	states(pid, st, sizeof(st), &traced);
@@ -247,9 +312,20 @@ static void test_stop_and_resume(void **state)
 	before = sh->spins;
 	sleep_ms(20);
 	assert_true(sh->spins == before);       /* really stopped */
-	assert_int_equal(gh_ptrace_thread_stacks(pt, count_cb, &stacks, &err),
+	assert_int_equal(gh_ptrace_thread_stacks(pt, count_cb, &seen, &err),
 			 0);
-	assert_int_equal(stacks, 3);
+	assert_int_equal(seen.nonzero, 3);
+	/*
+	 * The spinner's frame-pointer stack agrees with libunwind-ptrace's:
+	 * the same PC, and its caller (start_thread) among the next two
+	 * (the first may be the candidate at SP).
+	 */
+	nref = libunwind_stack(sh->spinner_tid, ref, 8);
+	assert_true(nref >= 2);
+	assert_true(seen.nspin >= 2);
+	assert_true(seen.spin[0] == ref[0]);
+	assert_true(seen.spin[1] == ref[1] ||
+		    (seen.nspin > 2 && seen.spin[2] == ref[1]));
 	assert_int_equal(gh_ptrace_resume(pt, &err), 0);
 	sleep_ms(20);
 	states(pid, st, sizeof(st), &traced);
@@ -304,9 +380,9 @@ static void test_enters_d_during_stop(void **state)
 	pid = start_target(100, 1000);
 	setenv("GOHEAP_TEST_SEIZE_DELAY_MS", "250", 1);
 	memset(&err, 0, sizeof(err));
-	longest_stall = 0;
+	first_t = last_t = 0;
 	watching = 1;
-	assert_int_equal(pthread_create(&w, NULL, stall_watch, NULL), 0);
+	assert_int_equal(pthread_create(&w, NULL, stop_watch, NULL), 0);
 	t0 = now_ms();
 	assert_int_equal(gh_ptrace_stop(&pt, pid, &err), GOHEAP_EBUSY);
 	dt = now_ms() - t0;
@@ -314,14 +390,15 @@ static void test_enters_d_during_stop(void **state)
 	pthread_join(w, NULL);
 	unsetenv("GOHEAP_TEST_SEIZE_DELAY_MS");
 	assert_null(pt);
-	print_message("stop gave up after %.0f ms, the ticker stood still "
-		      "for at most %.0f ms: %s\n", dt, longest_stall, err.msg);
+	print_message("stop gave up after %.0f ms; the parked thread was "
+		      "stopped from %.0f to %.0f ms: %s\n", dt, first_t - t0,
+		      last_t - t0, err.msg);
 	/*
-	 * The ticker was stopped (with the first group, as the vforker),
-	 * and resumed at the deadline, not when the vfork ended.
+	 * The parked thread was stopped (with the first group, as the
+	 * vforker), and resumed at the deadline, not when the vfork ended.
 	 */
-	assert_true(longest_stall >= 50);
-	assert_true(longest_stall < 500);
+	assert_true(first_t != 0);
+	assert_true(last_t - t0 < 500);
 	assert_non_null(strstr(err.msg, "did not stop within 100 ms"));
 	assert_non_null(strstr(err.msg, "uninterruptible sleep"));
 	/* It returned only once it could detach the sleeper as well. */
@@ -339,9 +416,9 @@ static void test_enters_d_during_stop(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stop_and_resume),
-		cmocka_unit_test(test_already_in_d),
-		cmocka_unit_test(test_enters_d_during_stop),
+		cmocka_unit_test_teardown(test_stop_and_resume, teardown),
+		cmocka_unit_test_teardown(test_already_in_d, teardown),
+		cmocka_unit_test_teardown(test_enters_d_during_stop, teardown),
 	};
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
