@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -138,6 +139,10 @@ static pid_t start_target(int vfork_after_ms, int vfork_child_ms)
 	sh->vfork_child_ms = vfork_child_ms;
 	pid = fork();
 	if (pid == 0) {
+		/* Never outlive the test, even if it crashes. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
 		pthread_create(&t, NULL, spinner, NULL);
 		pthread_create(&t, NULL, parked, NULL);
 		if (vfork_after_ms >= 0)
