@@ -110,12 +110,13 @@ gh_toolchains() {
 
 gh_variants() { echo "${GOHEAP_VARIANTS:-default pie trimpath}"; }
 
+# gh_variant_flags VARIANT: its go build flags, quoted for eval (gh_build).
 gh_variant_flags() {
 	case $1 in
 	default) echo "" ;;
 	pie) echo "-buildmode=pie" ;;
 	trimpath) echo "-trimpath" ;;
-	stripped) echo "-ldflags=-s -w" ;;
+	stripped) echo "'-ldflags=-s -w'" ;;
 	*) return 1 ;;
 	esac
 }
@@ -153,8 +154,8 @@ gh_build() {
 	mkdir -p "$dir" || return 1
 	rm -f "$stamp"
 	log="$dir/build.log"
-	# shellcheck disable=SC2086
-	if ! (cd "$(dirname "$src")" && gh_go "$root" build $flags -o "$dir/$prog.tmp" "$(basename "$src")") >"$log" 2>&1; then
+	if ! (cd "$(dirname "$src")" &&
+		eval "gh_go \"\$root\" build $flags -o \"\$dir/\$prog.tmp\" \"\$(basename \"\$src\")\"") >"$log" 2>&1; then
 		echo "gh_build: $prog for $goname/$variant failed:" >&2
 		sed 's/^/    | /' "$log" >&2
 		return 1

@@ -6,7 +6,8 @@
 #   gcore    heapprog (default build) is started; once READY, `gcore` (gdb) dumps it while it
 #            runs on.  go-heap -f text / -p allocs -f text / -o X.pb.gz on CORE EXE and on CORE
 #            alone (executable from NT_FILE) == the in-process heap.txt, allocs.txt, heap.pb.gz.
-#   kernel   for each variant in $GOHEAP_CORE_VARIANTS (default "default pie"): a copy of
+#   kernel   for each variant in $GOHEAP_CORE_VARIANTS (default "default pie stripped", the
+#            last built with -ldflags="-s -w", so that the locator must find the globals): a copy of
 #            heapprog is started under `ulimit -c unlimited` with GOTRACEBACK=crash and killed
 #            with SIGABRT, so that the kernel writes the core (core_pattern must name a file in
 #            the working directory); the copy is then moved under a sysroot, so that CORE alone
@@ -280,7 +281,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 
 	# -- kernel cores, for each variant.
 	other_variant=
-	for variant in ${GOHEAP_CORE_VARIANTS:-default pie}; do
+	for variant in ${GOHEAP_CORE_VARIANTS:-default pie stripped}; do
 		tag="$goname/$variant/kernel"
 		d="$GH_TMP/$goname-$variant-kernel"
 		mkdir -p "$d/out" "$d/run"
@@ -312,6 +313,17 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		fi
 		gh_pass "$tag: kernel wrote $(basename "$core") ($(($(stat -c %s "$core") / 1048576)) MiB)"
 		core_checks "$core" "$d/run/heapprog" "$d/out" kernel
+		if [ "$variant" = stripped ]; then
+			# No .symtab: the globals must come from the locator, as for a live process.
+			run located -v -f text "$core" "$d/run/heapprog"
+			if [ "$rc" -eq 0 ] && grep -q 'mbuckets via .*layout guard: layout checked' "$d/located.err" &&
+				! grep -q 'from .symtab' "$d/located.err"; then
+				gh_pass "$tag: stripped executable: globals located in the core ($(grep -o 'mbuckets via [^;]*' "$d/located.err" | head -n 1))"
+			else
+				gh_fail "$tag: stripped executable: the locator did not report its work (exit $rc)"
+				gh_show "$d/located.err" 8
+			fi
+		fi
 		summary_check "$core" "$d/run/heapprog" kernel "signal 6"
 		if [ -n "$other_variant" ]; then
 			expect_error wrongvariant "core with the executable of another build ($other_variant)" "" \
