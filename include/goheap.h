@@ -291,6 +291,44 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 /* Free a profile; NULL is allowed. */
 GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p);
 
+/* Its kind (enum goheap_profile_kind). */
+GOHEAP_EXTERN int goheap_profile_kind(const goheap_profile *p);
+
+/*
+ * One record of a profile: a runtime.MemProfileRecord (heap, allocs) or a
+ * BlockProfileRecord (block, mutex), as the target's own runtime would
+ * return it: counters not yet scaled by the sampling rate.  `id` is the
+ * address of the runtime's bucket, which keeps its stack for the life of
+ * the process, so two collections from one process match record by id.
+ */
+typedef struct goheap_record {
+	uint64_t id;
+	int64_t alloc_objects, alloc_bytes;   /* heap, allocs */
+	int64_t free_objects, free_bytes;
+	int64_t count, cycles;                /* block, mutex */
+	const uint64_t *stack;  /* PCs as the runtime stored them, innermost
+	                           first; owned by the profile */
+	size_t nstack;
+} goheap_record;
+
+/* Number of records; record i (0 <= i < that) into *out. */
+GOHEAP_EXTERN size_t goheap_profile_nrecords(const goheap_profile *p);
+GOHEAP_EXTERN int goheap_profile_record(const goheap_profile *p, size_t i,
+					goheap_record *out);
+
+/*
+ * What happened between two collections of one kind from one process:
+ * *out is `cur` with each record's counters minus those of the record of
+ * `base` with the same id, records that did not change left out, and a
+ * duration of cur's collection time minus base's (net/http/pprof's
+ * ?seconds=N, which merges cur with base scaled by -1).  *out owns its
+ * memory; free it with goheap_profile_free.  GOHEAP_EINVAL if the kinds
+ * differ or base was collected after cur.
+ */
+GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
+				       const goheap_profile *cur,
+				       const goheap_profile *base);
+
 /* Summary figures of a collected profile. */
 typedef struct goheap_profile_stats {
 	uint64_t records;          /* records in the profile */

@@ -58,6 +58,7 @@ enum {
 	tagProfile_Function = 5,          /* repeated Function */
 	tagProfile_StringTable = 6,       /* repeated string */
 	tagProfile_TimeNanos = 9,         /* int64 */
+	tagProfile_DurationNanos = 10,    /* int64 (deltas) */
 	tagProfile_PeriodType = 11,       /* ValueType */
 	tagProfile_Period = 12,           /* int64 */
 	tagProfile_DefaultSampleType = 14,/* int64 (string table index) */
@@ -1334,6 +1335,7 @@ static int builder_build(builder *b)
 	size_t i;
 
 	gh_pb_int64_opt(&b->pb, tagProfile_TimeNanos, b->p->time_nanos);
+	gh_pb_int64_opt(&b->pb, tagProfile_DurationNanos, b->p->duration_nanos);
 	for (i = 0; i < b->nmem; i++)
 		pb_mapping(b, tagProfile_Mapping, (uint64_t)i + 1, &b->mem[i],
 			   b->mem[i].funcs == LOOKUP_TRIED);

@@ -4,11 +4,15 @@
  * The walker allocates the record array, one pool for every stack's PCs
  * (records point into it, so a profile costs three allocations instead of
  * one per record) and the mapping list; this file only releases them.
- * The writers that turn a profile into bytes live in fmt_*.c.
+ * The writers that turn a profile into bytes live in fmt_*.c.  The public
+ * accessors (goheap_profile_record) and deltas between two collections
+ * (goheap_profile_delta, for go-heap watch and any other front end) are
+ * here too.
  */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "profile.h"
 
@@ -27,4 +31,176 @@ void gh_profile_destroy(gh_profile *p)
 	p->pcpool = NULL;
 	p->recs = NULL;
 	p->nmaps = p->nrecs = 0;
+}
+
+/* ---- the public record accessors --------------------------------------- */
+
+GOHEAP_EXTERN int goheap_profile_kind(const goheap_profile *p)
+{
+	return p != NULL ? p->kind : -1;
+}
+
+GOHEAP_EXTERN size_t goheap_profile_nrecords(const goheap_profile *p)
+{
+	return p != NULL ? p->nrecs : 0;
+}
+
+GOHEAP_EXTERN int goheap_profile_record(const goheap_profile *p, size_t i,
+					goheap_record *out)
+{
+	const gh_record *r;
+
+	if (p == NULL || out == NULL || i >= p->nrecs)
+		return GOHEAP_EINVAL;
+	r = &p->recs[i];
+	out->id = r->bucket;
+	out->alloc_objects = r->alloc_objects;
+	out->alloc_bytes = r->alloc_bytes;
+	out->free_objects = r->free_objects;
+	out->free_bytes = r->free_bytes;
+	out->count = r->count;
+	out->cycles = r->cycles;
+	out->stack = r->stk;
+	out->nstack = r->nstk;
+	return 0;
+}
+
+/* ---- deltas -------------------------------------------------------------- */
+
+/* An index of base's records by bucket address (open addressing). */
+typedef struct id_index {
+	const gh_record **slot;
+	size_t cap;
+} id_index;
+
+static size_t id_hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+static int id_index_build(id_index *x, const gh_profile *p)
+{
+	size_t i, h;
+
+	x->cap = 16;
+	while (x->cap < p->nrecs * 2 + 1)
+		x->cap *= 2;
+	x->slot = gh_calloc(x->cap, sizeof(*x->slot));
+	if (x->slot == NULL)
+		return GOHEAP_ENOMEM;
+	for (i = 0; i < p->nrecs; i++) {
+		uint64_t k = p->recs[i].bucket;
+
+		if (k == 0)
+			continue;
+		for (h = id_hash(k, x->cap); x->slot[h] != NULL &&
+		     x->slot[h]->bucket != k; h = (h + 1) & (x->cap - 1))
+			;
+		x->slot[h] = &p->recs[i];
+	}
+	return 0;
+}
+
+static const gh_record *id_index_get(const id_index *x, uint64_t k)
+{
+	size_t h;
+
+	if (k == 0)
+		return NULL;
+	for (h = id_hash(k, x->cap); x->slot[h] != NULL;
+	     h = (h + 1) & (x->cap - 1))
+		if (x->slot[h]->bucket == k)
+			return x->slot[h];
+	return NULL;
+}
+
+/* r minus b (b may be NULL); 1 if anything is left. */
+static int subtract(const gh_record *r, const gh_record *b, gh_record *d)
+{
+	*d = *r;
+	if (b != NULL) {
+		d->alloc_objects -= b->alloc_objects;
+		d->alloc_bytes -= b->alloc_bytes;
+		d->free_objects -= b->free_objects;
+		d->free_bytes -= b->free_bytes;
+		d->count -= b->count;
+		d->cycles -= b->cycles;
+	}
+	return d->alloc_objects != 0 || d->alloc_bytes != 0 ||
+	       d->free_objects != 0 || d->free_bytes != 0 || d->count != 0 ||
+	       d->cycles != 0;
+}
+
+GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
+				       const goheap_profile *cur,
+				       const goheap_profile *base)
+{
+	gh_profile *d = NULL;
+	id_index ix = { NULL, 0 };
+	gh_record tmp;
+	size_t i, n = 0, npc = 0, k = 0, at = 0;
+	int rc = GOHEAP_ENOMEM;
+
+	if (out == NULL)
+		return GOHEAP_EINVAL;
+	*out = NULL;
+	if (cur == NULL || base == NULL || cur->kind != base->kind ||
+	    base->time_nanos > cur->time_nanos)
+		return GOHEAP_EINVAL;
+	if (id_index_build(&ix, base) != 0)
+		return GOHEAP_ENOMEM;
+	for (i = 0; i < cur->nrecs; i++)
+		if (subtract(&cur->recs[i], id_index_get(&ix,
+			     cur->recs[i].bucket), &tmp)) {
+			n++;
+			npc += cur->recs[i].nstk;
+		}
+	d = gh_calloc(1, sizeof(*d));
+	if (d == NULL)
+		goto out;
+	*d = *cur;
+	d->recs = NULL;
+	d->pcpool = NULL;
+	d->maps = NULL;
+	d->nrecs = d->nmaps = 0;
+	d->duration_nanos = cur->time_nanos - base->time_nanos;
+	if ((n > 0 && (d->recs = gh_calloc(n, sizeof(*d->recs))) == NULL) ||
+	    (npc > 0 &&
+	     (d->pcpool = gh_calloc(npc, sizeof(*d->pcpool))) == NULL) ||
+	    (cur->nmaps > 0 &&
+	     (d->maps = gh_calloc(cur->nmaps, sizeof(*d->maps))) == NULL))
+		goto out;
+	for (i = 0; i < cur->nmaps; i++) {
+		d->maps[i] = cur->maps[i];
+		d->maps[i].file = NULL;
+		if (cur->maps[i].file != NULL &&
+		    (d->maps[i].file = gh_strdup(cur->maps[i].file)) == NULL)
+			goto out;
+		d->nmaps++;
+	}
+	for (i = 0; i < cur->nrecs; i++) {
+		const gh_record *r = &cur->recs[i];
+
+		if (!subtract(r, id_index_get(&ix, r->bucket), &tmp))
+			continue;
+		tmp.stk = d->pcpool + at;
+		if (r->nstk > 0)
+			memcpy(tmp.stk, r->stk, r->nstk * sizeof(*r->stk));
+		at += r->nstk;
+		d->recs[k++] = tmp;
+	}
+	d->nrecs = k;
+	*out = d;
+	d = NULL;
+	rc = 0;
+out:
+	free(ix.slot);
+	if (d != NULL) {
+		gh_profile_destroy(d);
+		free(d);
+	}
+	return rc;
 }

@@ -30,12 +30,10 @@
  * bounds its reads with safety limits, so the backoff is the simpler
  * trade.)
  *
- * The per-bucket state needs the records of a collected profile, and a
- * delta profile is a profile whose records were subtracted; the public API
- * has no record accessor yet, so this file reads gh_record through
- * profile.h (read-only, and a shallow copy for deltas that the public
- * goheap_profile_write formats).  Nothing else of the library's internals
- * is used, and no library function beyond the public ones is called.
+ * Counters and delta profiles come from the public API alone: the records
+ * of a profile (goheap_profile_record) and the delta of two collections
+ * (goheap_profile_delta); each target keeps its last heap profile as the
+ * base of the next.  Nothing of the library's internals is used.
  *
  * The only global is the signal flag.
  */
@@ -61,8 +59,9 @@
 #include <unistd.h>
 
 #include "goheap.h"
-#include "profile.h"
 #include "watch.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 enum {
 	MAX_CONNS = 32,
@@ -158,145 +157,6 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* ---- per-bucket counters --------------------------------------------- */
-
-/*
- * Last-seen cumulative values per bucket: heap {alloc_objects, alloc_bytes,
- * free_objects, free_bytes}; block/mutex {count, cycles, 0, 0}.  Open
- * addressing on the bucket address (never 0 for a real bucket).
- */
-typedef struct bstate {
-	uint64_t bucket;
-	int64_t v[4];
-} bstate;
-
-typedef struct btable {
-	bstate *slot;
-	size_t cap, n;
-} btable;
-
-static size_t bt_hash(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
-}
-
-static void rec_values(int kind, const gh_record *r, int64_t v[4])
-{
-	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {
-		v[0] = r->count;
-		v[1] = r->cycles;
-		v[2] = v[3] = 0;
-	} else {
-		v[0] = r->alloc_objects;
-		v[1] = r->alloc_bytes;
-		v[2] = r->free_objects;
-		v[3] = r->free_bytes;
-	}
-}
-
-/* Build a table of profile p's records; 0 or -1 (out of memory). */
-static int bt_build(btable *t, const gh_profile *p)
-{
-	size_t cap = 16, i, h;
-
-	while (cap < p->nrecs * 2 + 1)
-		cap *= 2;
-	t->slot = calloc(cap, sizeof(*t->slot));
-	if (t->slot == NULL)
-		return -1;
-	t->cap = cap;
-	t->n = 0;
-	for (i = 0; i < p->nrecs; i++) {
-		uint64_t k = p->recs[i].bucket;
-
-		if (k == 0)
-			continue;
-		h = bt_hash(k, cap);
-		while (t->slot[h].bucket != 0 && t->slot[h].bucket != k)
-			h = (h + 1) & (cap - 1);
-		if (t->slot[h].bucket == 0)
-			t->n++;
-		t->slot[h].bucket = k;
-		rec_values(p->kind, &p->recs[i], t->slot[h].v);
-	}
-	return 0;
-}
-
-static const bstate *bt_get(const btable *t, uint64_t k)
-{
-	size_t h;
-
-	if (t->cap == 0 || k == 0)
-		return NULL;
-	h = bt_hash(k, t->cap);
-	while (t->slot[h].bucket != 0) {
-		if (t->slot[h].bucket == k)
-			return &t->slot[h];
-		h = (h + 1) & (t->cap - 1);
-	}
-	return NULL;
-}
-
-static void bt_free(btable *t)
-{
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
-}
-
-/*
- * The delta of profile `cur` over the counters in `base`, as a shallow
- * copy of cur with its own record array (stacks shared with cur): what
- * net/http/pprof's serveDeltaProfile gets from profile.Merge of cur and
- * base scaled by -1, which also drops all-zero samples.  Free with
- * free(out->recs).  0 or -1.
- */
-static int make_delta(const gh_profile *cur, const btable *base,
-		      gh_profile *out)
-{
-	gh_record *recs = NULL;
-	size_t i, n = 0;
-	int64_t v[4];
-
-	*out = *cur;
-	if (cur->nrecs > 0) {
-		recs = calloc(cur->nrecs, sizeof(*recs));
-		if (recs == NULL)
-			return -1;
-	}
-	for (i = 0; i < cur->nrecs; i++) {
-		const gh_record *r = &cur->recs[i];
-		const bstate *b = bt_get(base, r->bucket);
-		gh_record d = *r;
-
-		rec_values(cur->kind, r, v);
-		if (b != NULL) {
-			v[0] -= b->v[0];
-			v[1] -= b->v[1];
-			v[2] -= b->v[2];
-			v[3] -= b->v[3];
-		}
-		if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
-			continue;
-		if (cur->kind == GOHEAP_PROFILE_BLOCK ||
-		    cur->kind == GOHEAP_PROFILE_MUTEX) {
-			d.count = v[0];
-			d.cycles = v[1];
-		} else {
-			d.alloc_objects = v[0];
-			d.alloc_bytes = v[1];
-			d.free_objects = v[2];
-			d.free_bytes = v[3];
-		}
-		recs[n++] = d;
-	}
-	out->recs = recs;
-	out->nrecs = n;
-	return 0;
-}
-
 /*
  * runtime/pprof's scaleHeapSample: the estimated true count and size
  * behind `count` sampled objects of `size` bytes at MemProfileRate `rate`
@@ -332,8 +192,7 @@ typedef struct target {
 	int seen;                  /* found in the last discovery */
 	char comm[64], exe[512], container[80];
 	goheap_session *s;
-	btable prev;               /* heap counters at the last collection */
-	int have_prev;
+	goheap_profile *prev;      /* the heap profile of the last collection */
 	double alloc_bytes, alloc_objects;  /* counters (scaled) */
 	int64_t inuse_bytes, inuse_objects, rate;
 	int have_stats;
@@ -356,8 +215,7 @@ typedef struct conn {
 	/* a parked ?seconds=N request */
 	int parked, pid, kind;
 	double due;
-	goheap_profile *p0;
-	btable base;
+	goheap_profile *p0;        /* the base of its delta */
 } conn;
 
 typedef struct watch {
@@ -386,8 +244,8 @@ static void target_reset(target *t)
 {
 	goheap_close(t->s);
 	t->s = NULL;
-	bt_free(&t->prev);
-	t->have_prev = 0;
+	goheap_profile_free(t->prev);
+	t->prev = NULL;
 	t->alloc_bytes = t->alloc_objects = 0;
 	t->inuse_bytes = t->inuse_objects = t->rate = 0;
 	t->have_stats = 0;
@@ -700,10 +558,10 @@ static int ensure_session(target *t)
 }
 
 /* Write p's delta over t->prev to --output-dir as PID-COMM-TIME.pb.gz. */
-static void write_output(watch *w, target *t, const gh_profile *p)
+static void write_output(watch *w, target *t, const goheap_profile *p)
 {
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
-	gh_profile d;
+	goheap_profile *d = NULL;
 	unsigned char *buf = NULL;
 	size_t len = 0, i;
 	char name[4200], comm[64], stamp[32], tmp[4300];
@@ -711,10 +569,10 @@ static void write_output(watch *w, target *t, const gh_profile *p)
 	struct tm tm;
 	FILE *f;
 
-	if (make_delta(p, &t->prev, &d) != 0)
+	if (goheap_profile_delta(&d, p, t->prev) != 0)
 		return;
 	wo.format = GOHEAP_FORMAT_PPROF;
-	if (goheap_profile_write(t->s, &d, &wo, &buf, &len) != 0)
+	if (goheap_profile_write(t->s, d, &wo, &buf, &len) != 0)
 		goto out;
 	snprintf(comm, sizeof(comm), "%s", t->comm[0] ? t->comm : "go");
 	for (i = 0; comm[i] != '\0'; i++)
@@ -743,7 +601,7 @@ static void write_output(watch *w, target *t, const gh_profile *p)
 	w->out_written++;
 out:
 	goheap_free(buf);
-	free(d.recs);
+	goheap_profile_free(d);
 }
 
 typedef struct ofile {
@@ -816,37 +674,50 @@ static void rotate_output(watch *w)
 	free(v);
 }
 
-/* Fold p into t's counters (per-bucket deltas) and gauges. */
-static int account(target *t, const gh_profile *p)
+/*
+ * Fold heap profile p into t's counters (the allocations since the last
+ * collection: the delta over t->prev, or all of p the first time) and
+ * gauges (in use now).  On success t keeps p as the next base (it owns it
+ * from then on).  0, or -1 (out of memory: p is still the caller's).
+ */
+static int account(target *t, goheap_profile *p)
 {
-	btable nt = { NULL, 0, 0 };
-	size_t i;
+	goheap_profile_stats st;
+	goheap_profile *d = NULL;
+	const goheap_profile *fresh;
+	goheap_record r;
+	size_t i, n;
+	double c, s;
 
-	if (bt_build(&nt, p) != 0)
+	goheap_profile_stats_get(p, &st);
+	if (t->prev != NULL && goheap_profile_delta(&d, p, t->prev) != 0)
 		return -1;
-	t->inuse_bytes = t->inuse_objects = 0;
-	for (i = 0; i < p->nrecs; i++) {
-		const gh_record *r = &p->recs[i];
-		const bstate *b = bt_get(&t->prev, r->bucket);
-		int64_t dob = r->alloc_objects - (b ? b->v[0] : 0);
-		int64_t dby = r->alloc_bytes - (b ? b->v[1] : 0);
-		double c, s;
-
+	fresh = d != NULL ? d : p;
+	n = goheap_profile_nrecords(fresh);
+	for (i = 0; i < n; i++) {
+		goheap_profile_record(fresh, i, &r);
 		/* Counters only grow; a smaller value means a reset bucket. */
-		if (dob > 0 && dby > 0) {
-			scale_sample(dob, dby, p->rate, &c, &s);
+		if (r.alloc_objects > 0 && r.alloc_bytes > 0) {
+			scale_sample(r.alloc_objects, r.alloc_bytes,
+				     st.mem_profile_rate, &c, &s);
 			t->alloc_objects += c;
 			t->alloc_bytes += s;
 		}
-		scale_sample(r->alloc_objects - r->free_objects,
-			     r->alloc_bytes - r->free_bytes, p->rate, &c, &s);
+	}
+	goheap_profile_free(d);
+	t->inuse_bytes = t->inuse_objects = 0;
+	n = goheap_profile_nrecords(p);
+	for (i = 0; i < n; i++) {
+		goheap_profile_record(p, i, &r);
+		scale_sample(r.alloc_objects - r.free_objects,
+			     r.alloc_bytes - r.free_bytes, st.mem_profile_rate,
+			     &c, &s);
 		t->inuse_objects += (int64_t)c;
 		t->inuse_bytes += (int64_t)s;
 	}
-	bt_free(&t->prev);
-	t->prev = nt;
-	t->have_prev = 1;
-	t->rate = p->rate;
+	goheap_profile_free(t->prev);
+	t->prev = p;
+	t->rate = st.mem_profile_rate;
 	t->have_stats = 1;
 	return 0;
 }
@@ -883,16 +754,16 @@ static void collect_target(watch *w, target *t)
 	}
 	if (rc != 0 && rc != GOHEAP_EDISABLED)
 		goto fail;
-	if (w->outdir != NULL && t->have_prev)
+	if (w->outdir != NULL && t->prev != NULL)
 		write_output(w, t, p);
 	if (account(t, p) != 0) {
 		snprintf(t->err, sizeof(t->err), "out of memory");
 		rc = GOHEAP_ENOMEM;
 		goto fail;
 	}
+	p = NULL;       /* t->prev now */
 	t->state = rc == GOHEAP_EDISABLED ? T_DISABLED : T_OK;
 	t->collections++;
-	goheap_profile_free(p);
 	return;
 fail:
 	if (t->s != NULL)
@@ -1053,7 +924,7 @@ static void metrics(watch *w, sbuf *b)
 	};
 	size_t i, k, ngo = 0, nok = 0;
 
-	for (k = 0; k < GH_ARRAY_LEN(per); k++) {
+	for (k = 0; k < ARRAY_LEN(per); k++) {
 		sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", per[k].name,
 			  per[k].help, per[k].name, per[k].type);
 		for (i = 0; i < w->nt; i++) {
@@ -1240,7 +1111,7 @@ static void index_page(watch *w, conn *c, int head)
 		put_html(&b, t->exe);
 		sb_printf(&b, "</td><td>%.12s</td><td>%s</td><td>",
 			  t->container, tstate_name[t->state]);
-		for (k = 0; k < GH_ARRAY_LEN(kinds); k++)
+		for (k = 0; k < ARRAY_LEN(kinds); k++)
 			sb_printf(&b, "<a href=\"/pprof/%d/%s?debug=1\">%s</a> ",
 				  t->pid, kinds[k], kinds[k]);
 		sb_printf(&b, "</td></tr>\n");
@@ -1295,22 +1166,23 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 }
 
 /* Write profile p (or its delta over base) as the handler would. */
-static void send_profile(watch *w, conn *c, target *t, const gh_profile *p,
-			 long debug, const btable *base, int head)
+static void send_profile(watch *w, conn *c, target *t,
+			 const goheap_profile *p, long debug,
+			 const goheap_profile *base, int head)
 {
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
-	gh_profile d;
+	goheap_profile *d = NULL;
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char disp[128];
 	int rc;
 
 	if (base != NULL) {
-		if (make_delta(p, base, &d) != 0) {
+		if (goheap_profile_delta(&d, p, base) != 0) {
 			respond_text(w, c, 500, "out of memory\n");
 			return;
 		}
-		p = &d;
+		p = d;
 	}
 	wo.format = debug > 0 ? GOHEAP_FORMAT_TEXT : GOHEAP_FORMAT_PPROF;
 	rc = goheap_profile_write(t->s, p, &wo, &buf, &len);
@@ -1325,14 +1197,13 @@ static void send_profile(watch *w, conn *c, target *t, const gh_profile *p,
 			head);
 	} else {
 		snprintf(disp, sizeof(disp), "Content-Disposition: attachment; "
-			 "filename=\"%s%s\"\r\n", kinds[p->kind],
+			 "filename=\"%s%s\"\r\n", kinds[goheap_profile_kind(p)],
 			 base != NULL ? "-delta" : "");
 		respond(w, c, 200, "application/octet-stream", disp, buf, len,
 			head);
 	}
 	goheap_free(buf);
-	if (base != NULL)
-		free(d.recs);
+	goheap_profile_free(d);
 }
 
 static int collect_kind(target *t, int kind, goheap_profile **out)
@@ -1385,7 +1256,7 @@ static void pprof_request(watch *w, conn *c, const char *path,
 		return;
 	}
 	snprintf(kbuf, sizeof(kbuf), "%.15s", slash + 1);
-	for (k = 0; k < (int)GH_ARRAY_LEN(kinds); k++)
+	for (k = 0; k < (int)ARRAY_LEN(kinds); k++)
 		if (strcmp(slash + 1, kinds[k]) == 0)
 			kind = k;
 	if (kind < 0) {
@@ -1433,11 +1304,6 @@ static void pprof_request(watch *w, conn *c, const char *path,
 	}
 	if (secs > 0) {
 		/* Park it: the loop finishes it when due. */
-		if (bt_build(&c->base, p) != 0) {
-			goheap_profile_free(p);
-			respond_text(w, c, 500, "out of memory\n");
-			return;
-		}
 		c->p0 = p;
 		c->parked = 1;
 		c->pid = (int)pid;
@@ -1467,12 +1333,11 @@ static void finish_parked(watch *w, conn *c)
 		respond_text(w, c, 500, "Could not collect profile\n");
 		goto out;
 	}
-	send_profile(w, c, t, p, 0, &c->base, 0);
+	send_profile(w, c, t, p, 0, c->p0, 0);
 out:
 	goheap_profile_free(p);
 	goheap_profile_free(c->p0);
 	c->p0 = NULL;
-	bt_free(&c->base);
 }
 
 static void handle_request(watch *w, conn *c)
@@ -1532,7 +1397,6 @@ static void conn_close(watch *w, int i)
 	close(c->fd);
 	free(c->out.p);
 	goheap_profile_free(c->p0);
-	bt_free(&c->base);
 	free(c);
 	w->c[i] = NULL;
 }

@@ -14,7 +14,8 @@
 #     `go tool pprof -raw http://.../pprof/PID/heap` works and prints the same as
 #     `go tool pprof -raw` of the CLI's file; ?debug=1 == `go-heap -f text`;
 #   - /pprof/PID/allocs?seconds=2: a delta profile (application/octet-stream, Content-Disposition
-#     "allocs-delta") whose alloc_space is about 2 s of the program's rate;
+#     "allocs-delta") whose alloc_space is about 2 s of the program's rate, and whose duration
+#     (DurationNanos, per go tool pprof -raw) is 2-4 s;
 #   - --go-heap-profiler: the default (enabled) leaves tests/go/noprof (MemProfileRate 0) alone and
 #     reports it as profiling-disabled; a second exporter with =force and its PID enables
 #     profiling once and collects it;
@@ -243,6 +244,15 @@ case $st in
 	else
 		gh_fail "pprof: allocs?seconds=2 does not decode"
 		gh_show "$d/delta.dump" 5
+	fi
+	# Its duration, as net/http/pprof sets it: the time between the two collections.
+	if timeout 60 "$GO" tool pprof -raw "$d/delta.pb.gz" >"$d/delta.raw" 2>"$d/delta.raw.err" &&
+		dur=$(sed -n 's/^Duration: \([0-9.]*\).*/\1/p' "$d/delta.raw") &&
+		awk -v d="$dur" 'BEGIN { exit !(d >= 2 && d < 4) }'; then
+		gh_pass "pprof: the delta profile's duration is $dur s (go tool pprof -raw)"
+	else
+		gh_fail "pprof: the delta profile's duration: '$(grep -m1 '^Duration' "$d/delta.raw")'"
+		gh_show "$d/delta.raw.err" 5
 	fi ;;
 *) gh_fail "pprof: allocs?seconds=2 answered '$st'" ;;
 esac

@@ -1,0 +1,173 @@
+/*
+ * test_profile.c - the public record accessors and deltas of profiles
+ * (src/profile.c: goheap_profile_record, goheap_profile_delta), on
+ * profiles built by hand so that every counter is known.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "profile.h"
+
+/* A heap profile of n records: id ids[i], counters v[i][0..3], stack {id, id+1}. */
+static gh_profile *mk(int kind, int64_t t, size_t n, const uint64_t *ids,
+		      const int64_t (*v)[4])
+{
+	gh_profile *p = calloc(1, sizeof(*p));
+	size_t i;
+
+	assert_non_null(p);
+	p->kind = kind;
+	p->rate = 512 * 1024;
+	p->time_nanos = t;
+	p->recs = calloc(n ? n : 1, sizeof(*p->recs));
+	p->pcpool = calloc(2 * (n ? n : 1), sizeof(*p->pcpool));
+	p->maps = calloc(1, sizeof(*p->maps));
+	assert_non_null(p->recs);
+	assert_non_null(p->pcpool);
+	assert_non_null(p->maps);
+	p->maps[0].start = 0x400000;
+	p->maps[0].end = 0x500000;
+	p->maps[0].file = strdup("/bin/prog");
+	p->nmaps = 1;
+	for (i = 0; i < n; i++) {
+		gh_record *r = &p->recs[i];
+
+		r->bucket = ids[i];
+		if (kind == GOHEAP_PROFILE_BLOCK) {
+			r->count = v[i][0];
+			r->cycles = v[i][1];
+		} else {
+			r->alloc_objects = v[i][0];
+			r->alloc_bytes = v[i][1];
+			r->free_objects = v[i][2];
+			r->free_bytes = v[i][3];
+		}
+		r->stk = p->pcpool + 2 * i;
+		r->stk[0] = ids[i];
+		r->stk[1] = ids[i] + 1;
+		r->nstk = 2;
+	}
+	p->nrecs = n;
+	return p;
+}
+
+static void test_records(void **state)
+{
+	const uint64_t ids[] = { 0xc000010000, 0xc000020000 };
+	const int64_t v[][4] = { { 10, 100, 4, 40 }, { 1, 8, 0, 0 } };
+	gh_profile *p = mk(GOHEAP_PROFILE_HEAP, 1000, 2, ids, v);
+	goheap_record r;
+
+	(void)state;
+	assert_int_equal(goheap_profile_kind(p), GOHEAP_PROFILE_HEAP);
+	assert_int_equal(goheap_profile_nrecords(p), 2);
+	assert_int_equal(goheap_profile_record(p, 0, &r), 0);
+	assert_true(r.id == ids[0]);
+	assert_int_equal(r.alloc_objects, 10);
+	assert_int_equal(r.alloc_bytes, 100);
+	assert_int_equal(r.free_objects, 4);
+	assert_int_equal(r.free_bytes, 40);
+	assert_int_equal(r.nstack, 2);
+	assert_true(r.stack[0] == ids[0] && r.stack[1] == ids[0] + 1);
+	assert_int_equal(goheap_profile_record(p, 2, &r), GOHEAP_EINVAL);
+	assert_int_equal(goheap_profile_record(NULL, 0, &r), GOHEAP_EINVAL);
+	assert_int_equal(goheap_profile_nrecords(NULL), 0);
+	goheap_profile_free(p);
+}
+
+static void test_delta_heap(void **state)
+{
+	const uint64_t bid[] = { 0xa0, 0xb0 };
+	const int64_t bv[][4] = { { 10, 100, 2, 20 }, { 5, 50, 5, 50 } };
+	const uint64_t cid[] = { 0xb0, 0xa0, 0xc0 };
+	const int64_t cv[][4] = {
+		{ 5, 50, 5, 50 },        /* unchanged: dropped */
+		{ 15, 150, 4, 40 },      /* +5/+50 allocated, +2/+20 freed */
+		{ 1, 8, 0, 0 },          /* new bucket: whole */
+	};
+	gh_profile *base = mk(GOHEAP_PROFILE_HEAP, 1000, 2, bid, bv);
+	gh_profile *cur = mk(GOHEAP_PROFILE_HEAP, 3000, 3, cid, cv);
+	goheap_profile *d = NULL;
+	goheap_record r;
+
+	(void)state;
+	assert_int_equal(goheap_profile_delta(&d, cur, base), 0);
+	assert_non_null(d);
+	assert_int_equal(goheap_profile_nrecords(d), 2);
+	assert_int_equal(goheap_profile_record(d, 0, &r), 0);
+	assert_true(r.id == 0xa0);
+	assert_int_equal(r.alloc_objects, 5);
+	assert_int_equal(r.alloc_bytes, 50);
+	assert_int_equal(r.free_objects, 2);
+	assert_int_equal(r.free_bytes, 20);
+	assert_true(r.stack != cur->recs[1].stk);       /* its own copy */
+	assert_true(r.stack[0] == 0xa0 && r.stack[1] == 0xa1);
+	assert_int_equal(goheap_profile_record(d, 1, &r), 0);
+	assert_true(r.id == 0xc0);
+	assert_int_equal(r.alloc_objects, 1);
+	assert_int_equal(r.alloc_bytes, 8);
+	assert_int_equal(d->time_nanos, 3000);
+	assert_int_equal(d->duration_nanos, 2000);
+	assert_int_equal(d->rate, cur->rate);
+	assert_int_equal(d->nmaps, 1);
+	assert_string_equal(d->maps[0].file, "/bin/prog");
+	assert_true(d->maps[0].file != cur->maps[0].file);
+	/* Independent of its inputs. */
+	goheap_profile_free(cur);
+	goheap_profile_free(base);
+	assert_int_equal(goheap_profile_record(d, 1, &r), 0);
+	assert_true(r.stack[1] == 0xc1);
+	goheap_profile_free(d);
+}
+
+static void test_delta_block_and_errors(void **state)
+{
+	const uint64_t id[] = { 0x10 };
+	const int64_t b0[][4] = { { 3, 3000, 0, 0 } };
+	const int64_t b1[][4] = { { 7, 9000, 0, 0 } };
+	gh_profile *base = mk(GOHEAP_PROFILE_BLOCK, 10, 1, id, b0);
+	gh_profile *cur = mk(GOHEAP_PROFILE_BLOCK, 20, 1, id, b1);
+	gh_profile *heap = mk(GOHEAP_PROFILE_HEAP, 20, 1, id, b1);
+	goheap_profile *d = NULL;
+	goheap_record r;
+
+	(void)state;
+	assert_int_equal(goheap_profile_delta(&d, cur, base), 0);
+	assert_int_equal(goheap_profile_record(d, 0, &r), 0);
+	assert_int_equal(r.count, 4);
+	assert_int_equal(r.cycles, 6000);
+	goheap_profile_free(d);
+	/* Same profile twice: nothing happened. */
+	assert_int_equal(goheap_profile_delta(&d, cur, cur), 0);
+	assert_int_equal(goheap_profile_nrecords(d), 0);
+	assert_int_equal(d->duration_nanos, 0);
+	goheap_profile_free(d);
+	/* Kinds differ; base after cur; NULLs. */
+	d = (goheap_profile *)1;
+	assert_int_equal(goheap_profile_delta(&d, heap, base), GOHEAP_EINVAL);
+	assert_null(d);
+	assert_int_equal(goheap_profile_delta(&d, base, cur), GOHEAP_EINVAL);
+	assert_int_equal(goheap_profile_delta(&d, NULL, cur), GOHEAP_EINVAL);
+	assert_int_equal(goheap_profile_delta(NULL, cur, base), GOHEAP_EINVAL);
+	goheap_profile_free(base);
+	goheap_profile_free(cur);
+	goheap_profile_free(heap);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_delta_heap),
+		cmocka_unit_test(test_delta_block_and_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
