@@ -873,6 +873,7 @@ static int seize_new(gh_ptrace *pt, size_t *mid, gh_err *err)
  */
 static int stop_group(gh_ptrace *pt, size_t from, size_t to, gh_err *err)
 {
+	double t0, deadline;
 	size_t i;
 
 	if (from == to)
@@ -885,14 +886,24 @@ static int stop_group(gh_ptrace *pt, size_t from, size_t to, gh_err *err)
 		    errno == ESRCH)
 			pt->t[i].state = PT_GONE;
 	}
-	for (i = from; i < to; i++)
-		if (pt->t[i].state == PT_ATTACHED &&
-		    wait_stop(pt, &pt->t[i], pt->stopped_at +
-			      GH_PT_STOP_TIMEOUT_MS / 1e3) != 0)
+	/*
+	 * Every thread gets GH_PT_STOP_TIMEOUT_MS from the end of the
+	 * interrupts, and at least a little from the moment we look at it
+	 * (waiting for thousands of threads takes a while).
+	 */
+	t0 = gh_now();
+	for (i = from; i < to; i++) {
+		if (pt->t[i].state != PT_ATTACHED)
+			continue;
+		deadline = t0 + GH_PT_STOP_TIMEOUT_MS / 1e3;
+		if (deadline < gh_now() + 0.01)
+			deadline = gh_now() + 0.01;
+		if (wait_stop(pt, &pt->t[i], deadline) != 0)
 			return explain_sleep(pt, &pt->t[i], "did not stop within "
-					     GH_PT_STR(GH_PT_STOP_TIMEOUT_MS) " ms, in",
-					     "the other threads were resumed",
-					     err);
+					     GH_PT_STR(GH_PT_STOP_TIMEOUT_MS)
+					     " ms, in", "the other threads were "
+					     "resumed", err);
+	}
 	return capture_stacks(pt, err);
 }
 
