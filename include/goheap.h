@@ -56,7 +56,8 @@ extern "C" {
 	X(EUNSUPPORTED, -12, "operation not supported by this target")        \
 	X(ELIMIT, -13, "a safety limit was exceeded")                         \
 	X(ENOEXE, -14, "executable not found")                                \
-	X(EBUSY, -15, "target busy")
+	X(EBUSY, -15, "target busy")                                          \
+	X(ETIMEDOUT, -16, "time limit exceeded")
 
 enum goheap_error {
 #define GOHEAP_X_ENUM(name, value, msg) GOHEAP_##name = (value),
@@ -290,6 +291,15 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 
 /* Free a profile; NULL is allowed. */
 GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p);
+
+/*
+ * Bound every later goheap_profile_collect on s to `seconds` (0, the
+ * default: no bound): once that much time has passed, its next read of
+ * the target fails and the collection returns GOHEAP_ETIMEDOUT, having
+ * changed nothing.  Reads are checked, not the CPU work between them, so
+ * a slow or stalled memory source stops within one read.
+ */
+GOHEAP_EXTERN int goheap_set_time_limit(goheap_session *s, double seconds);
 
 /* Its kind (enum goheap_profile_kind). */
 GOHEAP_EXTERN int goheap_profile_kind(const goheap_profile *p);

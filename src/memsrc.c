@@ -51,6 +51,8 @@ static int backend_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
 	double t0 = gh_now();
 	int rc;
 
+	if (m->deadline != 0 && t0 > m->deadline)
+		return GOHEAP_ETIMEDOUT;
 	m->nreads++;
 	m->nbytes += len;
 	rc = m->ops->read(m->ctx, addr, buf, len);
@@ -73,12 +75,16 @@ static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base, uint64_t need_e
 	}
 	b->stamp = 0;
 	while (len >= 4096 && base + len >= need_end) {
-		if (backend_read(m, base, b->data, len) == 0) {
+		int rc = backend_read(m, base, b->data, len);
+
+		if (rc == 0) {
 			b->base = base;
 			b->valid = len;
 			b->stamp = ++m->clock;
 			return 0;
 		}
+		if (rc == GOHEAP_ETIMEDOUT)
+			return rc;
 		len /= 2;
 	}
 	return GOHEAP_EUNMAPPED;

@@ -41,6 +41,8 @@ typedef struct gh_mem {
 	uint64_t nreads, nbytes;  /* backend calls and bytes, for -v */
 	double t_backend;         /* seconds inside backend reads */
 	int no_cache;             /* set for writes / volatile reads */
+	double deadline;          /* gh_now() after which backend reads fail
+	                             with GOHEAP_ETIMEDOUT; 0: none */
 } gh_mem;
 
 void gh_mem_init(gh_mem *m, const goheap_memsrc_ops *ops, void *ctx,

@@ -655,7 +655,13 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	gh_mem_invalidate(&s->mem);
 
+	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
 	rc = gh_walk(p, &s->mem, s->lay, &s->addrs, &s->err);
+	s->mem.deadline = 0;
+	if (rc == GOHEAP_ETIMEDOUT)
+		gh_errf(&s->err, rc, "collection stopped at its time limit of "
+			"%.3f s, after %zu buckets", s->time_limit,
+			p->nrecs);
 	if (rc != 0)
 		goto fail;
 	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {
@@ -682,6 +688,14 @@ fail:
 	gh_profile_destroy(p);
 	free(p);
 	return rc;
+}
+
+GOHEAP_EXTERN int goheap_set_time_limit(goheap_session *s, double seconds)
+{
+	if (s == NULL || !(seconds >= 0))
+		return GOHEAP_EINVAL;
+	s->time_limit = seconds;
+	return 0;
 }
 
 GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p)

@@ -17,6 +17,7 @@ struct goheap_session {
 	void *ctx;
 	gh_mem mem;
 	int mem_ready;
+	double time_limit;    /* goheap_set_time_limit, seconds; 0: none */
 	gh_exe *exe;
 	gh_sym *sym;
 	uint64_t bias;

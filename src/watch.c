@@ -21,14 +21,14 @@
  * no dependency beyond libgoheap; a node has tens of Go processes, not
  * thousands.  Every request is bounded (header size, read and write
  * deadlines, connection count); a ?seconds=N request is parked, not slept
- * on.  Collection is synchronous: a target that takes longer than its
- * budget (--target-budget) is skipped for a growing number of intervals
- * (1, 2, 4, ... 32; a failing one too), and targets are visited from a
- * rotating start, so one slow or hostile target delays the others once,
- * not every interval.  (A
- * worker process per target would bound it hard; the library already
- * bounds its reads with safety limits, so the backoff is the simpler
- * trade.)
+ * on.  Collection is synchronous but bounded: the budget
+ * (--target-budget) is the session's time limit (goheap_set_time_limit),
+ * so the library stops a walk that reaches it, within one read; such a
+ * target is then skipped for a growing number of intervals (1, 2, 4, ...
+ * 32; a failing one too), and targets are visited from a rotating start,
+ * so one slow or hostile target costs the others at most its budget, once.
+ * (Opening a session, once per process, is not bounded by it: the
+ * library's safety limits bound that.)
  *
  * Counters and delta profiles come from the public API alone: the records
  * of a profile (goheap_profile_record) and the delta of two collections
@@ -192,6 +192,7 @@ typedef struct target {
 	int seen;                  /* found in the last discovery */
 	char comm[64], exe[512], container[80];
 	goheap_session *s;
+	double budget;             /* --target-budget: each collection's limit */
 	goheap_profile *prev;      /* the heap profile of the last collection */
 	double alloc_bytes, alloc_objects;  /* counters (scaled) */
 	int64_t inuse_bytes, inuse_objects, rate;
@@ -494,6 +495,7 @@ static void discover_pid(watch *w, int pid)
 	}
 	w->t = nv;
 	t->pid = pid;
+	t->budget = w->budget;
 	t->start = start;
 	t->seen = 1;
 	t->is_go = is_go_exe(pid);
@@ -553,8 +555,11 @@ static int ensure_session(target *t)
 		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
 		goheap_close(t->s);
 		t->s = NULL;
+		return rc;
 	}
-	return rc;
+	/* The budget is a hard bound on the walk (the library stops at it). */
+	goheap_set_time_limit(t->s, t->budget);
+	return 0;
 }
 
 /* Write p's delta over t->prev to --output-dir as PID-COMM-TIME.pb.gz. */
@@ -750,6 +755,12 @@ static void collect_target(watch *w, target *t)
 	}
 	if (rc == GOHEAP_EDISABLED && p == NULL) {
 		t->state = T_DISABLED;
+		return;
+	}
+	if (rc == GOHEAP_ETIMEDOUT) {
+		/* Over budget: not an error; the caller backs it off. */
+		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
+		t->state = T_SKIPPED;
 		return;
 	}
 	if (rc != 0 && rc != GOHEAP_EDISABLED)
@@ -1215,8 +1226,10 @@ static int collect_kind(target *t, int kind, goheap_profile **out)
 	rc = goheap_profile_collect(out, t->s, kind);
 	if (rc != 0 && rc != GOHEAP_EDISABLED) {
 		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
-		goheap_close(t->s);
-		t->s = NULL;
+		if (rc != GOHEAP_ETIMEDOUT) {
+			goheap_close(t->s);
+			t->s = NULL;
+		}
 	}
 	return rc;
 }

@@ -19,7 +19,8 @@
 #   - --go-heap-profiler: the default (enabled) leaves tests/go/noprof (MemProfileRate 0) alone and
 #     reports it as profiling-disabled; a second exporter with =force and its PID enables
 #     profiling once and collects it;
-#   - --target-budget 1ms: heapprog (several ms to collect) is backed off, watchprog still served;
+#   - --target-budget 1ms: heapprog (several ms to collect) is stopped at the limit (not an
+#     error) and backed off, watchprog still served;
 #   - a watchprog that exits is dropped (its series leave /metrics, /pprof/PID/heap is 404) and
 #     one started later is picked up;
 #   - --output-dir holds PID-COMM-TIME.pb.gz delta profiles within the size cap;
@@ -383,10 +384,11 @@ bmetrics() {
 	http "http://$(sed -n 's/.*listening on //p' "$d/budget.err" | head -n 1)/metrics" "$d/bm.txt" >/dev/null &&
 		grep -q "go_heap_watch_target_state{pid=\"$HP\",.*state=\"backoff\"} 1" "$d/bm.txt" &&
 		grep -Eq "go_heap_watch_target_over_budget_total\{pid=\"$HP\".*\} [1-9]" "$d/bm.txt" &&
+		grep -Eq "go_heap_watch_target_errors_total\{pid=\"$HP\".*\} 0$" "$d/bm.txt" &&
 		grep -q "container_go_alloc_bytes_total{pid=\"$W1\"" "$d/bm.txt"
 }
 if wait_for 10 blistening && wait_for 20 bmetrics; then
-	gh_pass "budget: heapprog over a 1 ms budget is backed off (state backoff, over_budget_total > 0); watchprog still collected"
+	gh_pass "budget: heapprog over a 1 ms budget is stopped and backed off (state backoff, over_budget_total > 0, errors_total 0); watchprog still collected"
 else
 	gh_fail "budget: no backoff reported for pid $HP within 20 s"
 	grep "pid=\"$HP\"" "$d/bm.txt" 2>/dev/null | grep -E 'state|budget' | head -n 5 | sed 's/^/    | /'

@@ -84,7 +84,9 @@ static gh_gover ver(int minor)
 	return v;
 }
 
-static int run(fake *f, gh_profile *p, int minor, int kind, gh_err *err)
+/* gh_walk over f's image; deadline as gh_mem's (0: none); *nreads if asked. */
+static int run_limited(fake *f, gh_profile *p, int minor, int kind,
+		       gh_err *err, double deadline, uint64_t *nreads)
 {
 	const gh_rtlayout *lay = gh_rtlayout_for(ver(minor));
 	gh_rtaddrs a = { A_MBUCKETS, A_BBUCKETS, A_XBUCKETS, A_CYCLE, A_RATE };
@@ -97,9 +99,17 @@ static int run(fake *f, gh_profile *p, int minor, int kind, gh_err *err)
 	p->kind = kind;
 	p->ver = ver(minor);
 	gh_mem_init(&m, &gh_fakemem_ops, &src, f->ps, f->big, err);
+	m.deadline = deadline;
 	rc = gh_walk(p, &m, lay, &a, err);
+	if (nreads != NULL)
+		*nreads = m.nreads;
 	gh_mem_fini(&m);
 	return rc;
+}
+
+static int run(fake *f, gh_profile *p, int minor, int kind, gh_err *err)
+{
+	return run_limited(f, p, minor, kind, err, 0, NULL);
 }
 
 static fake *new_fake(unsigned ps, int big)
@@ -338,6 +348,41 @@ static void test_block_records(void **state)
 	free(f);
 }
 
+/*
+ * The memory wrapper's deadline (goheap_set_time_limit): past it, no read
+ * reaches the source and the walk fails with GOHEAP_ETIMEDOUT; before it,
+ * the walk is unchanged.
+ */
+static void test_time_limit(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(22));
+	fake *f = new_fake(8, 0);
+	uint64_t s1[] = { 0x401000 };
+	mrec r1 = { { { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 },
+		      { 3, 1, 96, 32 } } };
+	uint64_t b1 = IMG_BASE + 0x100, nreads = 99;
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	put(f, A_MBUCKETS, b1, 8);
+	put(f, A_CYCLE, 7u << 1, 4);
+	put(f, A_RATE, 1, 8);
+	put_bucket(f, lay, b1, 0, 1, 32, s1, 1, &r1);
+	assert_int_equal(run_limited(f, &p, 22, GOHEAP_PROFILE_HEAP, &err,
+				     gh_now() - 1, &nreads),
+			 GOHEAP_ETIMEDOUT);
+	assert_int_equal(nreads, 0);
+	assert_int_equal(err.code, GOHEAP_ETIMEDOUT);
+	gh_profile_destroy(&p);
+	assert_int_equal(run_limited(f, &p, 22, GOHEAP_PROFILE_HEAP, &err,
+				     gh_now() + 60, &nreads), 0);
+	assert_int_equal(p.nrecs, 1);
+	assert_true(nreads > 0);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
 static void test_layout_table(void **state)
 {
 	(void)state;
@@ -360,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_cycle_detected),
 		cmocka_unit_test(test_hostile_fields),
 		cmocka_unit_test(test_block_records),
+		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_layout_table),
 	};
 
