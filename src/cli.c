@@ -39,7 +39,7 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 	if (gh_cli_parse(&c, argc, argv, 0, msg, msglen) != 0)
 		return 2;
 	if (c.help) {
-		gh_cli_help(msg, msglen, "go-heap");
+		gh_cli_help(msg, msglen, "go-heap", 0);
 		return 2;
 	}
 	if (c.npositional > 0) {

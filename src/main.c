@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (c.help) {
-		gh_cli_help(help, sizeof(help), "go-heap");
+		gh_cli_help(help, sizeof(help), "go-heap", 1);
 		fputs(help, stdout);
 		return EXIT_OK;
 	}

@@ -34,6 +34,13 @@ enum opt_id {
 	OPT_TOP,
 	OPT_VERBOSE,
 	OPT_VERSION,
+	/* go-heap watch */
+	OPT_W_PROFILER,
+	OPT_W_INTERVAL,
+	OPT_W_LISTEN,
+	OPT_W_OUTPUT_DIR,
+	OPT_W_OUTPUT_MAX,
+	OPT_W_BUDGET,
 };
 
 struct opt_def {
@@ -62,7 +69,7 @@ static const struct opt_def opts[] = {
 	{ "quiet", 'q', ARG_NONE, OPT_QUIET, NULL, "print errors only" },
 	{ "sample-index", 's', ARG_REQUIRED, OPT_SAMPLE_INDEX, "I",
 	  "inuse_space | inuse_objects | alloc_space | alloc_objects;\n"
-	  "                               contentions | delay (top, collapsed)" },
+	  "contentions | delay (top, collapsed)" },
 	{ "sysroot", 0, ARG_REQUIRED, OPT_SYSROOT, "DIR",
 	  "prefix for paths recorded in a core" },
 	{ "top", 'n', ARG_REQUIRED, OPT_TOP, "N", "rows of the top table (default 20)" },
@@ -72,6 +79,33 @@ static const struct opt_def opts[] = {
 };
 
 #define GH_OPTS_LEN (sizeof(opts) / sizeof(opts[0]))
+
+/* go-heap watch's table, parsed by the same engine. */
+static const struct opt_def watch_opts[] = {
+	{ "go-heap-profiler", 0, ARG_REQUIRED, OPT_W_PROFILER, "MODE",
+	  "disabled: only list the Go processes;\n"
+	  "enabled (default): read those that profile already;\n"
+	  "force: also enable profiling where MemProfileRate is 0" },
+	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help" },
+	{ "interval", 0, ARG_REQUIRED, OPT_W_INTERVAL, "DURATION",
+	  "collect every DURATION (60s; units s, ms, m, h)" },
+	{ "listen", 0, ARG_REQUIRED, OPT_W_LISTEN, "ADDR:PORT",
+	  "serve HTTP there (127.0.0.1:9465; port 0 picks one,\n"
+	  "printed on stderr)" },
+	{ "output-dir", 0, ARG_REQUIRED, OPT_W_OUTPUT_DIR, "DIR",
+	  "write each process's delta profile there every\n"
+	  "interval (PID-COMM-TIME.pb.gz)" },
+	{ "output-max-bytes", 0, ARG_REQUIRED, OPT_W_OUTPUT_MAX, "N",
+	  "cap of DIR, oldest removed first (256 MiB)" },
+	{ "target-budget", 0, ARG_REQUIRED, OPT_W_BUDGET, "DURATION",
+	  "time limit of one collection (2s); a process that\n"
+	  "reaches it is skipped for 1, 2, 4 ... 32 "
+	  "intervals" },
+	{ "verbose", 'v', ARG_NONE, OPT_VERBOSE, NULL,
+	  "log targets and errors on stderr" },
+};
+
+#define GH_WATCH_OPTS_LEN (sizeof(watch_opts) / sizeof(watch_opts[0]))
 
 static const char *const format_names[] = { "pprof", "text", "top",
 					    "collapsed" };
@@ -112,9 +146,10 @@ int gh_cli_format_from_path(const char *path)
 	return -1;
 }
 
-static int apply(gh_cli *c, const struct opt_def *d, const char *val,
-		 char *err, size_t errlen)
+static int cli_apply(void *out, const struct opt_def *d, const char *val,
+		     char *err, size_t errlen)
 {
+	gh_cli *c = out;
 	char *end;
 	long long n;
 	int k;
@@ -202,42 +237,54 @@ static int apply(gh_cli *c, const struct opt_def *d, const char *val,
 	case OPT_VERSION:
 		c->version = 1;
 		break;
+	default:
+		break;
 	}
 	return 0;
 }
 
-static const struct opt_def *find_long(const char *name, size_t len)
+/* A parse: the table, and what its options and operands do. */
+typedef struct parser {
+	const struct opt_def *tab;
+	size_t ntab;
+	int (*apply)(void *out, const struct opt_def *d, const char *val,
+		     char *err, size_t errlen);
+	int (*operand)(void *out, const char *arg, char *err, size_t errlen);
+	void *out;
+} parser;
+
+static const struct opt_def *find_long(const parser *p, const char *name,
+				       size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < GH_OPTS_LEN; i++)
-		if (strlen(opts[i].lname) == len &&
-		    strncmp(opts[i].lname, name, len) == 0)
-			return &opts[i];
+	for (i = 0; i < p->ntab; i++)
+		if (strlen(p->tab[i].lname) == len &&
+		    strncmp(p->tab[i].lname, name, len) == 0)
+			return &p->tab[i];
 	return NULL;
 }
 
-static const struct opt_def *find_short(char ch)
+static const struct opt_def *find_short(const parser *p, char ch)
 {
 	size_t i;
 
-	for (i = 0; i < GH_OPTS_LEN; i++)
-		if (opts[i].letter == ch)
-			return &opts[i];
+	for (i = 0; i < p->ntab; i++)
+		if (p->tab[i].letter == ch)
+			return &p->tab[i];
 	return NULL;
 }
 
-int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
-		 size_t errlen)
+/*
+ * The one parsing loop: --long, --long=VALUE, --long VALUE, -x, -xVALUE,
+ * -x VALUE, "--" ends the options, "-" is an operand.  0, or 2 with a
+ * one-line message in err.
+ */
+static int parse(const parser *p, int argc, char **argv, int first,
+		 char *err, size_t errlen)
 {
 	int i, rc, only_pos = 0;
 
-	memset(c, 0, sizeof(*c));
-	c->format = -1;
-	c->profile = GOHEAP_PROFILE_HEAP;
-	c->sample_index = GOHEAP_SAMPLE_DEFAULT;
-	c->top_n = 20;
-	c->force_rate = 524288;
 	err[0] = '\0';
 	for (i = first; i < argc; i++) {
 		const char *a = argv[i];
@@ -245,12 +292,9 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 		const char *val = NULL;
 
 		if (only_pos || a[0] != '-' || strcmp(a, "-") == 0) {
-			if (c->npositional == 2) {
-				snprintf(err, errlen, "unexpected argument "
-					 "'%s'", a);
-				return 2;
-			}
-			c->positional[c->npositional++] = a;
+			rc = p->operand(p->out, a, err, errlen);
+			if (rc != 0)
+				return rc;
 			continue;
 		}
 		if (strcmp(a, "--") == 0) {
@@ -261,7 +305,7 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 			const char *eq = strchr(a + 2, '=');
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
-			d = find_long(a + 2, len);
+			d = find_long(p, a + 2, len);
 			if (d == NULL) {
 				snprintf(err, errlen, "unknown option '%s'", a);
 				return 2;
@@ -282,7 +326,7 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 				val = argv[++i];
 			}
 		} else {
-			d = find_short(a[1]);
+			d = find_short(p, a[1]);
 			if (d == NULL) {
 				snprintf(err, errlen, "unknown option '%s'", a);
 				return 2;
@@ -303,10 +347,40 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 				}
 			}
 		}
-		rc = apply(c, d, val, err, errlen);
+		rc = p->apply(p->out, d, val, err, errlen);
 		if (rc != 0)
 			return rc;
 	}
+	return 0;
+}
+
+static int cli_operand(void *out, const char *arg, char *err, size_t errlen)
+{
+	gh_cli *c = out;
+
+	if (c->npositional == 2) {
+		snprintf(err, errlen, "unexpected argument '%s'", arg);
+		return 2;
+	}
+	c->positional[c->npositional++] = arg;
+	return 0;
+}
+
+int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
+		 size_t errlen)
+{
+	parser p = { opts, GH_OPTS_LEN, cli_apply, cli_operand, c };
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->format = -1;
+	c->profile = GOHEAP_PROFILE_HEAP;
+	c->sample_index = GOHEAP_SAMPLE_DEFAULT;
+	c->top_n = 20;
+	c->force_rate = 524288;
+	rc = parse(&p, argc, argv, first, err, errlen);
+	if (rc != 0)
+		return rc;
 	if (c->format < 0)
 		c->format = gh_cli_format_from_path(c->output);
 	if (c->format < 0)
@@ -314,9 +388,196 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 	return 0;
 }
 
-void gh_cli_help(char *buf, size_t len, const char *prog)
+/* ---- go-heap watch ------------------------------------------------------ */
+
+/* "60", "60s", "500ms", "5m", "1h": seconds in [0.001, 86400]. */
+static int parse_duration(const char *s, double *out)
 {
-	size_t used = 0, i;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || !(v > 0))
+		return -1;
+	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
+		;
+	else if (strcmp(end, "ms") == 0)
+		v /= 1000;
+	else if (strcmp(end, "m") == 0)
+		v *= 60;
+	else if (strcmp(end, "h") == 0)
+		v *= 3600;
+	else
+		return -1;
+	if (v < 0.001 || v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int watch_apply(void *out, const struct opt_def *d, const char *val,
+		       char *err, size_t errlen)
+{
+	static const char *const modes[] = { "disabled", "enabled", "force" };
+	gh_watch_opts *w = out;
+	char *end;
+	int k;
+
+	switch (d->id) {
+	case OPT_HELP:
+		w->help = 1;
+		break;
+	case OPT_VERBOSE:
+		w->verbose++;
+		break;
+	case OPT_W_PROFILER:
+		k = lookup(modes, 3, val);
+		if (k < 0) {
+			snprintf(err, errlen, "--go-heap-profiler: unknown "
+				 "mode '%s' (disabled, enabled, force)", val);
+			return 2;
+		}
+		w->mode = k;
+		break;
+	case OPT_W_INTERVAL:
+	case OPT_W_BUDGET:
+		if (parse_duration(val, d->id == OPT_W_INTERVAL ?
+				   &w->interval : &w->budget) != 0) {
+			snprintf(err, errlen, "--%s: '%s' is not a duration "
+				 "from 1ms to 24h (60, 60s, 500ms, 5m, 1h)",
+				 d->lname, val);
+			return 2;
+		}
+		break;
+	case OPT_W_LISTEN:
+		w->listen = val;
+		break;
+	case OPT_W_OUTPUT_DIR:
+		w->outdir = val;
+		break;
+	case OPT_W_OUTPUT_MAX:
+		errno = 0;
+		w->outmax = strtoull(val, &end, 10);
+		if (end == val || *end != '\0' || errno != 0 || w->outmax == 0 ||
+		    val[0] == '-') {
+			snprintf(err, errlen, "--output-max-bytes: N must be a "
+				 "positive integer, not '%s'", val);
+			return 2;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int watch_operand(void *out, const char *arg, char *err,
+			 size_t errlen)
+{
+	gh_watch_opts *w = out;
+	char *end;
+	long pid;
+	int *np;
+
+	errno = 0;
+	pid = strtol(arg, &end, 10);
+	if (end == arg || *end != '\0' || errno != 0 || pid <= 0 ||
+	    pid > 0x7fffffff) {
+		snprintf(err, errlen, "'%s' is not a process id", arg);
+		return 2;
+	}
+	np = realloc(w->pids, (w->npids + 1) * sizeof(*np));
+	if (np == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return 2;
+	}
+	w->pids = np;
+	w->pids[w->npids++] = (int)pid;
+	return 0;
+}
+
+int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
+		   char *err, size_t errlen)
+{
+	parser p = { watch_opts, GH_WATCH_OPTS_LEN, watch_apply,
+		     watch_operand, w };
+
+	memset(w, 0, sizeof(*w));
+	w->listen = "127.0.0.1:9465";
+	w->interval = 60;
+	w->budget = 2;
+	w->mode = GH_WATCH_ENABLED;
+	w->outmax = 256ULL << 20;
+	return parse(&p, argc, argv, first, err, errlen);
+}
+
+void gh_watch_opts_free(gh_watch_opts *w)
+{
+	free(w->pids);
+	w->pids = NULL;
+	w->npids = 0;
+}
+
+/* The left column of an option's help line: "-x, --long ARG". */
+static void help_left(char *left, size_t len, const struct opt_def *d)
+{
+	const char *arg = d->argname ? d->argname : "";
+
+	if (d->arg == ARG_OPTIONAL)
+		snprintf(left, len, "%s%c%s--%s[=%s]", d->letter ? "-" : "   ",
+			 d->letter ? d->letter : ' ', d->letter ? ", " : " ",
+			 d->lname, arg);
+	else
+		snprintf(left, len, "%s%c%s--%s%s%s", d->letter ? "-" : "   ",
+			 d->letter ? d->letter : ' ', d->letter ? ", " : " ",
+			 d->lname, d->arg ? " " : "", arg);
+}
+
+/*
+ * One entry per option of tab: "  -x, --long ARG   help", the help column
+ * as wide as the widest left column needs, and each "\n" in a help text
+ * continued in that column.
+ */
+static void help_rows(char *buf, size_t len, const struct opt_def *tab,
+		      size_t ntab)
+{
+	size_t used = 0, i, width = 0;
+	const char *h;
+	char left[64];
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < ntab; i++) {
+		help_left(left, sizeof(left), &tab[i]);
+		if (strlen(left) > width)
+			width = strlen(left);
+	}
+	for (i = 0; i < ntab; i++) {
+		help_left(left, sizeof(left), &tab[i]);
+		used += (size_t)snprintf(buf + used, len - used, "  %-*s  ",
+					 (int)width, left);
+		for (h = tab[i].help; *h != '\0' && used + 1 < len; h++) {
+			buf[used++] = *h;
+			if (*h == '\n')
+				used += (size_t)snprintf(buf + used, len - used,
+							 "%*s", (int)width + 4,
+							 "");
+			if (used >= len)
+				used = len - 1;
+		}
+		if (used + 1 < len)
+			buf[used++] = '\n';
+		buf[used] = '\0';
+		if (used + 1 >= len)
+			return;
+	}
+}
+
+void gh_cli_help(char *buf, size_t len, const char *prog, int standalone)
+{
+	size_t used = 0;
 	int n;
 
 #define PUT(...)                                                        \
@@ -328,28 +589,30 @@ void gh_cli_help(char *buf, size_t len, const char *prog)
 	} while (0)
 
 	PUT("Usage: %s [OPTIONS] PID\n"
-	    "       %s [OPTIONS] CORE [EXECUTABLE]\n"
-	    "Write the heap profile of a running Go process or core dump, "
-	    "read from outside it.\n\n", prog, prog);
-	for (i = 0; i < GH_OPTS_LEN; i++) {
-		char left[64];
-		const struct opt_def *d = &opts[i];
-		const char *arg = d->argname ? d->argname : "";
-
-		if (d->arg == ARG_OPTIONAL)
-			snprintf(left, sizeof(left), "%s%c%s--%s[=%s]",
-				 d->letter ? "-" : "   ",
-				 d->letter ? d->letter : ' ',
-				 d->letter ? ", " : " ", d->lname, arg);
-		else
-			snprintf(left, sizeof(left), "%s%c%s--%s%s%s",
-				 d->letter ? "-" : "   ",
-				 d->letter ? d->letter : ' ',
-				 d->letter ? ", " : " ", d->lname,
-				 d->arg ? " " : "", arg);
-		PUT("  %-28s %s\n", left, d->help);
-	}
-	PUT("\nExit status: 0 ok, 1 error, 2 usage, 3 memory profiling "
-	    "disabled in the target (see --force).\n");
+	    "       %s [OPTIONS] CORE [EXECUTABLE]\n", prog, prog);
+	if (standalone)
+		PUT("       %s watch [OPTIONS] [PID...]   (see %s watch "
+		    "--help)\n", prog, prog);
+	PUT("Write the heap profile of a running Go process or core dump, "
+	    "read from outside it.\n\n");
 #undef PUT
+	help_rows(buf + used, len - used, opts, GH_OPTS_LEN);
+	used += strlen(buf + used);
+	if (used < len)
+		snprintf(buf + used, len - used, "\nExit status: 0 ok, 1 error, "
+			 "2 usage, 3 memory profiling disabled in the target "
+			 "(see --force).\n");
+}
+
+void gh_watch_help(char *buf, size_t len)
+{
+	size_t used;
+
+	snprintf(buf, len, "Usage: go-heap watch [OPTIONS] [PID...]\n"
+		 "Export the heap profiles of the given Go processes, or of "
+		 "every Go\nprocess on the host, to Prometheus (/metrics) and "
+		 "pprof clients\n(/pprof/PID/heap|allocs|block|mutex, like "
+		 "net/http/pprof).\n\n");
+	used = strlen(buf);
+	help_rows(buf + used, len - used, watch_opts, GH_WATCH_OPTS_LEN);
 }

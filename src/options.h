@@ -2,7 +2,8 @@
  * options.h - the command line, parsed from one option table.
  *
  * Shared by the CLI (main.c) and the gdb command (through the library's
- * goheap_cli_* entry points), so both accept exactly the same options.
+ * goheap_cli_* entry points), so both accept exactly the same options;
+ * `go-heap watch` has a table of its own, parsed by the same engine.
  */
 #ifndef GH_OPTIONS_H
 #define GH_OPTIONS_H
@@ -34,8 +35,38 @@ typedef struct gh_cli {
 int gh_cli_parse(gh_cli *out, int argc, char **argv, int first, char *err,
 		 size_t errlen);
 
-/* Write the --help text (generated from the option table) into buf. */
-void gh_cli_help(char *buf, size_t len, const char *prog);
+/*
+ * Write the --help text (generated from the option table) into buf;
+ * standalone: the CLI's (it also names `watch`), else the gdb command's.
+ */
+void gh_cli_help(char *buf, size_t len, const char *prog, int standalone);
+
+/* ---- go-heap watch: its own table, parsed by the same engine ---------- */
+
+enum gh_watch_mode {
+	GH_WATCH_DISABLED = 0,  /* list the processes only */
+	GH_WATCH_ENABLED = 1,   /* read those that profile already */
+	GH_WATCH_FORCE = 2,     /* also enable profiling where it is off */
+};
+
+typedef struct gh_watch_opts {
+	const char *listen;     /* --listen ADDR:PORT */
+	double interval;        /* --interval, seconds */
+	double budget;          /* --target-budget, seconds */
+	int mode;               /* --go-heap-profiler, enum gh_watch_mode */
+	const char *outdir;     /* --output-dir, NULL = none */
+	unsigned long long outmax; /* --output-max-bytes */
+	int *pids;              /* operands (malloc'd; gh_watch_opts_free) */
+	size_t npids;
+	int verbose, help;
+} gh_watch_opts;
+
+/* As gh_cli_parse, for `go-heap watch` (argv[first..argc)). */
+int gh_watch_parse(gh_watch_opts *out, int argc, char **argv, int first,
+		   char *err, size_t errlen);
+void gh_watch_opts_free(gh_watch_opts *w);
+/* go-heap watch --help, generated from its table. */
+void gh_watch_help(char *buf, size_t len);
 
 /* Format from an output file name's extension, -1 when none applies. */
 int gh_cli_format_from_path(const char *path);

@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "goheap.h"
+#include "options.h"
 #include "watch.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -73,7 +74,6 @@ enum {
 	MAX_BACKOFF = 32,
 };
 
-enum profiler_mode { MODE_DISABLED, MODE_ENABLED, MODE_FORCE };
 
 static volatile sig_atomic_t stop_flag;
 
@@ -743,7 +743,7 @@ static void collect_target(watch *w, target *t)
 		if (st.mem_profile_rate == 0)
 			rc = GOHEAP_EDISABLED;
 	}
-	if (rc == GOHEAP_EDISABLED && w->mode == MODE_FORCE && !t->forced) {
+	if (rc == GOHEAP_EDISABLED && w->mode == GH_WATCH_FORCE && !t->forced) {
 		int frc;
 
 		t->forced = 1;
@@ -806,7 +806,7 @@ static void collect_all(watch *w)
 	size_t k, i;
 
 	discover(w);
-	if (w->mode != MODE_DISABLED && w->nt > 0) {
+	if (w->mode != GH_WATCH_DISABLED && w->nt > 0) {
 		w->rot = (w->rot + 1) % w->nt;
 		for (k = 0; k < w->nt && !stop_flag; k++) {
 			target *t;
@@ -1276,7 +1276,7 @@ static void pprof_request(watch *w, conn *c, const char *path,
 		respond_text(w, c, 404, "Unknown profile\n");
 		return;
 	}
-	if (w->mode == MODE_DISABLED) {
+	if (w->mode == GH_WATCH_DISABLED) {
 		respond_text(w, c, 403, "profiling is disabled "
 			     "(--go-heap-profiler=disabled)\n");
 		return;
@@ -1535,135 +1535,6 @@ static int open_listener(const char *spec, char *desc, size_t dlen)
 
 /* ---- options and main loop --------------------------------------------- */
 
-static int parse_duration(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || !(v > 0))
-		return -1;
-	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
-		;
-	else if (strcmp(end, "ms") == 0)
-		v /= 1000;
-	else if (strcmp(end, "m") == 0)
-		v *= 60;
-	else if (strcmp(end, "h") == 0)
-		v *= 3600;
-	else
-		return -1;
-	if (v < 0.001 || v > 86400)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static const char usage[] =
-	"usage: go-heap watch [OPTION...] [PID...]\n"
-	"Export the heap profiles of the given Go processes, or of every Go\n"
-	"process on the host, to Prometheus (/metrics) and pprof clients\n"
-	"(/pprof/PID/heap|allocs|block|mutex, like net/http/pprof).\n"
-	"\n"
-	"  --go-heap-profiler=MODE  disabled: only list processes; enabled\n"
-	"                           (default): read the processes that\n"
-	"                           profile already; force: enable profiling\n"
-	"                           once in processes whose MemProfileRate is 0\n"
-	"  --interval=DURATION      collect every DURATION (60s; s, ms, m, h)\n"
-	"  --listen=ADDR:PORT       serve HTTP there (127.0.0.1:9465; port 0\n"
-	"                           picks one, printed on stderr)\n"
-	"  --output-dir=DIR         write each process's delta profile there\n"
-	"                           every interval (PID-COMM-TIME.pb.gz)\n"
-	"  --output-max-bytes=N     cap of DIR, oldest removed first (256 MiB)\n"
-	"  --target-budget=DURATION collection time per process (2s); slower\n"
-	"                           processes are skipped for 1, 2, 4 ... 32\n"
-	"                           intervals\n"
-	"  -v, --verbose            log targets and errors on stderr\n"
-	"  -h, --help               this text\n";
-
-/* --name=VALUE or --name VALUE. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] == '\0' && *i + 1 < argc) {
-		(*i)++;
-		return argv[*i];
-	}
-	return NULL;
-}
-
-static int parse_args(watch *w, int argc, char **argv)
-{
-	const char *v;
-	int i;
-	long pid;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage, stdout);
-			return 1;
-		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-			w->verbose++;
-		} else if ((v = opt_value(argc, argv, &i,
-					  "--go-heap-profiler")) != NULL) {
-			if (strcmp(v, "disabled") == 0)
-				w->mode = MODE_DISABLED;
-			else if (strcmp(v, "enabled") == 0)
-				w->mode = MODE_ENABLED;
-			else if (strcmp(v, "force") == 0)
-				w->mode = MODE_FORCE;
-			else
-				goto bad;
-		} else if ((v = opt_value(argc, argv, &i, "--interval")) !=
-			   NULL) {
-			if (parse_duration(v, &w->interval) != 0)
-				goto bad;
-		} else if ((v = opt_value(argc, argv, &i,
-					  "--target-budget")) != NULL) {
-			if (parse_duration(v, &w->budget) != 0)
-				goto bad;
-		} else if ((v = opt_value(argc, argv, &i, "--listen")) !=
-			   NULL) {
-			w->listen = v;
-		} else if ((v = opt_value(argc, argv, &i,
-					  "--output-max-bytes")) != NULL) {
-			char *end;
-
-			errno = 0;
-			w->outmax = strtoull(v, &end, 10);
-			if (*end != '\0' || errno != 0 || w->outmax == 0)
-				goto bad;
-		} else if ((v = opt_value(argc, argv, &i, "--output-dir")) !=
-			   NULL) {
-			w->outdir = v;
-		} else if (parse_int(a, 1, 0x7fffffff, &pid) == 0) {
-			int *np = realloc(w->pids, (w->npids + 1) *
-					  sizeof(*np));
-
-			if (np == NULL)
-				return 2;
-			w->pids = np;
-			w->pids[w->npids++] = (int)pid;
-		} else {
-			goto bad;
-		}
-	}
-	return 0;
-bad:
-	fprintf(stderr, "go-heap watch: bad argument '%s' (see go-heap watch "
-		"--help)\n", argv[i < argc ? i : argc - 1]);
-	return 2;
-}
-
 static void serve(watch *w)
 {
 	struct pollfd pfd[MAX_CONNS + 1];
@@ -1742,23 +1613,34 @@ static void serve(watch *w)
 int gh_watch_main(int argc, char **argv)
 {
 	watch w;
+	gh_watch_opts o;
 	struct sigaction sa;
-	char desc[200];
+	char desc[200], err[300], help[4096];
 	size_t i;
-	int rc;
 
-	memset(&w, 0, sizeof(w));
-	w.listen = "127.0.0.1:9465";
-	w.interval = 60;
-	w.budget = 2;
-	w.mode = MODE_ENABLED;
-	w.outmax = 256ULL << 20;
-	w.lfd = -1;
-	rc = parse_args(&w, argc, argv);
-	if (rc != 0) {
-		free(w.pids);
-		return rc == 1 ? 0 : 2;
+	if (gh_watch_parse(&o, argc, argv, 1, err, sizeof(err)) != 0) {
+		fprintf(stderr, "go-heap watch: %s (see go-heap watch --help)\n",
+			err);
+		gh_watch_opts_free(&o);
+		return 2;
 	}
+	if (o.help) {
+		gh_watch_help(help, sizeof(help));
+		fputs(help, stdout);
+		gh_watch_opts_free(&o);
+		return 0;
+	}
+	memset(&w, 0, sizeof(w));
+	w.listen = o.listen;
+	w.interval = o.interval;
+	w.budget = o.budget;
+	w.mode = o.mode;
+	w.outdir = o.outdir;
+	w.outmax = o.outmax;
+	w.pids = o.pids;        /* freed below, as w.pids */
+	w.npids = o.npids;
+	w.verbose = o.verbose;
+	w.lfd = -1;
 	if (w.outdir != NULL && mkdir(w.outdir, 0755) != 0 &&
 	    errno != EEXIST) {
 		fprintf(stderr, "go-heap watch: cannot create %s: %s\n",

@@ -122,7 +122,64 @@ static void test_help_lists_every_option(void **state)
 	size_t i;
 
 	(void)state;
-	gh_cli_help(buf, sizeof(buf), "go-heap");
+	gh_cli_help(buf, sizeof(buf), "go-heap", 1);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_non_null(strstr(buf, names[i]));
+	assert_non_null(strstr(buf, "go-heap watch"));
+	gh_cli_help(buf, sizeof(buf), "go-heap", 0);  /* the gdb command's */
+	assert_null(strstr(buf, "watch"));
+}
+
+/* go-heap watch: the same engine over its own table. */
+static void test_watch(void **state)
+{
+	char *ok[] = { "watch", "--listen", "127.0.0.1:0", "--interval=500ms",
+		       "--target-budget", "2m", "--go-heap-profiler=force",
+		       "--output-dir", "/tmp/x", "--output-max-bytes=1000",
+		       "-v", "-v", "12", "34", "--", "56" };
+	char *dflt[] = { "watch" };
+	char *bad[][2] = {
+		{ "watch", "--interval=abc" }, { "watch", "--interval=0" },
+		{ "watch", "--target-budget=25h" }, { "watch", "--bogus" },
+		{ "watch", "12x" }, { "watch", "-5" }, { "watch", "0" },
+		{ "watch", "--go-heap-profiler=maybe" },
+		{ "watch", "--output-max-bytes=-1" }, { "watch", "--listen" },
+		{ "watch", "--verbose=2" },
+	};
+	static const char *const names[] = { "--go-heap-profiler", "--help",
+		"--interval", "--listen", "--output-dir", "--output-max-bytes",
+		"--target-budget", "--verbose" };
+	char err[256], buf[4096];
+	gh_watch_opts w;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(gh_watch_parse(&w, 16, ok, 1, err, sizeof(err)), 0);
+	assert_string_equal(w.listen, "127.0.0.1:0");
+	assert_true(w.interval == 0.5);
+	assert_true(w.budget == 120);
+	assert_int_equal(w.mode, GH_WATCH_FORCE);
+	assert_string_equal(w.outdir, "/tmp/x");
+	assert_true(w.outmax == 1000);
+	assert_int_equal(w.verbose, 2);
+	assert_int_equal(w.npids, 3);
+	assert_int_equal(w.pids[0], 12);
+	assert_int_equal(w.pids[2], 56);
+	gh_watch_opts_free(&w);
+	assert_int_equal(gh_watch_parse(&w, 1, dflt, 1, err, sizeof(err)), 0);
+	assert_string_equal(w.listen, "127.0.0.1:9465");
+	assert_true(w.interval == 60 && w.budget == 2);
+	assert_int_equal(w.mode, GH_WATCH_ENABLED);
+	assert_null(w.outdir);
+	assert_int_equal(w.npids, 0);
+	gh_watch_opts_free(&w);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(gh_watch_parse(&w, 2, bad[i], 1, err,
+						sizeof(err)), 2);
+		assert_true(err[0] != '\0' && strchr(err, '\n') == NULL);
+		gh_watch_opts_free(&w);
+	}
+	gh_watch_help(buf, sizeof(buf));
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		assert_non_null(strstr(buf, names[i]));
 }
@@ -136,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_explicit_format_wins),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_help_lists_every_option),
+		cmocka_unit_test(test_watch),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
