@@ -117,8 +117,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libunwind-ptrace.h>
-
 #include "ptrace.h"
 
 /* Frames reported per thread; enough to see past the runtime's own. */
@@ -149,6 +147,8 @@
  */
 #if defined(__x86_64__) || defined(__aarch64__)
 #define GH_PT_FRAME_POINTERS 1
+#else
+#include <libunwind-ptrace.h>
 #endif
 
 enum pt_state {
@@ -443,11 +443,8 @@ static void rt_leave(gh_ptrace *pt)
  */
 static void get_thread_regs(gh_ptrace *pt, pt_thread *t)
 {
-#if defined(__x86_64__)
+	/* glibc's <sys/user.h>: NT_PRSTATUS's layout on both. */
 	struct user_regs_struct u;
-#else
-	struct user_pt_regs u;
-#endif
 	struct iovec iov = { &u, sizeof(u) };
 
 	t->nframes = 0;
