@@ -316,15 +316,6 @@ static int is_inline_host(const char *fn)
 	return 0;
 }
 
-/*
- * goheap_stack_cb: is this thread inside the sampling path?  Each PC's
- * physical function comes from gh_sym_lookup (return addresses minus one,
- * to land on the call instruction).  In an inline host the PC is expanded
- * with CallersFrames as well, since nextSample or fastexprand may be
- * inlined into profilealloc, and profilealloc into mallocgc.  This runs
- * while the target is stopped, so it does the cheap lookup everywhere and
- * the expansion only where it can find something.
- */
 /* The verdict for one PC (already adjusted to lie in its call). */
 static int check_pc(safe_check *c, int tid, uint64_t pc, const char **bad)
 {
@@ -360,6 +351,15 @@ static int check_pc(safe_check *c, int tid, uint64_t pc, const char **bad)
 	return 0;
 }
 
+/*
+ * goheap_stack_cb: is this thread inside the sampling path?  Each PC's
+ * physical function comes from gh_sym_lookup (return addresses minus one,
+ * to land on the call instruction).  In an inline host the PC is expanded
+ * with CallersFrames as well, since nextSample or fastexprand may be
+ * inlined into profilealloc, and profilealloc into mallocgc.  This runs
+ * while the target is stopped, so it does the cheap lookup everywhere and
+ * the expansion only where it can find something.
+ */
 static int check_stack(int tid, const uint64_t *pcs, size_t n, void *payload)
 {
 	safe_check *c = payload;

@@ -226,7 +226,6 @@ static void live_close(void *ctx)
 static int live_stop(void *ctx)
 {
 	live_ctx *c = ctx;
-
 	int rc;
 
 	if (c->pt != NULL)
@@ -241,7 +240,6 @@ static int live_resume(void *ctx)
 {
 	live_ctx *c = ctx;
 	gh_ptrace *pt = c->pt;
-
 	int rc;
 
 	c->pt = NULL;
