@@ -212,6 +212,15 @@ typedef struct goheap_options {
 #define GOHEAP_OPTIONS_INIT { GOHEAP_OPTIONS_VERSION, NULL, NULL, 0 }
 
 /*
+ * Is the ELF file at `path` a Go program (a .go.buildinfo or .gopclntab
+ * section: every go1.13+ binary, stripped ones too)?  1, 0, or a negative
+ * GOHEAP_E* code when it cannot be read.  Only the section headers are
+ * read, so it is cheap enough to scan every process of a host with
+ * (/proc/PID/exe); goheap_open_* does the full check.
+ */
+GOHEAP_EXTERN int goheap_is_go_executable(const char *path);
+
+/*
  * Open a session on the live process `pid`.  *out is set even on failure
  * (unless the failure is GOHEAP_ENOMEM) so that goheap_errmsg() can explain;
  * the caller always calls goheap_close(*out).

@@ -30,6 +30,7 @@
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -927,4 +928,42 @@ void gh_file_gnu_build_id(const char *path, char *out, size_t outlen)
 out:
 	if (fd >= 0)
 		close(fd);
+}
+
+/* ---- the cheap test for "is this a Go program" ------------------------ */
+
+GOHEAP_EXTERN int goheap_is_go_executable(const char *path)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
+	size_t shstrndx;
+	Elf *elf;
+	int fd, found = 0;
+
+	if (path == NULL)
+		return GOHEAP_EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? GOHEAP_ENOEXE :
+		       errno == EACCES ? GOHEAP_EPERM : GOHEAP_EIO;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		close(fd);
+		return GOHEAP_EIO;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf != NULL && elf_kind(elf) == ELF_K_ELF &&
+	    elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+			if (gelf_getshdr(scn, &sh) == NULL)
+				break;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			found = name != NULL &&
+				(strcmp(name, ".go.buildinfo") == 0 ||
+				 strcmp(name, ".gopclntab") == 0);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
 }

@@ -174,7 +174,6 @@ typedef struct pt_thread {
 	int walking;
 	int captured;    /* capture_stacks has walked it */
 	int interrupted; /* PTRACE_INTERRUPT sent */
-	int running;     /* was running or runnable just before the stop */
 	char proc_state; /* its state letter in /proc when listed */
 } pt_thread;
 
@@ -760,6 +759,12 @@ static int explain_sleep(const gh_ptrace *pt, const pt_thread *t,
 		       wchan[0] ? ", in " : "", wchan, consequence);
 }
 
+/* In the second group: running or runnable when listed, or the leader. */
+static int stops_last(const gh_ptrace *pt, const pt_thread *t)
+{
+	return t->tid == pt->pid || t->proc_state == 'R';
+}
+
 /*
  * Seize every thread of /proc/PID/task we do not hold yet, and order the
  * new ones for stopping: those asleep first, then those running (state R
@@ -841,11 +846,10 @@ static int seize_new(gh_ptrace *pt, size_t *mid, gh_err *err)
 			break;
 		}
 		t->state = PT_ATTACHED;
-		t->running = t->tid == pt->pid || t->proc_state == 'R';
 	}
 	/* Sleepers first (stable), then the running, the leader last. */
 	for (i = first, k = first; i < pt->n; i++) {
-		if (pt->t[i].running)
+		if (stops_last(pt, &pt->t[i]))
 			continue;
 		tmp = pt->t[i];
 		memmove(&pt->t[k + 1], &pt->t[k], (i - k) * sizeof(tmp));

@@ -40,7 +40,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -302,102 +301,13 @@ static int proc_start(int pid, unsigned long long *out)
 	return 0;
 }
 
-/*
- * Is /proc/PID/exe a Go program?  Only the ELF header and the section
- * headers are read: a section named .go.buildinfo (every go1.13+ binary,
- * also stripped ones) or .gopclntab.
- */
+/* Is /proc/PID/exe a Go program?  (Section headers only: the library's.) */
 static int is_go_exe(int pid)
 {
-	char path[64], *names = NULL;
-	unsigned char id[EI_NIDENT];
-	Elf64_Ehdr e64;
-	Elf32_Ehdr e32;
-	uint64_t shoff, stroff = 0, strsize = 0;
-	unsigned shnum, shentsize, shstrndx, i;
-	int fd, is64, found = 0;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (pread(fd, id, sizeof(id), 0) != (ssize_t)sizeof(id) ||
-	    memcmp(id, ELFMAG, SELFMAG) != 0 || id[EI_DATA] != ELFDATA2LSB)
-		goto out;
-	is64 = id[EI_CLASS] == ELFCLASS64;
-	if (is64) {
-		if (pread(fd, &e64, sizeof(e64), 0) != (ssize_t)sizeof(e64))
-			goto out;
-		shoff = e64.e_shoff;
-		shnum = e64.e_shnum;
-		shentsize = e64.e_shentsize;
-		shstrndx = e64.e_shstrndx;
-	} else {
-		if (pread(fd, &e32, sizeof(e32), 0) != (ssize_t)sizeof(e32))
-			goto out;
-		shoff = e32.e_shoff;
-		shnum = e32.e_shnum;
-		shentsize = e32.e_shentsize;
-		shstrndx = e32.e_shstrndx;
-	}
-	if (shoff == 0 || shnum == 0 || shnum > 4096 || shstrndx >= shnum ||
-	    shentsize < (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
-		goto out;
-	for (i = 0; i < 2 && !found; i++) {
-		unsigned k;
-
-		for (k = 0; k < shnum; k++) {
-			uint64_t off = shoff + (uint64_t)k * shentsize;
-			uint64_t name, soff, ssize;
-
-			if (is64) {
-				Elf64_Shdr sh;
-
-				if (pread(fd, &sh, sizeof(sh), (off_t)off) !=
-				    (ssize_t)sizeof(sh))
-					goto out;
-				name = sh.sh_name;
-				soff = sh.sh_offset;
-				ssize = sh.sh_size;
-			} else {
-				Elf32_Shdr sh;
-
-				if (pread(fd, &sh, sizeof(sh), (off_t)off) !=
-				    (ssize_t)sizeof(sh))
-					goto out;
-				name = sh.sh_name;
-				soff = sh.sh_offset;
-				ssize = sh.sh_size;
-			}
-			if (i == 0) {
-				if (k == shstrndx) {
-					stroff = soff;
-					strsize = ssize;
-					break;
-				}
-				continue;
-			}
-			if (name + 14 <= strsize &&
-			    (strcmp(names + name, ".go.buildinfo") == 0 ||
-			     strcmp(names + name, ".gopclntab") == 0)) {
-				found = 1;
-				break;
-			}
-		}
-		if (i == 0) {
-			if (strsize == 0 || strsize > (1u << 20))
-				goto out;
-			names = calloc(1, (size_t)strsize + 1);
-			if (names == NULL ||
-			    pread(fd, names, (size_t)strsize, (off_t)stroff) !=
-				    (ssize_t)strsize)
-				goto out;
-		}
-	}
-out:
-	free(names);
-	close(fd);
-	return found;
+	return goheap_is_go_executable(path) == 1;
 }
 
 static int is_hex(char c)

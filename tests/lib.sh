@@ -80,6 +80,32 @@ gh_summary() {
 	exit 0
 }
 
+# gh_build_or_fail TAG PROG GONAME GOROOT VARIANT: gh_build into $GH_BIN; if the build fails,
+# "FAIL: TAG: build PROG" with the build's log, and status 1.  (Not in a $(...): the FAIL must
+# count in this shell.)
+gh_build_or_fail() {
+	local tag=$1
+	shift
+	GH_BIN=$(gh_build "$@" 2>"$GH_TMP/build.err") && return 0
+	gh_fail "$tag: build $1"
+	gh_show "$GH_TMP/build.err" 20
+	return 1
+}
+
+# gh_need_python: end the script (all skipped) when python3, which tests/compare.sh needs, is
+# missing.
+gh_need_python() {
+	command -v python3 >/dev/null 2>&1 && return 0
+	gh_skip "all: python3 not found (needed by tests/compare.sh)"
+	gh_summary
+}
+
+# gh_need_toolchains: gh_toolchains, and end the script when no Go toolchain is installed.
+gh_need_toolchains() {
+	gh_toolchains
+	[ "${#GH_GO_NAMES[@]}" -gt 0 ] || gh_summary
+}
+
 # GOROOT of Go 1.$1, or nothing.  The trixie 1.24 package is unpacked under
 # the cache by scripts/install-deps.sh; Debian packages live in /usr/lib.
 gh_goroot() {

@@ -30,18 +30,12 @@ gh_init
 CMP="$GH_TESTS/compare.sh"
 SRC="$top_srcdir/tests/go/heapprog/main.go"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	gh_skip "all: python3 not found (needed by tests/compare.sh)"
-	gh_summary
-fi
+gh_need_python
 if ! gh_have_goheap; then
 	gh_skip "all: $GH_GOHEAP is not built"
 	gh_summary
 fi
-gh_toolchains
-if [ "${#GH_GO_NAMES[@]}" -eq 0 ]; then
-	gh_summary
-fi
+gh_need_toolchains
 
 # ---- what this machine can do ------------------------------------------------------------
 
@@ -289,11 +283,8 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			gh_skip "$tag: $why_kcore"
 			continue
 		fi
-		if ! bin=$(gh_build heapprog "$goname" "$root" "$variant" 2>"$GH_TMP/build.err"); then
-			gh_fail "$tag: build heapprog"
-			gh_show "$GH_TMP/build.err" 20
-			continue
-		fi
+		gh_build_or_fail "$tag" heapprog "$goname" "$root" "$variant" || continue
+		bin=$GH_BIN
 		# A private copy, moved under a sysroot after the crash.
 		cp "$bin" "$d/run/heapprog" || { gh_fail "$tag: copy heapprog"; continue; }
 		cd "$d/run" || exit 1

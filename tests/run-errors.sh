@@ -112,11 +112,8 @@ expect "missing CORE file" 1 -- "$GH_TMP/no-such-core"
 gh_toolchains
 for i in "${!GH_GO_NAMES[@]}"; do
 	goname=${GH_GO_NAMES[$i]}
-	if ! bin=$(gh_build noprof "$goname" "${GH_GO_ROOTS[$i]}" default 2>"$GH_TMP/build.err"); then
-		gh_fail "$goname: build noprof"
-		gh_show "$GH_TMP/build.err" 20
-		continue
-	fi
+	gh_build_or_fail "$goname" noprof "$goname" "${GH_GO_ROOTS[$i]}" default || continue
+	bin=$GH_BIN
 	if ! gh_start "$bin" 2>"$GH_TMP/start.err"; then
 		gh_fail "$goname: noprof: $(cat "$GH_TMP/start.err")"
 		continue

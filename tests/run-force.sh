@@ -40,10 +40,7 @@ if ! gh_have_goheap; then
 	gh_skip "all: $GH_GOHEAP not built"
 	gh_summary
 fi
-gh_toolchains
-if [ "${#GH_GO_NAMES[@]}" -eq 0 ]; then
-	gh_summary
-fi
+gh_need_toolchains
 
 # run NAME ARGS...: run go-heap; stdout to $d/NAME.out, stderr to $d/NAME.err, status in $rc.
 run() {

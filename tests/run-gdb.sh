@@ -46,10 +46,7 @@ if ! gdb -batch -nx -ex 'python import gdb' </dev/null >/dev/null 2>&1; then
 	gh_skip "all: this gdb has no Python support"
 	gh_summary
 fi
-if ! command -v python3 >/dev/null 2>&1; then
-	gh_skip "all: python3 not found (needed by tests/compare.sh)"
-	gh_summary
-fi
+gh_need_python
 if [ ! -f "$LIB" ]; then
 	gh_skip "all: $LIB is not built"
 	gh_summary
@@ -342,11 +339,8 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	root=${GH_GO_ROOTS[$i]}
 	for variant in ${GOHEAP_GDB_VARIANTS:-default pie}; do
 		tag="$goname/$variant"
-		if ! bin=$(gh_build heapprog "$goname" "$root" "$variant" 2>"$GH_TMP/build.err"); then
-			gh_fail "$tag: build heapprog"
-			gh_show "$GH_TMP/build.err" 20
-			continue
-		fi
+		gh_build_or_fail "$tag" heapprog "$goname" "$root" "$variant" || continue
+		bin=$GH_BIN
 		d="$GH_TMP/$goname-$variant"
 		mkdir -p "$d"
 		exe="$d/heapprog"

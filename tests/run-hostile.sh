@@ -42,7 +42,7 @@ if ! gh_have_goheap; then
 	gh_skip "all: $GH_GOHEAP is not built"
 	gh_summary
 fi
-command -v python3 >/dev/null 2>&1 || { gh_skip "all: python3 missing"; gh_summary; }
+gh_need_python
 
 # hrun ARGS...: go-heap under a timeout; sets RC, OUT, ERR (files), NERR (stderr lines).
 hrun() {

@@ -25,14 +25,8 @@ set -u
 gh_init
 CMP="$GH_TESTS/compare.sh"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	gh_skip "all: python3 not found (needed by tests/compare.sh)"
-	gh_summary
-fi
-gh_toolchains
-if [ "${#GH_GO_NAMES[@]}" -eq 0 ]; then
-	gh_summary
-fi
+gh_need_python
+gh_need_toolchains
 
 # run and ok come from lib.sh.
 
@@ -145,11 +139,8 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	root=${GH_GO_ROOTS[$i]}
 	for variant in $(gh_variants); do
 		tag="$goname/$variant"
-		if ! bin=$(gh_build heapprog "$goname" "$root" "$variant" 2>"$GH_TMP/build.err"); then
-			gh_fail "$tag: build heapprog"
-			gh_show "$GH_TMP/build.err" 20
-			continue
-		fi
+		gh_build_or_fail "$tag" heapprog "$goname" "$root" "$variant" || continue
+		bin=$GH_BIN
 		d="$GH_TMP/$goname-$variant"
 		mkdir -p "$d"
 		if ! gh_start "$bin" -out "$d" 2>"$GH_TMP/start.err"; then

@@ -34,10 +34,7 @@ set -u
 gh_init
 CMP="$GH_TESTS/compare.sh"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	gh_skip "all: python3 not found"
-	gh_summary
-fi
+gh_need_python
 if ! gh_have_goheap; then
 	gh_skip "all: $GH_GOHEAP is not built"
 	gh_summary

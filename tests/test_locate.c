@@ -449,6 +449,22 @@ static void test_dwarf_absent(void **state)
 	assert_string_equal(rep, "no DWARF");
 }
 
+/*
+ * goheap_is_go_executable on what is not a Go program: this C test, a text
+ * file, a missing path, a directory.  (Go programs are found by
+ * tests/run-watch.sh's discovery, which uses it.)
+ */
+static void test_is_go_executable(void **state)
+{
+	(void)state;
+	assert_int_equal(goheap_is_go_executable("/proc/self/exe"), 0);
+	assert_int_equal(goheap_is_go_executable("/etc/passwd"), 0);
+	assert_int_equal(goheap_is_go_executable("/nonexistent/x"),
+			 GOHEAP_ENOEXE);
+	assert_int_equal(goheap_is_go_executable("/"), 0);
+	assert_int_equal(goheap_is_go_executable(NULL), GOHEAP_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_guard_hostile),
 		cmocka_unit_test(test_tested_range),
 		cmocka_unit_test(test_dwarf_absent),
+		cmocka_unit_test(test_is_go_executable),
 	};
 
 	return cmocka_run_group_tests_name("locate", tests, NULL, NULL);
