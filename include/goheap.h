@@ -358,6 +358,13 @@ typedef struct goheap_profile_stats {
 	uint64_t read_calls;       /* memory source read calls */
 	uint64_t read_bytes;       /* bytes those calls moved */
 	uint64_t bucket_bytes;     /* bytes of the buckets themselves */
+	/* block/mutex: runtime_cyclesPerSecond as written, and whether it is
+	 * go-heap's estimate (the runtime had not computed it yet, or
+	 * runtime.ticks could not be located) rather than the target's own */
+	double cycles_per_second;
+	int cycles_estimated;
+	/* mutex: runtime.mutexprofilerate could not be read (taken as 1) */
+	int period_unknown;
 } goheap_profile_stats;
 
 GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,

@@ -37,9 +37,38 @@ if [ $frc -ne 0 ]; then
   echo "---- fuzz-smoke ----"; tail -n 30 fuzz-smoke.out
   rc=1
 fi
+# The closing line counts every check: the integration scripts' PASS/FAIL/SKIP lines, cmocka's
+# "[       OK ]" / "[  FAILED  ]" lines, and every test whose automake result (.trs) is FAIL or
+# ERROR without a failing line of its own (a crash, a timeout), so that it never disagrees with
+# the exit status.
 count() { cat tests/*.log fuzz-smoke.out 2>/dev/null | grep -cE "$1" || true; }
-pass=$(count '^PASS:')
-fail=$(count '^(FAIL|ERROR):')
-skip=$(count '^SKIP:')
+pass=$(count '^(PASS:|\[       OK \])')
+fail=$(count '^(FAIL:|ERROR:|\[  FAILED  \] [^0-9])')
+skip=$(count '^(SKIP:|\[  SKIPPED \] [^0-9])')
+for t in tests/*.trs; do
+  [ -e "$t" ] || continue
+  if grep -qE '^:test-result: (FAIL|ERROR)' "$t"; then
+    l=${t%.trs}.log
+    if ! grep -qE '^(FAIL:|ERROR:|\[  FAILED  \] [^0-9])' "$l" 2>/dev/null; then
+      echo "  FAIL: ${t%.trs} (no failing check in its log: crashed or timed out)"
+      fail=$((fail + 1))
+    fi
+  fi
+done
+if [ $rc -ne 0 ] && [ "$fail" -eq 0 ]; then
+  fail=1    # the build or the harness itself failed
+fi
+# CI (or GOHEAP_STRICT_SKIPS=1): a skip that tests/expected-skips does not list is a failure,
+# so a machine that silently lost a capability cannot pass.
+if [ "${GOHEAP_STRICT_SKIPS:-${CI:-}}" = 1 ] || [ "${GOHEAP_STRICT_SKIPS:-${CI:-}}" = true ]; then
+  unexpected=$(cat tests/*.log fuzz-smoke.out 2>/dev/null | grep -E '^SKIP:' |
+               grep -vEf "$top/tests/expected-skips" || true)
+  if [ -n "$unexpected" ]; then
+    echo "---- unexpected skips (strict mode; see tests/expected-skips) ----"
+    echo "$unexpected" | sed 's/^/  /'
+    n=$(echo "$unexpected" | wc -l)
+    fail=$((fail + n)); skip=$((skip - n)); rc=1
+  fi
+fi
 echo "checks: $pass passed, $fail failed, $skip skipped"
 exit $rc

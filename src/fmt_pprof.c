@@ -453,14 +453,6 @@ typedef struct builder {
 	gh_buf *out;
 } builder;
 
-/* Known versions; an unknown version ({0,0,0}) behaves as the newest. */
-static int ver_at_least(const gh_profile *p, int minor)
-{
-	if (p->ver.major == 0)
-		return 1;
-	return gh_gover_cmp(p->ver, 1, minor) >= 0;
-}
-
 static int64_t string_index(builder *b, const char *s)
 {
 	uint64_t h = hash_str(s);
@@ -563,9 +555,9 @@ static int encode_lids(builder *b)
 	return 0;
 }
 
-/* pbSample; label_bytes != 0 adds protomem.go's "bytes" label. */
+/* pbSample; `label` adds protomem.go's "bytes" label with label_bytes. */
 static void pb_sample(builder *b, const int64_t *values, size_t nvalues,
-		      int64_t label_bytes)
+		      int label, int64_t label_bytes)
 {
 	size_t start = gh_pb_start_message(&b->pb);
 
@@ -577,7 +569,7 @@ static void pb_sample(builder *b, const int64_t *values, size_t nvalues,
 	} else {
 		gh_pb_uint64s(&b->pb, tagSample_Location, b->lids, b->nlids);
 	}
-	if (label_bytes != 0) {
+	if (label) {
 		/* pbLabel(tagSample_Label, "bytes", "", blockSize); "" is
 		 * always string 0. */
 		if (b->str_bytes == 0)
@@ -1123,6 +1115,7 @@ static void write_heap_proto(builder *b)
 {
 	const gh_profile *p = b->p;
 	int impl = gh_go_exp_impl(p->machine);
+	int label_always = gh_profile_rt(p)->heap_label_always;
 	int64_t values[4], block_size;
 	const gh_record *r;
 	size_t i;
@@ -1157,10 +1150,15 @@ static void write_heap_proto(builder *b)
 		scale_cached(b, gh_wsub(r->alloc_objects, r->free_objects),
 			     gh_wsub(r->alloc_bytes, r->free_bytes), impl,
 			     &values[2], &values[3]);
+		if (label_always) {
+			/* 1.27: every sample, "bytes" = ObjectSize. */
+			pb_sample(b, values, 4, 1, r->object_size);
+			continue;
+		}
 		block_size = 0;
 		if (r->alloc_objects > 0)
 			block_size = r->alloc_bytes / r->alloc_objects;
-		pb_sample(b, values, 4, block_size);
+		pb_sample(b, values, 4, block_size != 0, block_size);
 	}
 }
 
@@ -1245,11 +1243,11 @@ static int write_count_cycle_proto(builder *b)
 	const gh_profile *p = b->p;
 	const gh_record **order = NULL, **tmp = NULL, *r;
 	int impl = gh_go_exp_impl(p->machine);
-	int expand = ver_at_least(p, 23);
+	int expand = gh_profile_rt(p)->full_stacks;
 	/* Before 1.20 the runtime did not scale mutex samples; pprof.go's
 	 * scaleMutexProfile did, by SetMutexProfileFraction(-1). */
 	int scale_mutex = p->kind == GOHEAP_PROFILE_MUTEX &&
-			  !ver_at_least(p, 20);
+			  gh_profile_rt(p)->pprof_scales_mutex;
 	size_t depth = p->profstackdepth > 0 ? (size_t)p->profstackdepth :
 					       DEFAULT_PROFSTACKDEPTH;
 	double cpu_ghz, ns;
@@ -1290,7 +1288,7 @@ static int write_count_cycle_proto(builder *b)
 		} else {
 			append_locs_for_stack(b, r->stk, r->nstk);
 		}
-		pb_sample(b, values, 2, 0);
+		pb_sample(b, values, 2, 0, 0);
 	}
 cleanup:
 	free(order);
@@ -1365,9 +1363,9 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	b.rtpc = gh_calloc(RTPC_CACHE, sizeof(*b.rtpc));
 	b.fin = gh_calloc(RTPC_CACHE, sizeof(*b.fin));
 	b.scale = gh_calloc(SCALE_CACHE, sizeof(*b.scale));
-	b.print_name_eq = ver_at_least(p, 21) && !ver_at_least(p, 22);
-	b.start_line = ver_at_least(p, 21);
-	b.hide_internal = ver_at_least(p, 24);
+	b.print_name_eq = gh_profile_rt(p)->proto_name_eq;
+	b.start_line = gh_profile_rt(p)->proto_start_line;
+	b.hide_internal = gh_profile_rt(p)->hide_internal_runtime;
 
 	/* compress/gzip: level BestSpeed, MTIME 0, OS 255 (unknown). */
 	if (deflateInit2(&b.zs, 1, Z_DEFLATED, 15 + 16, 8,

@@ -55,13 +55,6 @@
 
 /* ---- version rules ------------------------------------------------------- */
 
-/* Unknown versions ({0,0,0}) get the newest known behaviour. */
-static int ver_ge(gh_gover v, int major, int minor)
-{
-	if (v.major == 0)
-		return 1;
-	return gh_gover_cmp(v, major, minor) >= 0;
-}
 
 /*
  * profstackdepth's default (Go 1.23 src/runtime/runtime1.go): the size of
@@ -84,7 +77,7 @@ typedef struct stackx_ent {
 
 struct gh_stackx {
 	const gh_sym *sym;
-	gh_gover ver;
+	const gh_rtlayout *rt;
 	int synth;            /* CallersFrames synthesises callers (1.23+) */
 	stackx_ent *ents;
 	size_t nents, capents;
@@ -112,8 +105,8 @@ int gh_stackx_new(gh_stackx **out, const gh_sym *sym, gh_gover ver)
 	if (x == NULL)
 		return GOHEAP_ENOMEM;
 	x->sym = sym;
-	x->ver = ver;
-	x->synth = ver_ge(ver, 1, 23);
+	x->rt = gh_rtlayout_rules(ver);
+	x->synth = x->rt->full_stacks;
 	x->nslots = 1024;
 	x->slots = gh_calloc(x->nslots, sizeof(*x->slots));
 	if (x->slots == NULL) {
@@ -299,7 +292,7 @@ int gh_stackx_is_runtime(const gh_stackx *x, const char *name)
 	if (strncmp(name, "runtime.", 8) == 0)
 		return 1;
 	/* Go 1.24 pprof.go printStackRecord and protomem.go. */
-	return ver_ge(x->ver, 1, 24) &&
+	return x->rt->hide_internal_runtime &&
 	       strncmp(name, "internal/runtime/", 17) == 0;
 }
 
@@ -455,7 +448,7 @@ static size_t stack0_len(const gh_profile *p, const gh_record *r)
 {
 	size_t i, n = r->nstk;
 
-	if (ver_ge(p->ver, 1, 23))
+	if (gh_profile_rt(p)->full_stacks)
 		return n;
 	if (n > GH_STACK0_LEN)
 		n = GH_STACK0_LEN;
@@ -480,7 +473,7 @@ int gh_stackx_sample_frames(gh_stackx *x, const gh_profile *p,
 	rc = gh_stackx_frames(x, r->stk + skip, n - skip, GH_STACKX_PROTO, out);
 	/* 1.23+ block/mutex: expandInlinedFrames keeps profstackdepth. */
 	if (rc == 0 && p->kind != GOHEAP_PROFILE_HEAP &&
-	    p->kind != GOHEAP_PROFILE_ALLOCS && ver_ge(p->ver, 1, 23) &&
+	    p->kind != GOHEAP_PROFILE_ALLOCS && gh_profile_rt(p)->full_stacks &&
 	    out->n > GH_PROFSTACKDEPTH)
 		out->n = GH_PROFSTACKDEPTH;
 	return rc;
@@ -545,7 +538,7 @@ static size_t *sorted_order(const gh_profile *p)
 		return NULL;
 	for (i = 0; i < p->nrecs; i++)
 		ord[i] = i;
-	if (!ver_ge(p->ver, 1, 23))
+	if (!gh_profile_rt(p)->text_sortfunc)
 		gh_sort_slice(ord, p->nrecs, sizeof(*ord),
 			      heap ? heap_less_desc : cycles_less_desc,
 			      p->recs);
@@ -579,7 +572,8 @@ static int write_heap(text_ctx *c, const size_t *ord)
 	 * does not read a "2-column" profile; 1.19 prints the raw total.
 	 */
 	abytes = alloc_b;
-	if (ver_ge(p->ver, 1, 21) && gh_wsub(alloc_b, free_b) == alloc_b)
+	if (gh_profile_rt(p)->heap_alloc_bump &&
+	    gh_wsub(alloc_b, free_b) == alloc_b)
 		abytes = gh_wadd(abytes, 1);
 	put_str(&c->line, "heap profile: ");
 	put_dec(&c->line, gh_wsub(alloc_o, free_o));
@@ -652,7 +646,7 @@ static int write_cycles(text_ctx *c, const size_t *ord)
 	const uint64_t *stk;
 	const gh_record *r;
 	size_t i, k, n;
-	int rc, expand = ver_ge(p->ver, 1, 23);
+	int rc, expand = gh_profile_rt(p)->full_stacks;
 
 	if (p->kind == GOHEAP_PROFILE_MUTEX)
 		put_str(&c->line, "--- mutex:\n");
@@ -719,7 +713,7 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	}
 	c->p = p;
 	c->line = empty;
-	c->print_names = ver_ge(p->ver, 1, 21);
+	c->print_names = gh_profile_rt(p)->text_func_names;
 	/* tabwriter.NewWriter(w, 1, 8, 1, '\t', 0), as pprof.go. */
 	gh_tabwriter_init(&c->tw, out, 1, 8, 1, '\t', 0);
 	rc = gh_stackx_new(&c->x, w->sym, p->ver);

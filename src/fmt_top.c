@@ -80,8 +80,8 @@ int64_t gh_sample_value(const gh_profile *p, const gh_record *r, int col)
 	double ghz, ns;
 	/* Go 1.19 scaled mutex samples by the sampling period
 	 * (scaleMutexProfile); 1.21+ do not. */
-	int mscale = p->kind == GOHEAP_PROFILE_MUTEX && p->ver.major != 0 &&
-		     gh_gover_cmp(p->ver, 1, 21) < 0;
+	int mscale = p->kind == GOHEAP_PROFILE_MUTEX &&
+		     gh_profile_rt(p)->pprof_scales_mutex;
 
 	if (is_heap(p)) {
 		if (col < 2)

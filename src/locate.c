@@ -488,7 +488,7 @@ static size_t distinct_targets(const loc *L, const gh_refvec *rv, int sec,
 }
 
 typedef struct found {
-	uint64_t m, b, x, cycle, rate;
+	uint64_t m, b, x, cycle, rate, ticks, mrate;
 	char how[384];
 } located;
 
@@ -720,6 +720,87 @@ static int find_cycle(const loc *L, gh_refvec *rv, located *f)
 }
 
 /*
+ * runtime.ticks.val, the cycles/second the runtime computed (block and mutex
+ * profiles' "cycles/second").  runtime.ticksPerSecond (1.21+;
+ * tickspersecond in 1.19/1.20) is the one function that computes it: it
+ * takes &ticks.lock (the struct's first word), loads ticks.val and, in
+ * rows with ticks_start, ticks.startTicks and ticks.startTime, all in
+ * .noptrbss.  val is the highest of those targets, and the lock must sit
+ * exactly where the row's layout puts it below val ({lock; startTicks;
+ * startTime; val}: 24 bytes; {lock; pad; val}: 16), with startTicks and
+ * startTime loaded at val-16 and val-8.  Optional: not found, the session
+ * estimates the rate and says so.
+ */
+static int find_ticks(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
+		      located *f)
+{
+	static const char *const fns[] = {
+		"runtime.ticksPerSecond", "runtime.tickspersecond"
+	};
+	uint64_t t[8], val = 0, lo = UINT64_MAX, entry;
+	size_t n = 0, i, k;
+	int rc = 1;
+
+	for (k = 0; k < GH_ARRAY_LEN(fns) && rc == 1; k++)
+		rc = func_refs(L, fns[k], rv, &entry);
+	if (rc != 0)
+		return rc;      /* 1: absent */
+	k--;
+	n = distinct_targets(L, rv, SEC_NOPTRBSS, t, GH_ARRAY_LEN(t));
+	if (n == 0 || n > GH_ARRAY_LEN(t))
+		return 1;
+	for (i = 0; i < n; i++) {
+		if (t[i] > val && has_ref(rv, t[i], GH_REF_LOAD, 8))
+			val = t[i];
+		if (t[i] < lo)
+			lo = t[i];
+	}
+	if (val == 0 || val % 8 != 0 || lo != val - (rt->ticks_start ? 24 : 16))
+		return 1;
+	if (rt->ticks_start && (!has_ref(rv, val - 16, GH_REF_LOAD, 8) ||
+				!has_ref(rv, val - 8, GH_REF_LOAD, 8)))
+		return 1;
+	f->ticks = val;
+	how_add(f, "ticks.val via %s", short_name(fns[k]));
+	return 0;
+}
+
+/*
+ * runtime.mutexprofilerate (uint64, .noptrbss): runtime.mutexevent's one
+ * 8-byte .noptrbss load (rate := atomic.Load64(&mutexprofilerate)),
+ * confirmed by runtime.semrelease1's "mutexprofilerate > 0".  Optional.
+ */
+static int find_mutexrate(const loc *L, gh_refvec *rv, located *f)
+{
+	uint64_t t[4], entry;
+	size_t n, i, nload = 0, cand = 0;
+	int rc;
+
+	rc = func_refs(L, "runtime.mutexevent", rv, &entry);
+	if (rc != 0)
+		return rc;
+	n = distinct_targets(L, rv, SEC_NOPTRBSS, t, GH_ARRAY_LEN(t));
+	if (n > GH_ARRAY_LEN(t))
+		return 1;
+	for (i = 0; i < n; i++)
+		if (has_ref(rv, t[i], GH_REF_LOAD, 8) && t[i] % 8 == 0) {
+			cand = t[i];
+			nload++;
+		}
+	if (nload != 1)
+		return 1;
+	rc = func_refs(L, "runtime.semrelease1", rv, &entry);
+	if (rc != 0)
+		return rc;
+	if (!has_ref(rv, cand, GH_REF_LOAD, 8))
+		return 1;
+	f->mrate = cand;
+	how_add(f, "mutexprofilerate via mutexevent (confirmed by "
+		"semrelease1)");
+	return 0;
+}
+
+/*
  * runtime.MemProfileRate's default, defaultMemProfileRate(512 * 1024)
  * (Go 1.21-1.24 src/runtime/mprof.go, var MemProfileRate): the file value
  * of the variable in .noptrdata for Go 1.21+.
@@ -781,6 +862,7 @@ static int find_rate(const loc *L, gh_refvec *rv, gh_gover ver, located *f)
 		"runtime.profilealloc", "runtime.mallocgc",
 		"runtime.nextSample", "runtime.(*mcache).nextSample"
 	};
+	const gh_rtlayout *rt = gh_rtlayout_for(ver);
 	uint64_t st[64], ld[64], cand = 0;
 	size_t nst = 0, nld = 0, i, j, ncand = 0;
 	const char *wused = NULL, *rused = NULL, *why = NULL;
@@ -811,12 +893,12 @@ static int find_rate(const loc *L, gh_refvec *rv, gh_gover ver, located *f)
 				why = "its file value is not 524288";
 				continue;
 			}
-			if (ver.major == 1 && ver.minor < 20) {
+			if (rt != NULL && rt->rate_static == 0) {
 				why = "it is in .noptrdata, not .noptrbss as "
 				      "in go1.19";
 				continue;
 			}
-		} else if (ver.major == 1 && ver.minor > 20) {
+		} else if (rt != NULL && rt->rate_static == 1) {
 			why = "it is in .noptrbss, not .noptrdata as in "
 			      "go1.21+";
 			continue;
@@ -879,6 +961,14 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		rc = find_rate(&L, &rv, ver, &f);
 	if (rc == 0)
 		rc = find_bx(&L, &rv, &f);
+	if (rc == 0 && gh_rtlayout_for(ver) != NULL) {
+		/* Optional: absent or unconfirmed leaves them 0. */
+		rc = find_ticks(&L, &rv, gh_rtlayout_for(ver), &f);
+		if (rc == 0 || rc == 1)
+			rc = find_mutexrate(&L, &rv, &f);
+		if (rc == 1)
+			rc = 0;
+	}
 	if (rc != 0) {
 		gh_err_prefix(err, "%s has no symbol table; decoding its "
 			      "runtime code", gh_exe_path(exe));
@@ -889,6 +979,8 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 	out->xbuckets = f.x != 0 ? f.x + bias : 0;
 	out->mprofcycle = f.cycle + bias;
 	out->memprofilerate = f.rate + bias;
+	out->ticks_val = f.ticks != 0 ? f.ticks + bias : 0;
+	out->mutexprofilerate = f.mrate != 0 ? f.mrate + bias : 0;
 	if (how != NULL && howlen > 0)
 		snprintf(how, howlen, "%s", f.how);
 out:
@@ -1131,11 +1223,6 @@ int gh_infer_go_version(const gh_exe *exe, const gh_sym *sym, uint64_t bias,
 /* ====================================================================== */
 /* The layout guard                                                       */
 /* ====================================================================== */
-
-int gh_layout_tested(gh_gover v)
-{
-	return v.major == 1 && v.minor >= 19 && v.minor <= 24;
-}
 
 typedef struct guard {
 	gh_mem *m;

@@ -108,8 +108,6 @@ int gh_scan_go_version(const unsigned char *buf, size_t n, gh_gover *out,
 
 /* ---- the layout guard -------------------------------------------------- */
 
-/* Go releases whose layouts were checked against their source (1.19-1.24). */
-int gh_layout_tested(gh_gover v);
 
 /*
  * Check `lay` against the target's live data before trusting it: the

@@ -234,6 +234,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
 		goto done;
 	}
+	if ((c.profile == GOHEAP_PROFILE_BLOCK ||
+	     c.profile == GOHEAP_PROFILE_MUTEX) && !c.quiet) {
+		goheap_profile_stats bs;
+
+		goheap_profile_stats_get(p, &bs);
+		if (bs.cycles_estimated)
+			fprintf(stderr, "go-heap: warning: the target's "
+				"cycles/second is not known (the runtime has "
+				"not computed it yet, or runtime.ticks was not "
+				"found): delays use go-heap's estimate, %.0f\n",
+				bs.cycles_per_second);
+		if (bs.period_unknown && c.profile == GOHEAP_PROFILE_MUTEX)
+			fprintf(stderr, "go-heap: warning: "
+				"runtime.mutexprofilerate was not found: the "
+				"sampling period is written as 1\n");
+	}
 	t1 = now();
 	wo.format = c.format;
 	wo.sample_index = c.sample_index;

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "rtlayout.h"
 #include "sym.h"
 
 /* pcHeader magics (Go src/runtime/symtab.go, type pcHeader). */
@@ -58,26 +59,16 @@
 #define GH_MAX_INLINE_DEPTH 1000
 
 /*
- * moduledata word indexes (Go 1.22 src/runtime/symtab.go, type
- * moduledata): pcHeader is word 0, text word 22, gofunc word 40 in Go
- * 1.20-1.26 (covctrs/ecovctrs were added in 1.20) and word 38 in 1.18/1.19.
- */
-#define GH_MD_TEXT 22
-#define GH_MD_GOFUNC_118 38
-#define GH_MD_GOFUNC_120 40
-
-/*
- * abi.FuncID values used by wrapper elision.  The enumeration gained
- * FuncID_corostart (value 5) in Go 1.22, shifting everything after it
- * (Go 1.21 and 1.22 src/internal/abi/symtab.go; 1.19 src/runtime/symtab.go).
+ * moduledata's word indexes (text, gofunc) and the abi.FuncID numbering
+ * used by wrapper elision are release facts: rtlayout.c has them.  Until
+ * the release is known (a binary without .go.buildinfo, whose version is
+ * inferred after the pclntab is open), they are chosen from the file
+ * itself, and gh_sym_set_version settles them.
  */
 typedef struct gh_funcids {
 	uint8_t goexit, gopanic, panicwrap, sigpanic, systemstack_switch,
 		wrapper;
 } gh_funcids;
-
-static const gh_funcids gh_funcids_119 = { 7, 9, 14, 18, 20, 21 };
-static const gh_funcids gh_funcids_122 = { 8, 10, 15, 19, 21, 22 };
 
 #define GH_FUNCID_NORMAL 0
 
@@ -90,6 +81,9 @@ struct gh_sym {
 	const gh_exe *exe;
 	uint64_t bias;
 	gh_gover ver;
+	const gh_rtlayout *rt;    /* ver's row; NULL while unknown */
+	uint64_t md;              /* link address of moduledata; 0 unknown */
+	int gofunc_from_symbol;   /* go:func.* named by .symtab */
 
 	const unsigned char *tab; /* pcHeader */
 	uint64_t tablen;
@@ -576,7 +570,8 @@ static void gh_find_text(gh_sym *s, uint64_t md)
 		return;
 	}
 	if (md != 0 &&
-	    gh_exe_read_word(e, md + GH_MD_TEXT * (uint64_t)s->ptrsize, &v) == 0 &&
+	    gh_exe_read_word(e, md + (s->rt != NULL ? s->rt->md_text : 22) *
+				    (uint64_t)s->ptrsize, &v) == 0 &&
 	    v != 0) {
 		s->text = v;
 		return;
@@ -585,53 +580,73 @@ static void gh_find_text(gh_sym *s, uint64_t md)
 	s->text = sec != NULL ? sec->addr : 0;
 }
 
+/*
+ * moduledata.gofunc, the base of every funcdata offset (the inline trees
+ * among them).  go:func.* from .symtab when there is one; else the word
+ * of the release's row (38 in 1.18/1.19, 40 in 1.20-1.26, 43 in 1.27,
+ * which added typedesclen, itaboffset and itabsize before it).  While the
+ * release is unknown the file decides: the 1.18 pclntab magic, or the
+ * .go.type section that 1.27 introduced.  (The .go.func section is not
+ * it: it holds the function descriptors, go:funcdesc.)
+ */
 static void gh_find_gofunc(gh_sym *s, uint64_t md)
 {
 	const gh_exe *e = s->exe;
-	const gh_section *sec;
 	uint64_t v = 0, idx;
 
 	if (gh_exe_symbol(e, "go:func.*", &v, NULL) == 0 ||
 	    gh_exe_symbol(e, "go.func.*", &v, NULL) == 0) {
 		s->gofunc = v;
+		s->gofunc_from_symbol = 1;
 		return;
 	}
-	/* Go 1.27 moved moduledata.gofunc; its own section has it. */
-	sec = gh_exe_section(e, ".go.func");
-	if (sec != NULL) {
-		s->gofunc = sec->addr;
-		return;
-	}
+	s->gofunc = 0;
 	if (md == 0)
 		return;
-	idx = s->old ? GH_MD_GOFUNC_118 : GH_MD_GOFUNC_120;
-	if (gh_exe_read_word(e, md + idx * s->ptrsize, &v) == 0)
+	if (s->rt != NULL)
+		idx = s->rt->md_gofunc;
+	else if (s->old)
+		idx = 38;
+	else if (gh_exe_section(e, ".go.type") != NULL)
+		idx = 43;
+	else
+		idx = 40;
+	if (gh_exe_read_word(e, md + idx * s->ptrsize, &v) == 0 &&
+	    gh_exe_section_at(e, v) != NULL)
 		s->gofunc = v;
 }
 
 /*
- * Pick the FuncID numbering.  runtime.goexit is in every program and its
- * funcID tells the two numberings apart; without it, go by the version.
+ * The FuncID numbering: the release's row; while the release is unknown,
+ * runtime.goexit's funcID tells 1.19-1.21 (7) from later (8), and
+ * runtime.runFinalizers (1.25+) tells 1.22-1.24 from 1.25+.
  */
 static void gh_find_funcids(gh_sym *s)
 {
-	uint64_t i = gh_find_name(s, "runtime.goexit");
+	static const gh_funcids ids119 = { 7, 9, 14, 18, 20, 21 };
+	static const gh_funcids ids122 = { 8, 10, 15, 19, 21, 22 };
+	static const gh_funcids ids125 = { 8, 10, 15, 20, 22, 23 };
+	uint64_t i;
 	gh_func f;
 
-	if (i < s->nfunc && gh_decode_func(s, s->byname[i].idx, &f) == 0) {
-		if (f.funcid == gh_funcids_119.goexit) {
-			s->ids = gh_funcids_119;
-			return;
-		}
-		if (f.funcid == gh_funcids_122.goexit) {
-			s->ids = gh_funcids_122;
-			return;
-		}
+	if (s->rt != NULL) {
+		s->ids.goexit = s->rt->funcid.goexit;
+		s->ids.gopanic = s->rt->funcid.gopanic;
+		s->ids.panicwrap = s->rt->funcid.panicwrap;
+		s->ids.sigpanic = s->rt->funcid.sigpanic;
+		s->ids.systemstack_switch = s->rt->funcid.systemstack_switch;
+		s->ids.wrapper = s->rt->funcid.wrapper;
+		return;
 	}
-	if (s->old || (s->ver.major == 1 && s->ver.minor < 22))
-		s->ids = gh_funcids_119;
+	i = gh_find_name(s, "runtime.goexit");
+	if (s->old || (i < s->nfunc &&
+		       gh_decode_func(s, s->byname[i].idx, &f) == 0 &&
+		       f.funcid == ids119.goexit))
+		s->ids = ids119;
+	else if (gh_find_name(s, "runtime.runFinalizers") < s->nfunc)
+		s->ids = ids125;
 	else
-		s->ids = gh_funcids_122;
+		s->ids = ids122;
 }
 
 static int gh_build_byname(gh_sym *s, gh_err *err)
@@ -778,7 +793,9 @@ int gh_sym_open(gh_sym **out, const gh_exe *exe, uint64_t bias,
 		rc = gh_parse_header(s, err);
 	if (rc != 0)
 		goto out;
+	s->rt = gh_rtlayout_for(s->ver);
 	md = gh_find_moduledata(s);
+	s->md = md;
 	gh_find_text(s, md);
 	gh_find_gofunc(s, md);
 	rc = gh_build_byname(s, err);
@@ -790,6 +807,19 @@ int gh_sym_open(gh_sym **out, const gh_exe *exe, uint64_t bias,
 out:
 	gh_sym_close(s);
 	return rc;
+}
+
+void gh_sym_set_version(gh_sym *s, gh_gover ver)
+{
+	const gh_rtlayout *rt = gh_rtlayout_for(ver);
+
+	if (rt == NULL || rt == s->rt)
+		return;
+	s->ver = ver;
+	s->rt = rt;
+	if (!s->gofunc_from_symbol)
+		gh_find_gofunc(s, s->md);
+	gh_find_funcids(s);
 }
 
 size_t gh_sym_nfunc(const gh_sym *s)

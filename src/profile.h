@@ -9,6 +9,7 @@
 #ifndef GH_PROFILE_H
 #define GH_PROFILE_H
 
+#include "rtlayout.h"
 #include "sym.h"
 
 /* One record: runtime.MemProfileRecord or runtime.BlockProfileRecord. */
@@ -17,6 +18,7 @@ typedef struct gh_record {
 	int64_t alloc_bytes, free_bytes, alloc_objects, free_objects;
 	/* block / mutex: Count (after the reader's conversion) and Cycles */
 	int64_t count, cycles;
+	int64_t object_size;  /* heap: the bucket's size (1.27 ObjectSize) */
 	uint64_t *stk;        /* runtime PCs as stored in the bucket */
 	size_t nstk;
 	uint64_t bucket;      /* target address of the bucket (for deltas) */
@@ -32,8 +34,13 @@ typedef struct gh_pmap {
 typedef struct goheap_profile {
 	int kind;             /* enum goheap_profile_kind */
 	gh_gover ver;         /* Go version of the target */
+	const gh_rtlayout *rt;/* its row of release facts and output rules;
+	                         NULL: gh_rtlayout_rules(ver) (gh_profile_rt) */
 	int64_t rate;         /* MemProfileRate (heap), 1 (block), mutex rate */
 	double cycles_per_second; /* block/mutex: runtime_cyclesPerSecond */
+	int cycles_estimated; /* 1: the runtime had not computed it (or it could
+	                         not be located): go-heap's estimate */
+	int rate_unknown;     /* mutex: mutexprofilerate not located; rate 1 */
 	gh_record *recs;
 	size_t nrecs;
 	uint64_t *pcpool;     /* all stacks, one allocation */
@@ -52,6 +59,12 @@ typedef struct goheap_profile {
 } gh_profile;
 
 void gh_profile_destroy(gh_profile *p);
+
+/* The release facts and output rules a profile is written with. */
+static inline const gh_rtlayout *gh_profile_rt(const gh_profile *p)
+{
+	return p->rt != NULL ? p->rt : gh_rtlayout_rules(p->ver);
+}
 
 /* Time spent in the writer's stages (seconds), when asked for. */
 typedef struct gh_wstats {

@@ -1,63 +1,166 @@
 /*
- * rtlayout.c - the one table of Go runtime layouts, keyed by Go version.
+ * rtlayout.c - the one table of Go release facts, one row per release.
  *
  * The heap profile lives in runtime.mbuckets: a list of runtime.bucket
  * headers, each followed by nstk PCs and a memRecord (src/runtime/mprof.go).
- * Only a handful of facts change between releases; they are here, each with
- * the source it was read from.  An unknown version (newer than the last
- * row) is refused with "unsupported runtime layout" rather than read with
- * a guess: a wrong layout would yield a plausible but wrong profile.
+ * Only a handful of facts change between releases; they are here, each
+ * with the source it was read from, together with the symbolizer's
+ * moduledata offsets and FuncID numbering and runtime/pprof's output rules
+ * (src/runtime/pprof/pprof.go, protomem.go, proto.go).  An unknown version
+ * (no row) is refused with "unsupported runtime layout" rather than read
+ * with a guess: a wrong layout would yield a plausible but wrong profile.
+ *
+ * Rows marked tested = 1 are checked in `make check` against the real
+ * toolchain's own profiles (tests/lib.sh GH_GO_ALL lists them); the
+ * others come from source reading only and every collection of such a
+ * target passes the live layout guard first (locate.c).
  */
 #include "config.h"
 
 #include "rtlayout.h"
 
+/* Common to every row: runtime.bucket {next, allnext, typ, hash, size,
+ * nstk}; bucketType memProfile = 1, blockProfile, mutexProfile;
+ * blockRecord {count float64; cycles int64}; mProfCycleWrap
+ * = len(memRecord{}.future) * (2 << 24); moduledata.text is word 22. */
+#define GH_RT_BUCKET \
+	.bucket_words = 6, .w_allnext = 1, .w_typ = 2, .w_size = 4, \
+	.w_nstk = 5, .typ_mem = 1, .typ_block = 2, .typ_mutex = 3, \
+	.blockrec_size = 16, .blockrec_count = 0, .blockrec_cycles = 8, \
+	.cycle_wrap = 3u * (2u << 24), .md_text = 22
+
+/* abi.FuncID numberings (goexit, gopanic, panicwrap, sigpanic,
+ * systemstack_switch, wrapper). */
+#define GH_FUNCID_119 { 7, 9, 14, 18, 20, 21 }   /* 1.18-1.21 */
+#define GH_FUNCID_122 { 8, 10, 15, 19, 21, 22 }  /* + corostart (1.22) */
+#define GH_FUNCID_125 { 8, 10, 15, 20, 22, 23 }  /* runfinq -> runFinalizers,
+						  * runCleanups (1.25) */
+
 static const gh_rtlayout layouts[] = {
 	{
-		/* Go 1.18: mProfCycle was a plain uint32 (the holder with its
-		 * flushed bit came with 1.19).  Not checked against 1.18
-		 * binaries: no 1.18 toolchain in the test bed. */
-		.first_minor = 18, .last_minor = 18,
+		/* mProfCycle was a plain uint32 (the holder with its flushed
+		 * bit came with 1.19).  Not checked: no 1.18 toolchain. */
+		.minor = 18, .tested = 0,
 		.cite = "go1.18 src/runtime/mprof.go (unverified)",
-		.bucket_words = 6, .w_allnext = 1, .w_typ = 2, .w_size = 4,
-		.w_nstk = 5, .cycle_words = 4, .cycle_flag_bit = 0,
-		.max_stack = 32, .typ_mem = 1, .typ_block = 2, .typ_mutex = 3,
-		.blockrec_size = 16, .cycle_wrap = 3u * (2u << 24),
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 0,
+		.max_stack = 32, .memprof_reader = "runtime.MemProfile",
+		.rate_static = -1, .md_gofunc = 38, .funcid = GH_FUNCID_119,
+		.ticks_start = 0, .pprof_scales_mutex = 1,
 	},
 	{
-		/* type bucket, memRecord, mProfCycleHolder; maxStack = 32. */
-		.first_minor = 19, .last_minor = 22,
-		.cite = "go1.19/go1.21/go1.22 src/runtime/mprof.go",
-		.bucket_words = 6, .w_allnext = 1, .w_typ = 2, .w_size = 4,
-		.w_nstk = 5, .cycle_words = 4, .cycle_flag_bit = 1,
-		.max_stack = 32, .typ_mem = 1, .typ_block = 2, .typ_mutex = 3,
-		.blockrec_size = 16, .cycle_wrap = 3u * (2u << 24),
+		.minor = 19, .tested = 1,
+		.cite = "go1.19.8 src/runtime/mprof.go, symtab.go, pprof/",
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 1,
+		.max_stack = 32, .memprof_reader = "runtime.MemProfile",
+		.rate_static = 0, .md_gofunc = 38, .funcid = GH_FUNCID_119,
+		.ticks_start = 0, .pprof_scales_mutex = 1,
 	},
 	{
-		/* debug.profstackdepth (default 128) capped at
-		 * maxProfStackDepth = 1024 (src/runtime/runtime1.go). 1.25 and
-		 * 1.26 are assumed equal (1.26 checked by disassembly only). */
-		.first_minor = 23, .last_minor = 26,
-		.cite = "go1.23/go1.24 src/runtime/mprof.go, runtime1.go",
-		.bucket_words = 6, .w_allnext = 1, .w_typ = 2, .w_size = 4,
-		.w_nstk = 5, .cycle_words = 4, .cycle_flag_bit = 1,
-		.max_stack = 1024, .typ_mem = 1, .typ_block = 2,
-		.typ_mutex = 3, .blockrec_size = 16,
-		.cycle_wrap = 3u * (2u << 24),
+		/* pclntab magic 0xfffffff1, moduledata covctrs (gofunc moves
+		 * to word 40); mutex samples scaled by the runtime (commit
+		 * 30b1af00).  Not checked: no 1.20 toolchain. */
+		.minor = 20, .tested = 0,
+		.cite = "go1.20 (from 1.19 and 1.21 sources; unverified)",
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 1,
+		.max_stack = 32, .memprof_reader = "runtime.MemProfile",
+		.rate_static = -1, .md_gofunc = 40, .funcid = GH_FUNCID_119,
+		.ticks_start = 0,
 	},
 	{
-		/* memRecordCycle shrank to {allocs, frees}; bytes are
-		 * count x bucket.size (disassembly of mProf_FlushLocked in a
-		 * go1.27.3 binary: index scaled by 16). */
-		.first_minor = 27, .last_minor = 27,
-		.cite = "go1.27 binaries (mProf_FlushLocked, memProfileInternal)",
-		.bucket_words = 6, .w_allnext = 1, .w_typ = 2, .w_size = 4,
-		.w_nstk = 5, .cycle_words = 2, .cycle_flag_bit = 1,
-		.max_stack = 1024, .typ_mem = 1, .typ_block = 2,
-		.typ_mutex = 3, .blockrec_size = 16,
-		.cycle_wrap = 3u * (2u << 24),
+		.minor = 21, .tested = 1,
+		.cite = "go1.21.13 src/runtime, src/runtime/pprof",
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 1,
+		.max_stack = 32, .memprof_reader = "runtime.MemProfile",
+		.rate_static = 1, .md_gofunc = 40, .funcid = GH_FUNCID_119,
+		.ticks_start = 1, .text_func_names = 1, .proto_name_eq = 1,
+		.proto_start_line = 1, .heap_alloc_bump = 1,
+	},
+	{
+		.minor = 22, .tested = 1,
+		.cite = "go1.22.12 src/runtime, src/internal/abi",
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 1,
+		.max_stack = 32, .memprof_reader = "runtime.MemProfile",
+		.rate_static = 1, .md_gofunc = 40, .funcid = GH_FUNCID_122,
+		.ticks_start = 1, .text_func_names = 1,
+		.proto_start_line = 1, .heap_alloc_bump = 1,
+	},
+	{
+		/* debug.profstackdepth capped at maxProfStackDepth = 1024;
+		 * memProfileInternal; frame-pointer block/mutex stacks. */
+		.minor = 23, .tested = 1,
+		.cite = "go1.23.5 src/runtime/mprof.go, runtime1.go, pprof/",
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 1,
+		.max_stack = GH_RT_MAX_STACK,
+		.memprof_reader = "runtime.memProfileInternal",
+		.rate_static = 1, .md_gofunc = 40, .funcid = GH_FUNCID_122,
+		.ticks_start = 1, .text_func_names = 1,
+		.proto_start_line = 1, .heap_alloc_bump = 1,
+		.full_stacks = 1, .text_sortfunc = 1,
+	},
+	{
+		.minor = 24, .tested = 1,
+		.cite = "go1.24.4 src/runtime, src/runtime/pprof",
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 1,
+		.max_stack = GH_RT_MAX_STACK,
+		.memprof_reader = "runtime.memProfileInternal",
+		.rate_static = 1, .md_gofunc = 40, .funcid = GH_FUNCID_122,
+		.ticks_start = 1, .text_func_names = 1,
+		.proto_start_line = 1, .heap_alloc_bump = 1,
+		.hide_internal_runtime = 1, .full_stacks = 1,
+		.text_sortfunc = 1,
+	},
+	{
+		.minor = 25, .tested = 1,
+		.cite = "go1.25.12 src/runtime, src/internal/abi/symtab.go",
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 1,
+		.max_stack = GH_RT_MAX_STACK,
+		.memprof_reader = "runtime.memProfileInternal",
+		.rate_static = 1, .md_gofunc = 40, .funcid = GH_FUNCID_125,
+		.ticks_start = 1, .text_func_names = 1,
+		.proto_start_line = 1, .heap_alloc_bump = 1,
+		.hide_internal_runtime = 1, .full_stacks = 1,
+		.text_sortfunc = 1,
+	},
+	{
+		/* moduledata gains epclntab after gofunc (gofunc stays word
+		 * 40); pcHeader.textStart is 0; .go.module section. */
+		.minor = 26, .tested = 1,
+		.cite = "go1.26.11 src/runtime/symtab.go, mprof.go",
+		GH_RT_BUCKET, .cycle_words = 4, .cycle_flag_bit = 1,
+		.max_stack = GH_RT_MAX_STACK,
+		.memprof_reader = "runtime.memProfileInternal",
+		.rate_static = 1, .md_gofunc = 40, .funcid = GH_FUNCID_125,
+		.ticks_start = 1, .text_func_names = 1,
+		.proto_start_line = 1, .heap_alloc_bump = 1,
+		.hide_internal_runtime = 1, .full_stacks = 1,
+		.text_sortfunc = 1,
+	},
+	{
+		/* memRecordCycle {allocs, frees} (bytes = n x bucket.size),
+		 * MemProfileRecord.ObjectSize and a "bytes" label on every
+		 * heap sample; moduledata gains typedesclen, itaboffset,
+		 * itabsize before rodata: gofunc is word 43. */
+		.minor = 27, .tested = 1,
+		.cite = "go1.27.4 src/runtime/mprof.go, symtab.go, "
+			"pprof/protomem.go",
+		GH_RT_BUCKET, .cycle_words = 2, .cycle_flag_bit = 1,
+		.max_stack = GH_RT_MAX_STACK,
+		.memprof_reader = "runtime.memProfileInternal",
+		.rate_static = 1, .md_gofunc = 43, .funcid = GH_FUNCID_125,
+		.ticks_start = 1, .text_func_names = 1,
+		.proto_start_line = 1, .heap_alloc_bump = 1,
+		.hide_internal_runtime = 1, .full_stacks = 1,
+		.text_sortfunc = 1, .heap_label_always = 1,
 	},
 };
+
+/* The walker's buffers are sized by the GH_RT_MAX_* bounds; a row must
+ * stay within them (checked for the bucket header at compile time, for
+ * the rest by test_walk's table test). */
+_Static_assert(6 * 8 <= 16 * 8, "bucket header fits walk.c's hdrbuf");
+_Static_assert(GH_RT_MAX_CYCLE_WORDS * 4 * 8 <= 16 * 8,
+	       "memRecord fits walk.c's recbuf");
+_Static_assert(GH_RT_MAX_BLOCKREC <= 16 * 8, "blockRecord fits recbuf");
 
 const gh_rtlayout *gh_rtlayout_for(gh_gover v)
 {
@@ -65,20 +168,25 @@ const gh_rtlayout *gh_rtlayout_for(gh_gover v)
 
 	if (v.major != 1)
 		return NULL;
-	for (i = 0; i < GH_ARRAY_LEN(layouts); i++) {
-		if (v.minor >= layouts[i].first_minor &&
-		    v.minor <= layouts[i].last_minor)
+	for (i = 0; i < GH_ARRAY_LEN(layouts); i++)
+		if (v.minor == layouts[i].minor)
 			return &layouts[i];
-	}
 	return NULL;
+}
+
+const gh_rtlayout *gh_rtlayout_rules(gh_gover v)
+{
+	const gh_rtlayout *l = gh_rtlayout_for(v);
+
+	return l != NULL ? l : &layouts[GH_ARRAY_LEN(layouts) - 1];
 }
 
 int gh_rtlayout_oldest(void)
 {
-	return layouts[0].first_minor;
+	return layouts[0].minor;
 }
 
 int gh_rtlayout_newest(void)
 {
-	return layouts[GH_ARRAY_LEN(layouts) - 1].last_minor;
+	return layouts[GH_ARRAY_LEN(layouts) - 1].minor;
 }

@@ -1,19 +1,37 @@
 /*
- * rtlayout.h - Go runtime layouts an external reader depends on, per version.
+ * rtlayout.h - what go-heap knows of each Go release, in one table.
  *
- * Every offset, size and constant of the runtime's profiling structures
- * lives in the one table in rtlayout.c; nothing else in the library may
- * hard-code them.
+ * Every release-dependent fact an external reader relies on lives in the
+ * table in rtlayout.c, one row per release: the runtime's profiling
+ * structures, where the pclntab's companions sit in moduledata, how
+ * runtime.ticks is laid out, and the rules by which that release's
+ * runtime/pprof writes its output.  The walker, the symbolizer, the
+ * locator, the session and the writers read the row (a profile carries
+ * it: gh_profile.rt); none of them compares version numbers itself.
+ *
+ * Adding a release is adding a row; a release without a row is refused
+ * ("unsupported runtime layout") rather than read with a guess.
  */
 #ifndef GH_RTLAYOUT_H
 #define GH_RTLAYOUT_H
 
 #include "gh.h"
 
+/* Bounds every row stays within: the walker's fixed buffers are sized by
+ * them (static assertions in walk.c and rtlayout.c). */
+#define GH_RT_MAX_STACK 1024        /* maxProfStackDepth (1.23+) */
+#define GH_RT_MAX_CYCLE_WORDS 4     /* memRecordCycle words, <= 1.26 */
+#define GH_RT_MAX_BLOCKREC 16       /* sizeof(blockRecord) */
+
 typedef struct gh_rtlayout {
-	int first_minor;        /* applies to go1.first_minor and later ... */
-	int last_minor;         /* ... up to go1.last_minor */
-	const char *cite;       /* where it comes from */
+	int minor;              /* go1.minor */
+	/* 1: make check runs this release's real toolchain (the README's
+	 * table); 0: the row is from source reading or disassembly only, and
+	 * every collection is checked by the live layout guard first. */
+	int tested;
+	const char *cite;       /* where the row comes from */
+
+	/* ---- runtime/mprof.go ---- */
 	/* runtime.bucket header, in pointer-sized words (6 words: 48 / 24 B) */
 	unsigned bucket_words;
 	unsigned w_allnext, w_typ, w_size, w_nstk;
@@ -26,17 +44,55 @@ typedef struct gh_rtlayout {
 	unsigned max_stack;
 	/* bucketType values */
 	int typ_mem, typ_block, typ_mutex;
-	/* blockRecord {count float64; cycles int64}: 16 bytes */
-	unsigned blockrec_size;
+	/* blockRecord {count float64; cycles int64} */
+	unsigned blockrec_size, blockrec_count, blockrec_cycles;
 	/* the mProfCycle wrap (mProfCycleWrap) */
 	uint32_t cycle_wrap;
+	/* The function whose absence makes the linker set
+	 * runtime.disableMemoryProfiling (cmd/link/internal/ld/lib.go). */
+	const char *memprof_reader;
+	/* MemProfileRate: 1 = a static 524288 in .noptrdata (1.21+), 0 = set
+	 * by runtime.init, in .noptrbss (1.19), -1 = either (unverified). */
+	int rate_static;
+
+	/* ---- runtime/symtab.go, runtime2.go ---- */
+	unsigned md_text, md_gofunc;   /* moduledata word indexes */
+	/* abi.FuncID values used by wrapper elision: corostart (1.22) and
+	 * runFinalizers/runCleanups replacing runfinq (1.25) shift them. */
+	struct {
+		uint8_t goexit, gopanic, panicwrap, sigpanic,
+			systemstack_switch, wrapper;
+	} funcid;
+
+	/* ---- runtime.ticks {lock; ...; val int64}: val is the last word;
+	 * 1.21+ has {startTicks, startTime} just before it. ---- */
+	int ticks_start;
+
+	/* ---- runtime/pprof's output rules ---- */
+	int pprof_scales_mutex;   /* scaleMutexProfile by the period (< 1.20) */
+	int text_func_names;      /* debug=1 "#\t0x... name+0x.. file:line" (1.21+) */
+	int proto_name_eq;        /* Function.name == system name quirk (1.21 only) */
+	int proto_start_line;     /* Function.start_line (1.21+) */
+	int heap_alloc_bump;      /* debug=1 header: allocBytes+1 when == inuse (1.21+) */
+	int hide_internal_runtime;/* internal/runtime/ hidden like runtime. (1.24+) */
+	int full_stacks;          /* records carry whole stacks, CallersFrames
+	                           * synthesises inline PCs, block/mutex frames
+	                           * are expanded lazily (1.23+) */
+	int text_sortfunc;        /* debug=1 sorts with slices.SortFunc, heap
+	                           * records ascending (a regression) (1.23+) */
+	int heap_label_always;    /* every heap sample has "bytes" = ObjectSize (1.27) */
 } gh_rtlayout;
 
 /*
- * The layout for version v, or NULL when v is outside every known range
- * (unknown newer versions are refused, never guessed).
+ * The row of version v, or NULL when v has none (unknown newer or older
+ * releases are refused, never guessed).
  */
 const gh_rtlayout *gh_rtlayout_for(gh_gover v);
+
+/* The row whose output rules a profile of version v is written with: v's
+ * row, else (a version of 0.0, from tests or synthetic profiles) the
+ * newest. Never NULL. */
+const gh_rtlayout *gh_rtlayout_rules(gh_gover v);
 
 /* Oldest and newest supported minor versions, for messages. */
 int gh_rtlayout_oldest(void);

@@ -231,6 +231,17 @@ static int find_globals(goheap_session *s)
 		}
 		*(uint64_t *)((char *)&s->addrs + syms[i].off) = addr + s->bias;
 	}
+	{
+		uint64_t addr = 0, size = 0;
+
+		/* ticks.val is the struct's last word in every row. */
+		if (gh_exe_symbol(s->exe, "runtime.ticks", &addr, &size) == 0 &&
+		    size >= 16)
+			s->addrs.ticks_val = addr + size - 8 + s->bias;
+		if (gh_exe_symbol(s->exe, "runtime.mutexprofilerate", &addr,
+				  NULL) == 0)
+			s->addrs.mutexprofilerate = addr + s->bias;
+	}
 	return 0;
 }
 
@@ -310,6 +321,7 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 		if (rc != 0)
 			return rc;
 		s->version_inferred = 1;
+		gh_sym_set_version(s->sym, s->ver);
 	}
 	s->lay = gh_rtlayout_for(s->ver);
 	if (s->lay == NULL)
@@ -331,13 +343,19 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 	rc = find_globals(s);
 	if (rc != 0)
 		return rc;
+	/* The linker sets runtime.disableMemoryProfiling (and schedinit then
+	 * zeroes MemProfileRate) exactly when the profile's reader is not in
+	 * the program; the pclntab says so, stripped or not. */
+	s->addrs.linker_disabled =
+		gh_sym_func_entry(s->sym, s->lay->memprof_reader, NULL,
+				  NULL) != 0;
 	/*
 	 * A layout read from source for a release we tested is trusted; any
 	 * other (a newer release, an inferred version, globals located by
 	 * decoding) is first checked against the live data, so that a
 	 * mismatch is an error and never a plausible wrong profile.
 	 */
-	if (!gh_layout_tested(s->ver) || s->version_inferred ||
+	if (!s->lay->tested || s->version_inferred ||
 	    !gh_exe_has_symtab(s->exe)) {
 		char guard[256];
 
@@ -359,7 +377,8 @@ GOHEAP_EXTERN const char *goheap_describe(goheap_session *s)
 	snprintf(s->info, sizeof(s->info),
 		 "target: %s\nexecutable: %s\nGo version: %s%s\n"
 		 "load bias: 0x%llx\nruntime.mbuckets 0x%llx, "
-		 "runtime.MemProfileRate 0x%llx, runtime.mProfCycle 0x%llx "
+		 "runtime.MemProfileRate 0x%llx, runtime.mProfCycle 0x%llx, "
+		 "runtime.ticks.val 0x%llx, runtime.mutexprofilerate 0x%llx "
 		 "(%s)",
 		 s->source, s->exe_path, s->verstr,
 		 s->version_inferred && strstr(s->verstr, "inferred") == NULL ?
@@ -367,7 +386,9 @@ GOHEAP_EXTERN const char *goheap_describe(goheap_session *s)
 		 (unsigned long long)s->bias,
 		 (unsigned long long)s->addrs.mbuckets,
 		 (unsigned long long)s->addrs.memprofilerate,
-		 (unsigned long long)s->addrs.mprofcycle, s->how);
+		 (unsigned long long)s->addrs.mprofcycle,
+		 (unsigned long long)s->addrs.ticks_val,
+		 (unsigned long long)s->addrs.mutexprofilerate, s->how);
 	return s->info;
 }
 
@@ -563,29 +584,28 @@ static int64_t mono_nanos(void)
  * val still 0 the estimate is the host's, not the dead process's: the
  * nearest available, since the runtime never computed one.
  */
-static double target_ticks_per_second(goheap_session *s)
+static double target_ticks_per_second(goheap_session *s, int *estimated)
 {
-	uint64_t addr = 0, size = 0, val = 0, st_ticks = 0, st_time = 0;
+	uint64_t addr = s->addrs.ticks_val, val = 0, st_ticks = 0, st_time = 0;
 	int64_t c0, c1, t0, t1;
 	struct timespec d = { 0, 10000000 };
 
-	if (gh_exe_has_symtab(s->exe) &&
-	    gh_exe_symbol(s->exe, "runtime.ticks", &addr, &size) == 0 &&
-	    size >= 16) {
-		addr += s->bias;
-		if (gh_mem_read_uint(&s->mem, addr + size - 8, 8, &val,
-				     "runtime.ticks.val") == 0 && val != 0)
+	*estimated = 1;
+	if (addr != 0) {
+		if (gh_mem_read_uint(&s->mem, addr, 8, &val,
+				     "runtime.ticks.val") == 0 && val != 0) {
+			*estimated = 0;
 			return (double)(int64_t)val;
+		}
 		if (host_cputicks() == 0)
 			return 1e9;
 		/* (On 386 the int64s are 4-aligned but val is 8-aligned, so
-		 * the words before val are not at fixed distances from the
-		 * end: 64-bit targets only.) */
-		if ((s->ver.major > 1 || s->ver.minor >= 21) && size >= 32 &&
-		    s->mem.ptr_size == 8 &&
-		    gh_mem_read_uint(&s->mem, addr + size - 24, 8, &st_ticks,
+		 * the words before val are not at fixed distances from it:
+		 * 64-bit targets only.) */
+		if (s->lay->ticks_start && s->mem.ptr_size == 8 &&
+		    gh_mem_read_uint(&s->mem, addr - 16, 8, &st_ticks,
 				     "runtime.ticks.startTicks") == 0 &&
-		    gh_mem_read_uint(&s->mem, addr + size - 16, 8, &st_time,
+		    gh_mem_read_uint(&s->mem, addr - 8, 8, &st_time,
 				     "runtime.ticks.startTime") == 0 &&
 		    st_time != 0) {
 			c1 = host_cputicks();
@@ -609,22 +629,21 @@ static double target_ticks_per_second(goheap_session *s)
 }
 
 /*
- * runtime.mutexprofilerate (uint64 in 1.19-1.24, runtime/mprof.go), what
+ * runtime.mutexprofilerate (uint64, runtime/mprof.go), what
  * SetMutexProfileFraction(-1) returns: the text header's "sampling
  * period" and, before 1.20, the proto's scale.  1 when it cannot be read
- * (a stripped target).
+ * (*found = 0).
  */
-static int64_t target_mutex_rate(goheap_session *s)
+static int64_t target_mutex_rate(goheap_session *s, int *found)
 {
-	uint64_t addr = 0, v = 0;
+	uint64_t v = 0;
 
-	if (!gh_exe_has_symtab(s->exe) ||
-	    gh_exe_symbol(s->exe, "runtime.mutexprofilerate", &addr,
-			  NULL) != 0)
-		return 1;
-	if (gh_mem_read_uint(&s->mem, addr + s->bias, 8, &v,
+	*found = 0;
+	if (s->addrs.mutexprofilerate == 0 ||
+	    gh_mem_read_uint(&s->mem, s->addrs.mutexprofilerate, 8, &v,
 			     "runtime.mutexprofilerate") != 0)
 		return 1;
+	*found = 1;
 	return (int64_t)v;
 }
 
@@ -649,6 +668,7 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
 	p->kind = kind;
 	p->ver = s->ver;
+	p->rt = s->lay;
 	p->machine = gh_exe_machine(s->exe);
 	snprintf(p->source, sizeof(p->source), "%s", s->source);
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -665,9 +685,13 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 	if (rc != 0)
 		goto fail;
 	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {
-		p->rate = kind == GOHEAP_PROFILE_MUTEX ? target_mutex_rate(s) :
-							 1;
-		p->cycles_per_second = target_ticks_per_second(s);
+		int found = 1;
+
+		p->rate = kind == GOHEAP_PROFILE_MUTEX ?
+			  target_mutex_rate(s, &found) : 1;
+		p->rate_unknown = !found;
+		p->cycles_per_second =
+			target_ticks_per_second(s, &p->cycles_estimated);
 	}
 
 	memset(&mc, 0, sizeof(mc));
@@ -727,6 +751,9 @@ GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 	out->read_calls = p->read_calls;
 	out->read_bytes = p->read_bytes;
 	out->bucket_bytes = p->bucket_bytes;
+	out->cycles_per_second = p->cycles_per_second;
+	out->cycles_estimated = p->cycles_estimated;
+	out->period_unknown = p->rate_unknown;
 	return 0;
 }
 

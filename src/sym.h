@@ -44,6 +44,14 @@ int gh_sym_open(gh_sym **out, const gh_exe *exe, uint64_t bias,
 		gh_gover ver, gh_err *err);
 void gh_sym_close(gh_sym *s);
 
+/*
+ * Settle the release-dependent choices (moduledata.gofunc, the FuncID
+ * numbering) for version `ver` once it is known, for a symbolizer opened
+ * with {0,0,0} (a binary without .go.buildinfo, whose version is inferred
+ * afterwards).  No-op for a version without a row.
+ */
+void gh_sym_set_version(gh_sym *s, gh_gover ver);
+
 /* Number of functions; the pclntab magic (0xfffffff0, 0xfffffff1, ...). */
 size_t gh_sym_nfunc(const gh_sym *s);
 uint32_t gh_sym_magic(const gh_sym *s);

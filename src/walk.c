@@ -147,6 +147,10 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	gh_mem *m = w->m;
 	unsigned ps = m->ptr_size;
 	unsigned char hdrbuf[16 * 8], recbuf[16 * 8];
+	_Static_assert(sizeof(hdrbuf) >= 6 * 8 &&
+		       sizeof(recbuf) >= GH_RT_MAX_CYCLE_WORDS * 4 * 8 &&
+		       sizeof(recbuf) >= GH_RT_MAX_BLOCKREC,
+		       "buffers hold the largest row of rtlayout.c");
 	unsigned char stkbuf[GH_WALK_STACK_BYTES];
 	const unsigned char *hdr, *rec, *sp;
 	uint64_t typ, size, nstk, recaddr, stkaddr;
@@ -226,6 +230,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	r = &w->p->recs[w->p->nrecs];
 	memset(r, 0, sizeof(*r));
 	r->bucket = addr;
+	r->object_size = (int64_t)size;
 	r->nstk = (size_t)nstk;
 	if (dup) {
 		nstk = 0;   /* nothing new in the pool */
@@ -271,8 +276,8 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		rc = read_view(w, recaddr, recbuf, reclen, &rec);
 		if (rc != 0)
 			return rc;
-		cbits = gh_mem_word(m, rec, 8);
-		cycles = gh_mem_word(m, rec + 8, 8);
+		cbits = gh_mem_word(m, rec + lay->blockrec_count, 8);
+		cycles = gh_mem_word(m, rec + lay->blockrec_cycles, 8);
 		memcpy(&count, &cbits, sizeof(count));
 		/* int64(bp.count): Go truncates toward zero; NaN/huge
 		 * values from a corrupt record are clamped rather than UB. */
@@ -398,11 +403,21 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 		p->rate = (int64_t)rate;
 		if (m->ptr_size == 4)
 			p->rate = (int32_t)(uint32_t)rate;
+		/* With the rate 0, a program whose linker disabled
+		 * profiling may still hold a sample or two taken before
+		 * schedinit zeroed the rate (1.25+ sample the first
+		 * allocations): that is not a profile. */
 		if (rate == 0 && head == 0)
 			return gh_errf(err, GOHEAP_EDISABLED,
 				       "memory profiling is disabled in the "
 				       "target (runtime.MemProfileRate is 0 "
 				       "and nothing was recorded)");
+		if (rate == 0 && a->linker_disabled)
+			return gh_errf(err, GOHEAP_EDISABLED,
+				       "memory profiling is disabled in the "
+				       "target (runtime.MemProfileRate is 0: "
+				       "the program never reads the profile, "
+				       "so its linker turned it off)");
 		if (a->mprofcycle == 0)
 			return gh_errf(err, GOHEAP_ENOSYM,
 				       "runtime.mProfCycle: address unknown");

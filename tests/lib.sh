@@ -12,10 +12,15 @@
 # Environment:
 #   top_srcdir, top_builddir  set by automake (AM_TESTS_ENVIRONMENT); default ../ of tests/
 #   GOHEAP_CACHE              cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/go-heap)
-#   GOHEAP_GO_VERSIONS        toolchains to use (default "1.19 1.21 1.22 1.23 1.24")
-#   GOHEAP_VARIANTS           build variants (default "default pie trimpath")
+#   GOHEAP_GO_VERSIONS        toolchains to use (default $GH_GO_ALL: every release Debian ships,
+#                             1.19 and 1.21-1.27; extending the matrix is extending GH_GO_ALL)
+#   GOHEAP_VARIANTS           build variants (default: gh_variants_for, the sampled matrix)
 #   GOHEAP_READY_TIMEOUT      seconds to wait for READY (default 60)
 #   GOHEAP_KEEP=1             keep the temporary directory (its path is printed)
+
+# Every Go release the suite runs on: one line to extend (scripts/install-deps.sh fetches the
+# ones Debian ships outside bookworm; a release here must have a row in src/rtlayout.c).
+GH_GO_ALL="1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27"
 
 GH_PASSED=0
 GH_FAILED=0
@@ -119,22 +124,41 @@ gh_goroot() {
 	return 1
 }
 
-# Fill GH_GO_NAMES (go1.NN) and GH_GO_ROOTS; a missing toolchain is a SKIP.
+# Fill GH_GO_NAMES (go1.NN) and GH_GO_ROOTS.  A missing toolchain is a FAIL with the command
+# that installs it (scripts/install-deps.sh fetches every one): never a quiet skip.
 gh_toolchains() {
 	local v root
 	GH_GO_NAMES=()
 	GH_GO_ROOTS=()
-	for v in ${GOHEAP_GO_VERSIONS:-1.19 1.21 1.22 1.23 1.24}; do
+	for v in ${GOHEAP_GO_VERSIONS:-$GH_GO_ALL}; do
 		if root=$(gh_goroot "$v"); then
 			GH_GO_NAMES+=("go$v")
 			GH_GO_ROOTS+=("$root")
 		else
-			gh_skip "go$v: toolchain not installed"
+			gh_fail "go$v: toolchain not installed (run scripts/install-deps.sh)"
 		fi
 	done
 }
 
-gh_variants() { echo "${GOHEAP_VARIANTS:-default pie trimpath}"; }
+# gh_variants_for GONAME [FULL]: the build variants a check runs for toolchain GONAME.
+# GOHEAP_VARIANTS overrides.  Default (the sampled matrix, README "Tests"): "default" and
+# "stripped" (-s -w) on every toolchain, plus FULL (e.g. "pie trimpath") on the oldest and the
+# newest of the list in use: PIE and -trimpath change nothing release-specific that default and
+# stripped do not already exercise, and they are kept on both ends of the range.
+gh_variants_for() {
+	local g=$1 full=${2-pie trimpath} first last
+	if [ -n "${GOHEAP_VARIANTS:-}" ]; then
+		echo "$GOHEAP_VARIANTS"
+		return
+	fi
+	first=${GH_GO_NAMES[0]:-}
+	last=${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]:-}
+	if [ "$g" = "$first" ] || [ "$g" = "$last" ]; then
+		echo "default stripped $full"
+	else
+		echo "default stripped"
+	fi
+}
 
 # gh_variant_flags VARIANT: its go build flags, quoted for eval (gh_build).
 gh_variant_flags() {

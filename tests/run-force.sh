@@ -161,7 +161,7 @@ first=1
 for i in "${!GH_GO_NAMES[@]}"; do
 	go=${GH_GO_NAMES[$i]}
 	root=${GH_GO_ROOTS[$i]}
-	for variant in default pie; do
+	for variant in $(gh_variants_for "$go" pie); do
 		tag="$go/$variant"
 		d="$GH_TMP/$go-$variant"
 		mkdir -p "$d"

@@ -337,7 +337,7 @@ noprof_done=0
 for i in "${!GH_GO_NAMES[@]}"; do
 	goname=${GH_GO_NAMES[$i]}
 	root=${GH_GO_ROOTS[$i]}
-	for variant in ${GOHEAP_GDB_VARIANTS:-default pie}; do
+	for variant in ${GOHEAP_GDB_VARIANTS:-$(gh_variants_for "$goname" pie)}; do
 		tag="$goname/$variant"
 		gh_build_or_fail "$tag" heapprog "$goname" "$root" "$variant" || continue
 		bin=$GH_BIN

@@ -2,7 +2,8 @@
 # tests/run-live.sh: profile a live Go program with go-heap and compare with the program's own
 # runtime/pprof output, for every installed Go toolchain and build variant.
 #
-# For each toolchain (go1.19 go1.21 go1.22 go1.23 go1.24) x variant (default pie trimpath):
+# For each toolchain (tests/lib.sh GH_GO_ALL: go1.19, go1.21-go1.27) x variant (default and
+# stripped everywhere, pie and trimpath on the oldest and newest: gh_variants_for):
 #   - build tests/go/heapprog (cached under $GOHEAP_CACHE/build), start it; it writes its own
 #     heap/allocs profiles (debug=1 text and proto) into a directory, checks they settled,
 #     prints READY and waits (see the comment at the top of tests/go/heapprog/main.go);
@@ -137,7 +138,7 @@ live_checks() {
 for i in "${!GH_GO_NAMES[@]}"; do
 	goname=${GH_GO_NAMES[$i]}
 	root=${GH_GO_ROOTS[$i]}
-	for variant in $(gh_variants); do
+	for variant in $(gh_variants_for "$goname"); do
 		tag="$goname/$variant"
 		gh_build_or_fail "$tag" heapprog "$goname" "$root" "$variant" || continue
 		bin=$GH_BIN

@@ -15,8 +15,17 @@ cache=${GOHEAP_CACHE:-$HOME/.cache/go-heap}
 out=$cache/build/symcheck
 test_bin=${TEST_PCLNTAB:-$builddir/tests/test_pclntab}
 
-toolchains="/usr/lib/go-1.19 /usr/lib/go-1.21 /usr/lib/go-1.22 /usr/lib/go-1.23
-$cache/go-1.24/usr/lib/go-1.24"
+# Every release of tests/lib.sh's GH_GO_ALL (or GOHEAP_GO_VERSIONS): Debian's /usr/lib/go-1.N,
+# else the copy scripts/install-deps.sh unpacked into the cache.
+GH_GO_ALL=$(sed -n 's/^GH_GO_ALL="\(.*\)"$/\1/p' "$srcdir/tests/lib.sh")
+toolchains=
+for v in ${GOHEAP_GO_VERSIONS:-$GH_GO_ALL}; do
+	if [ -x "/usr/lib/go-$v/bin/go" ]; then
+		toolchains="$toolchains /usr/lib/go-$v"
+	else
+		toolchains="$toolchains $cache/go-$v/usr/lib/go-$v"
+	fi
+done
 
 if [ ! -x "$test_bin" ]; then
 	echo "run-symcheck: $test_bin not built" >&2
@@ -28,8 +37,8 @@ bins=
 for root in $toolchains; do
 	go=$root/bin/go
 	if [ ! -x "$go" ]; then
-		echo "run-symcheck: SKIP toolchain $root (not installed)"
-		continue
+		echo "run-symcheck: FAIL: toolchain $root not installed (run scripts/install-deps.sh)" >&2
+		exit 1
 	fi
 	ver=$(basename "$root")
 	# The stripped variants have no .symtab: they exercise the fallbacks

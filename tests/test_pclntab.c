@@ -584,10 +584,11 @@ int main(void)
 	if (rc != 0)
 		return 1;
 	if (gobin == NULL || gobin[0] == '\0') {
-		printf("SKIP: GOHEAP_TEST_GOBIN is not set; the pclntab "
-		       "integration tests need Go binaries built from "
-		       "tests/go/symcheck (see tests/run-symcheck.sh)\n");
-		return 77;
+		/* The decoder group above is this program's own test; the
+		 * group over real Go binaries runs from tests/run-symcheck.sh,
+		 * which builds them and sets GOHEAP_TEST_GOBIN. */
+		printf("# gobin group: run by tests/run-symcheck.sh\n");
+		return 0;
 	}
 	{
 		const struct CMUnitTest gobins[] = {

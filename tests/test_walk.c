@@ -392,6 +392,23 @@ static void test_layout_table(void **state)
 	assert_int_equal(gh_rtlayout_for(ver(23))->max_stack, 1024);
 	assert_int_equal(gh_rtlayout_for(ver(26))->cycle_words, 4);
 	assert_int_equal(gh_rtlayout_for(ver(27))->cycle_words, 2);
+	/* Every row fits the walker's fixed buffers. */
+	{
+		int m;
+
+		for (m = gh_rtlayout_oldest(); m <= gh_rtlayout_newest(); m++) {
+			const gh_rtlayout *l = gh_rtlayout_for(ver(m));
+
+			assert_non_null(l);
+			assert_int_equal(l->minor, m);
+			assert_true(l->bucket_words <= 16);
+			assert_true(l->cycle_words <= GH_RT_MAX_CYCLE_WORDS);
+			assert_true(l->max_stack <= GH_RT_MAX_STACK);
+			assert_true(l->blockrec_size <= GH_RT_MAX_BLOCKREC);
+			assert_true(l->blockrec_cycles + 8 <= l->blockrec_size);
+			assert_non_null(l->memprof_reader);
+		}
+	}
 }
 
 int main(void)
