@@ -375,6 +375,10 @@ typedef struct goheap_write_stats {
 	double symbolize_seconds;  /* pclntab lookups (pprof format) */
 	double compress_seconds;   /* deflate (pprof format) */
 	double total_seconds;      /* the whole write */
+	/* frames whose symbolization cannot be trusted (a name offset or an
+	 * inline record outside its table): printed, but the user must be
+	 * told (the CLI warns on stderr) */
+	uint64_t suspect_frames;
 } goheap_write_stats;
 
 /* Options for writing.  Start from GOHEAP_WRITE_OPTIONS_INIT. */

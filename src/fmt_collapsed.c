@@ -133,7 +133,7 @@ int gh_write_collapsed(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		       gh_err *err)
 {
 	fold_map m = { GH_BUF_INIT, NULL, 0, 0, NULL, 0 };
-	gh_framevec fv = { NULL, 0, 0 };
+	gh_framevec fv = { NULL, 0, 0, 0 };
 	gh_stackx *x = NULL;
 	const char *sname, *sunit, *name;
 	size_t i, j, off, nframes;
@@ -194,6 +194,8 @@ int gh_write_collapsed(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 out:
 	if (rc == GOHEAP_ENOMEM)
 		gh_errf(err, rc, "collapsed: out of memory");
+	if (w->stats != NULL)
+		w->stats->suspect += gh_stackx_suspect(x) + fv.suspect;
 	gh_framevec_free(&fv);
 	gh_stackx_free(x);
 	gh_buf_free(&m.arena);

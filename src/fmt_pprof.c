@@ -633,7 +633,7 @@ static int push_lid(builder *b, uint64_t id)
 static size_t all_frames(builder *b, uint64_t addr, gh_frame *out,
 			 unsigned *sym)
 {
-	static const gh_frame zero = { 0, 0, "", "", 0, 0, 1, 0 };
+	static const gh_frame zero = { 0, 0, "", "", 0, 0, 1, 0, 0 };
 	gh_frame f = zero;
 
 	double t0;
@@ -1427,6 +1427,8 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		rc = gh_errf(err, rc, "writing the pprof profile: %s",
 			     goheap_strerror(rc));
 cleanup:
+	if (b.stats != NULL)
+		b.stats->suspect += b.fv.suspect;
 	builder_free(&b);
 	return rc;
 }

@@ -117,6 +117,11 @@ int gh_stackx_new(gh_stackx **out, const gh_sym *sym, gh_gover ver)
 	return 0;
 }
 
+size_t gh_stackx_suspect(const gh_stackx *x)
+{
+	return x != NULL ? x->tmp.suspect : 0;
+}
+
 void gh_stackx_free(gh_stackx *x)
 {
 	if (x == NULL)
@@ -747,6 +752,9 @@ out:
 	if (c != NULL) {
 		gh_tabwriter_free(&c->tw);
 		gh_buf_free(&c->line);
+		if (w->stats != NULL)
+			w->stats->suspect += gh_stackx_suspect(c->x) +
+					     c->frames.suspect;
 		gh_framevec_free(&c->frames);
 		gh_stackx_free(c->x);
 		free(c);

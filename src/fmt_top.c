@@ -382,7 +382,7 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		 gh_err *err)
 {
 	node_map m = { NULL, 0, 0, NULL, 0 };
-	gh_framevec fv = { NULL, 0, 0 };
+	gh_framevec fv = { NULL, 0, 0, 0 };
 	gh_stackx *x = NULL;
 	const char *sname, *sunit;
 	int64_t total = 0, flatsum = 0, cutoff, v, minv = 0, nodemin, sum;
@@ -492,6 +492,8 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 out:
 	if (rc == GOHEAP_ENOMEM)
 		gh_errf(err, rc, "top: out of memory");
+	if (w->stats != NULL)
+		w->stats->suspect += gh_stackx_suspect(x) + fv.suspect;
 	gh_framevec_free(&fv);
 	gh_stackx_free(x);
 	free(m.v);

@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 {
 	goheap_options o = GOHEAP_OPTIONS_INIT;
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
-	goheap_write_stats ws = { 0, 0, 0 };
+	goheap_write_stats ws = { 0, 0, 0, 0 };
 	goheap_session *s = NULL;
 	goheap_profile *p = NULL;
 	unsigned char *buf = NULL;
@@ -254,12 +254,18 @@ int main(int argc, char **argv)
 	wo.format = c.format;
 	wo.sample_index = c.sample_index;
 	wo.top_n = c.top_n;
-	wo.stats = c.verbose ? &ws : NULL;
+	wo.stats = &ws;
 	rc = goheap_profile_write(s, p, &wo, &buf, &len);
 	if (rc != 0) {
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
 		goto done;
 	}
+	if (ws.suspect_frames > 0)
+		fprintf(stderr, "go-heap: warning: %llu frames could not be "
+			"symbolized reliably (the executable's pclntab or "
+			"inline tables are inconsistent with what go-heap "
+			"reads: their names or inlined callees may be "
+			"wrong)\n", (unsigned long long)ws.suspect_frames);
 	t2 = now();
 	if (c.output == NULL || strcmp(c.output, "-") == 0) {
 		out = stdout;

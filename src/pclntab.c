@@ -168,6 +168,23 @@ static const char *gh_funcname(const gh_sym *s, int32_t nameoff)
 	return gh_str(s, s->funcname_off + (uint64_t)nameoff, s->funcname_end);
 }
 
+/*
+ * A name offset that cannot be right: outside funcnametab, unterminated,
+ * or not at the start of a name (names are NUL-separated, so the byte
+ * before one is NUL).  Such an offset yields a cut or foreign name.
+ */
+static int gh_funcname_bad(const gh_sym *s, int32_t nameoff)
+{
+	uint64_t off;
+
+	if (nameoff <= 0)
+		return nameoff < 0;
+	off = s->funcname_off + (uint64_t)nameoff;
+	if (off >= s->funcname_end || gh_funcname(s, nameoff)[0] == '\0')
+		return 1;
+	return s->tab[off - 1] != '\0';
+}
+
 /* ---- findfunc --------------------------------------------------------- */
 
 static uint32_t gh_ftab_entryoff(const gh_sym *s, uint64_t i)
@@ -441,6 +458,26 @@ static int gh_inl_record(const gh_sym *s, const gh_inlunw *u, int32_t index,
 		sf->startline = (int32_t)gh_load(p + 12, 4, s->big);
 	}
 	return 0;
+}
+
+/*
+ * The inline step of a frame cannot be trusted: the function has an
+ * inline tree but no moduledata.gofunc to find it (its inlined callees
+ * would silently vanish), or the record it names is outside the file.
+ */
+static int gh_inl_untrusted(const gh_sym *s, const gh_inlunw *u,
+			    const gh_func *f, gh_inlframe uf)
+{
+	gh_srcfunc sf;
+	int32_t parentpc;
+
+	if (uf.index >= 0)
+		return gh_inl_record(s, u, uf.index, &sf, &parentpc) != 0;
+	if (s->gofunc != 0 || f->nfuncdata <= GH_FUNCDATA_INLTREE)
+		return 0;
+	return gh_u32(s, f->pcdata + 4 * ((uint64_t)f->npcdata +
+					  GH_FUNCDATA_INLTREE)) != UINT32_MAX &&
+	       gh_pcdatavalue(s, f, GH_PCDATA_INLTREEINDEX, uf.pc) >= 0;
 }
 
 /* u.srcFunc(uf); a bad record reads as an anonymous normal function. */
@@ -925,6 +962,9 @@ int gh_sym_callers_frames(const gh_sym *s, const uint64_t *pcs, size_t n,
 		fr.pc = pc + s->bias;
 		fr.entry = f.entry + s->bias;
 		fr.function = gh_funcname(s, sf.nameoff);
+		fr.suspect = gh_funcname_bad(s, sf.nameoff) ||
+			     gh_inl_untrusted(s, &u, &f, uf);
+		out->suspect += fr.suspect != 0;
 		fr.start_line = sf.startline;
 		fr.funcid = sf.funcid;
 		fr.file = gh_funcline1(s, &f, pc, &fr.line);

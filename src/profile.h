@@ -18,10 +18,10 @@ typedef struct gh_record {
 	int64_t alloc_bytes, free_bytes, alloc_objects, free_objects;
 	/* block / mutex: Count (after the reader's conversion) and Cycles */
 	int64_t count, cycles;
-	int64_t object_size;  /* heap: the bucket's size (1.27 ObjectSize) */
 	uint64_t *stk;        /* runtime PCs as stored in the bucket */
 	size_t nstk;
 	uint64_t bucket;      /* target address of the bucket (for deltas) */
+	int64_t object_size;  /* heap: the bucket's size (1.27 ObjectSize) */
 } gh_record;
 
 /* One executable mapping of the target, for pprof Mapping messages. */
@@ -69,6 +69,7 @@ static inline const gh_rtlayout *gh_profile_rt(const gh_profile *p)
 /* Time spent in the writer's stages (seconds), when asked for. */
 typedef struct gh_wstats {
 	double t_symbolize, t_compress;
+	size_t suspect;       /* frames whose symbolization is untrustworthy */
 } gh_wstats;
 
 /* What a writer needs besides the profile. */
@@ -141,6 +142,8 @@ enum gh_stackx_mode {
 
 int gh_stackx_new(gh_stackx **out, const gh_sym *sym, gh_gover ver);
 void gh_stackx_free(gh_stackx *x);
+/* Suspect frames (gh_frame.suspect) the cache has symbolized. */
+size_t gh_stackx_suspect(const gh_stackx *x);
 /* The frames of pcs[0..n), into out (reset first; caller frees with
  * gh_framevec_free).  PCs with no function give no frame, as in Go. */
 int gh_stackx_frames(gh_stackx *x, const uint64_t *pcs, size_t n, int mode,

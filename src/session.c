@@ -765,7 +765,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 {
 	goheap_write_options def = GOHEAP_WRITE_OPTIONS_INIT;
 	gh_buf b = GH_BUF_INIT;
-	gh_wstats ws = { 0, 0 };
+	gh_wstats ws = { 0, 0, 0 };
 	double t0 = gh_now();
 	gh_wctx w;
 	int rc;
@@ -811,6 +811,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	if (wo->stats != NULL) {
 		wo->stats->symbolize_seconds = ws.t_symbolize;
 		wo->stats->compress_seconds = ws.t_compress;
+		wo->stats->suspect_frames = ws.suspect;
 		wo->stats->total_seconds = gh_now() - t0;
 	}
 	return 0;

@@ -25,12 +25,19 @@ typedef struct gh_frame {
 	int64_t start_line;   /* inline-aware start line (1.20+), else 0 */
 	int inlined;          /* Frame.Func == nil: an inlined frame */
 	uint8_t funcid;       /* abi.FuncID of the frame's function */
+	/* 1: the tables this frame was read from are inconsistent (a name
+	 * offset outside funcnametab or not at a name's start, an inline
+	 * record outside the file, an inline tree with no moduledata.gofunc
+	 * to find it): its name or its inlined callees cannot be trusted */
+	int suspect;
 } gh_frame;
 
 /* A growable array of frames, owned by the caller (gh_framevec_free). */
 typedef struct gh_framevec {
 	gh_frame *v;
 	size_t n, cap;
+	size_t suspect;       /* suspect frames pushed so far (never reset by
+	                         the symbolizer: writers read it at the end) */
 } gh_framevec;
 
 void gh_framevec_free(gh_framevec *fv);

@@ -1253,7 +1253,7 @@ static void test_go_exp(void **state)
  * stack holds 0x1010 (a), 0x1006 (b's virtual PC), 0x1003 (main's).
  */
 #define F(pc_, entry_, fn_, file_, line_, sl_, inl_) \
-	{ pc_, { (pc_) - 1, entry_, fn_, file_, line_, sl_, inl_, 0 } }
+	{ pc_, { (pc_) - 1, entry_, fn_, file_, line_, sl_, inl_, 0, 0 } }
 static const fake_pc fake_tab[] = {
 	F(0x1010, 0x1000, "main.a", "a.go", 5, 4, 1),
 	F(0x1011, 0x1000, "main.a", "a.go", 6, 4, 1),

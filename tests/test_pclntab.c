@@ -219,7 +219,7 @@ static void check_stack(checker *c, const char *kind, const char *name,
 			const uint64_t *pcs, size_t npcs, truth_frame *tf,
 			size_t ntf)
 {
-	gh_framevec fv = { NULL, 0, 0 };
+	gh_framevec fv = { NULL, 0, 0, 0 };
 	size_t i, k = 0;
 	char buf[1024];
 
@@ -482,7 +482,7 @@ static void check_corrupt(const char *exe_path)
 		if (gh_exe_open(&ce, tmp, &err) == 0 &&
 		    gh_sym_open(&cs, ce, 0, v, &err) == 0) {
 			size_t nf = gh_sym_nfunc(cs), j;
-			gh_framevec fv = { NULL, 0, 0 };
+			gh_framevec fv = { NULL, 0, 0, 0 };
 			uint64_t pcs[64];
 			size_t np = 0;
 

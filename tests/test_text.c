@@ -1086,22 +1086,23 @@ static uint64_t stk_unknown[] = { 0x9999 };
 static uint64_t stk_generic[] = { 0x1301, 0x1210, 0x3020, 0x1130 };
 
 static gh_record heap_recs[] = {
-	/* alloc_b, free_b, alloc_o, free_o, count, cycles, stk, nstk */
-	{ 100, 0, 1, 0, 0, 0, stk_alloc, NSTK(stk_alloc), 0 },
-	{ 200, 200, 2, 2, 0, 0, stk_zero, NSTK(stk_zero), 0 },
-	{ 300, 200, 3, 2, 0, 0, stk_inl, NSTK(stk_inl), 0 },
-	{ 50, 0, 1, 0, 0, 0, stk_rt, NSTK(stk_rt), 0 },
-	{ 8, 8, 1, 1, 0, 0, NULL, 0, 0 },
-	{ 16, 16, 1, 1, 0, 0, stk_unknown, NSTK(stk_unknown), 0 },
-	{ 4096, 0, 2, 0, 0, 0, stk_generic, NSTK(stk_generic), 0 },
+	/* alloc_b, free_b, alloc_o, free_o, count, cycles, stk, nstk,
+	 * bucket, object_size */
+	{ 100, 0, 1, 0, 0, 0, stk_alloc, NSTK(stk_alloc), 0, 0 },
+	{ 200, 200, 2, 2, 0, 0, stk_zero, NSTK(stk_zero), 0, 0 },
+	{ 300, 200, 3, 2, 0, 0, stk_inl, NSTK(stk_inl), 0, 0 },
+	{ 50, 0, 1, 0, 0, 0, stk_rt, NSTK(stk_rt), 0, 0 },
+	{ 8, 8, 1, 1, 0, 0, NULL, 0, 0, 0 },
+	{ 16, 16, 1, 1, 0, 0, stk_unknown, NSTK(stk_unknown), 0, 0 },
+	{ 4096, 0, 2, 0, 0, 0, stk_generic, NSTK(stk_generic), 0, 0 },
 };
 
 static gh_record cycle_recs[] = {
-	{ 0, 0, 0, 0, 3, 5000, stk_alloc, NSTK(stk_alloc), 0 },
+	{ 0, 0, 0, 0, 3, 5000, stk_alloc, NSTK(stk_alloc), 0, 0 },
 	/* Physical-only stack: the inlined caller must be synthesised
 	 * in 1.23+ (expandInlinedFrames). */
-	{ 0, 0, 0, 0, 1, 9000, (uint64_t[]){ 0x1190, 0x2110 }, 2, 0 },
-	{ 0, 0, 0, 0, 2, 5000, stk_generic, NSTK(stk_generic), 0 },
+	{ 0, 0, 0, 0, 1, 9000, (uint64_t[]){ 0x1190, 0x2110 }, 2, 0, 0 },
+	{ 0, 0, 0, 0, 2, 5000, stk_generic, NSTK(stk_generic), 0, 0 },
 };
 
 static int setup_prof(void **state)
@@ -1551,7 +1552,7 @@ static void test_text_cycles(void **state)
 static void test_text_plus_one(void **state)
 {
 	struct prof_fixture *f = *state;
-	gh_record r = { 100, 0, 1, 0, 0, 0, stk_alloc, NSTK(stk_alloc), 0 };
+	gh_record r = { 100, 0, 1, 0, 0, 0, stk_alloc, NSTK(stk_alloc), 0, 0 };
 	const char *tail =
 		"1: 100 [1: 100] @ 0x2010 0x1010 0x1110 0x2110 0x2201\n"
 		"#\t0x100f\tmain.alloc+0xf\t\t/src/main.go:10\n"

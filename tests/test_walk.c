@@ -89,7 +89,7 @@ static int run_limited(fake *f, gh_profile *p, int minor, int kind,
 		       gh_err *err, double deadline, uint64_t *nreads)
 {
 	const gh_rtlayout *lay = gh_rtlayout_for(ver(minor));
-	gh_rtaddrs a = { A_MBUCKETS, A_BBUCKETS, A_XBUCKETS, A_CYCLE, A_RATE };
+	gh_rtaddrs a = { A_MBUCKETS, A_BBUCKETS, A_XBUCKETS, A_CYCLE, A_RATE, 0, 0, 0 };
 	gh_fakemem src = { f->img, IMG_SIZE, IMG_BASE };
 	gh_mem m;
 	int rc;

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gh_gover ver = { 0, 0, 0 };
 	gh_exe *e = NULL;
 	gh_sym *s = NULL;
-	gh_framevec fv = { NULL, 0, 0 };
+	gh_framevec fv = { NULL, 0, 0, 0 };
 	uint64_t pcs[NPCS], entry, end, lo = 0x400000, span = 0x100000, *x;
 	const gh_section *text;
 	const char *name;
