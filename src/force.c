@@ -66,6 +66,7 @@
 #include "memsrc.h"
 #include "session.h"
 #include "sym.h"
+#include "testhooks.h"
 
 /* Stops attempted before giving up on a thread that stays unsafe. */
 #define GH_FORCE_ATTEMPTS 20
@@ -384,7 +385,7 @@ static int check_stack(int tid, const uint64_t *pcs, size_t n, void *payload)
 
 static long test_stop_delay_ms(void)
 {
-	const char *v = getenv("GOHEAP_TEST_STOP_DELAY_MS");
+	const char *v = gh_test_hook("GOHEAP_TEST_STOP_DELAY_MS");
 	long ms = v != NULL ? strtol(v, NULL, 10) : 0;
 
 	return ms < 0 ? 0 : ms > 600000 ? 600000 : ms;
@@ -470,7 +471,7 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 	if (s == NULL)
 		return GOHEAP_EINVAL;
 	chk.s = s;
-	chk.extra = getenv("GOHEAP_TEST_UNSAFE_FUNC");
+	chk.extra = gh_test_hook("GOHEAP_TEST_UNSAFE_FUNC");
 	if (chk.extra != NULL && chk.extra[0] == '\0')
 		chk.extra = NULL;
 	if (s->lay == NULL || s->sym == NULL || !s->mem_ready) {

@@ -128,15 +128,5 @@ int gh_validate_layout(gh_mem *m, const gh_rtlayout *lay,
 		       const gh_rtaddrs *a, gh_gover ver, char *how,
 		       size_t howlen, gh_err *err);
 
-/*
- * Where the executable at `path` has DWARF, compare the layouts of
- * runtime.bucket, runtime.memRecord and runtime.memRecordCycle in it with
- * `lay` (pointer size `ptr_size`).  0 when they match or when there is no
- * DWARF (`report`, may be NULL, says which); GOHEAP_EVERSION with every
- * mismatch in the message otherwise.
- */
-int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
-			  unsigned ptr_size, char *report, size_t len,
-			  gh_err *err);
 
 #endif

@@ -118,6 +118,7 @@
 #include <unistd.h>
 
 #include "ptrace.h"
+#include "testhooks.h"
 
 /* Frames reported per thread; enough to see past the runtime's own. */
 #define GH_PT_MAX_FRAMES 64
@@ -393,7 +394,7 @@ static void sleep_us(long us)
  */
 static void test_seize_delay(void)
 {
-	const char *v = getenv("GOHEAP_TEST_SEIZE_DELAY_MS");
+	const char *v = gh_test_hook("GOHEAP_TEST_SEIZE_DELAY_MS");
 	long ms = v != NULL ? strtol(v, NULL, 10) : 0;
 
 	if (ms > 0 && ms <= 10000)

@@ -28,6 +28,7 @@
 
 #include "exe.h"
 #include "locate.h"
+#include "dwarfcheck.h"
 #include "rtlayout.h"
 #include "sym.h"
 

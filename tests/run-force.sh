@@ -197,7 +197,8 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	tag="$go"
 	d="$GH_TMP/$go-kill"
 	mkdir -p "$d"
-	bin=$(gh_build forceprog "$go" "$root" default) || continue
+	gh_build_or_fail "$tag: kill during the stop" forceprog "$go" "$root" default || continue
+	bin=$GH_BIN
 
 	# SIGKILL in the middle of the stop: the kernel detaches (exit_ptrace).
 	if gh_start "$bin" -threads 10; then

@@ -375,7 +375,10 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	done
 
 	# Profiling disabled (MemProfileRate 0, nothing recorded): once, with the first toolchain.
-	if [ "$noprof_done" = 0 ] && nbin=$(gh_build noprof "$goname" "$root" default 2>/dev/null); then
+	if [ "$noprof_done" = 0 ] && ! gh_build_or_fail "$goname: profiling disabled" noprof "$goname" "$root" default; then
+		noprof_done=1
+	elif [ "$noprof_done" = 0 ]; then
+		nbin=$GH_BIN
 		noprof_done=1
 		d="$GH_TMP/noprof"
 		mkdir -p "$d"

@@ -21,6 +21,7 @@
 #include "fakemem.h"
 
 #include "locate.h"
+#include "dwarfcheck.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
