@@ -99,6 +99,13 @@
  * argued at the top, even those would only sample one allocation at the
  * old rate.  tests/run-force.sh checks that the walk finds a known
  * function at every stop, on a parked and on a running thread.
+ * Go 1.25-1.27 still call profilealloc with the M acquired (malloc.go:
+ * mallocgcSmallNoscan etc. pass mp) and keep the chain across
+ * systemstack, but runtime.mcall and runtime.morestack now clear BP on
+ * the switch to g0: a parked or descheduled goroutine's frames are no
+ * longer reachable by the walk.  By the argument above no such goroutine
+ * can be inside the path, so the check is as complete as before; the
+ * tests that park a goroutine on purpose run up to go1.24 only.
  *
  * A name also matches its closures
  * ("runtime.mProf_Malloc.func1").

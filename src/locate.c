@@ -719,15 +719,15 @@ static int find_cycle(const loc *L, gh_refvec *rv, located *f)
 
 /*
  * runtime.ticks.val, the cycles/second the runtime computed (block and mutex
- * profiles' "cycles/second").  runtime.ticksPerSecond (1.21+;
- * tickspersecond in 1.19/1.20) is the one function that computes it: it
- * takes &ticks.lock (the struct's first word), loads ticks.val and, in
- * rows with ticks_start, ticks.startTicks and ticks.startTime, all in
- * .noptrbss.  val is the highest of those targets, and the lock must sit
- * exactly where the row's layout puts it below val ({lock; startTicks;
- * startTime; val}: 24 bytes; {lock; pad; val}: 16), with startTicks and
- * startTime loaded at val-16 and val-8.  Optional: not found, the session
- * estimates the rate and says so.
+ * profiles' "cycles/second").  runtime.ticksPerSecond (1.22+;
+ * tickspersecond before) is the one function that computes it: it takes
+ * &ticks.lock (the struct's first word) and loads ticks.val (and, from
+ * 1.22, ticks.startTicks and ticks.startTime), all in .noptrbss.  val is
+ * the highest target loaded as 8 bytes, and the lock must sit exactly
+ * rt->ticks_val_off below it; with rt->ticks_start, startTicks and
+ * startTime must be loaded at val-16 and val-8.  Optional: when it is not
+ * found (the function inlined away, say), the session estimates the rate
+ * and says so.  Returns 0, 1 (not found) or an error.
  */
 static int find_ticks(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
 		      located *f)
@@ -736,13 +736,13 @@ static int find_ticks(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
 		"runtime.ticksPerSecond", "runtime.tickspersecond"
 	};
 	uint64_t t[8], val = 0, lo = UINT64_MAX, entry;
-	size_t n = 0, i, k;
+	size_t n, i, k;
 	int rc = 1;
 
 	for (k = 0; k < GH_ARRAY_LEN(fns) && rc == 1; k++)
 		rc = func_refs(L, fns[k], rv, &entry);
 	if (rc != 0)
-		return rc;      /* 1: absent */
+		return rc;
 	k--;
 	n = distinct_targets(L, rv, SEC_NOPTRBSS, t, GH_ARRAY_LEN(t));
 	if (n == 0 || n > GH_ARRAY_LEN(t))
@@ -753,7 +753,8 @@ static int find_ticks(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
 		if (t[i] < lo)
 			lo = t[i];
 	}
-	if (val == 0 || val % 8 != 0 || lo != val - (rt->ticks_start ? 24 : 16))
+	if (val == 0 || val % 8 != 0 || val < rt->ticks_val_off ||
+	    lo != val - rt->ticks_val_off)
 		return 1;
 	if (rt->ticks_start && (!has_ref(rv, val - 16, GH_REF_LOAD, 8) ||
 				!has_ref(rv, val - 8, GH_REF_LOAD, 8)))
@@ -763,38 +764,63 @@ static int find_ticks(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
 	return 0;
 }
 
+/* The 8-byte .noptrbss words `name` loads, into set (at most max). */
+static int loads8(const loc *L, gh_refvec *rv, const char *name,
+		  uint64_t *set, size_t *n, size_t max)
+{
+	uint64_t t[16], entry;
+	size_t m, i;
+	int rc;
+
+	*n = 0;
+	rc = func_refs(L, name, rv, &entry);
+	if (rc != 0)
+		return rc;
+	m = distinct_targets(L, rv, SEC_NOPTRBSS, t, GH_ARRAY_LEN(t));
+	if (m > GH_ARRAY_LEN(t))
+		return 1;
+	for (i = 0; i < m && *n < max; i++)
+		if (t[i] % 8 == 0 && has_ref(rv, t[i], GH_REF_LOAD, 8))
+			set[(*n)++] = t[i];
+	return 0;
+}
+
 /*
- * runtime.mutexprofilerate (uint64, .noptrbss): runtime.mutexevent's one
- * 8-byte .noptrbss load (rate := atomic.Load64(&mutexprofilerate)),
- * confirmed by runtime.semrelease1's "mutexprofilerate > 0".  Optional.
+ * runtime.mutexprofilerate (uint64, .noptrbss): loaded by
+ * runtime.semacquire1 ("mutexprofilerate > 0", next to blockprofilerate)
+ * and by the mutex event recorder, runtime.mutexevent (1.22+) or, where
+ * that is inlined, sync.event (1.19-1.21).  The one 8-byte .noptrbss word
+ * both load is it.  Optional: 1 when not found.
  */
 static int find_mutexrate(const loc *L, gh_refvec *rv, located *f)
 {
-	uint64_t t[4], entry;
-	size_t n, i, nload = 0, cand = 0;
+	static const char *const recorders[] = {
+		"runtime.mutexevent", "sync.event"
+	};
+	uint64_t a[16], b[16], cand = 0;
+	size_t na, nb, i, j, k, ncand = 0;
 	int rc;
 
-	rc = func_refs(L, "runtime.mutexevent", rv, &entry);
+	rc = loads8(L, rv, "runtime.semacquire1", a, &na, GH_ARRAY_LEN(a));
 	if (rc != 0)
 		return rc;
-	n = distinct_targets(L, rv, SEC_NOPTRBSS, t, GH_ARRAY_LEN(t));
-	if (n > GH_ARRAY_LEN(t))
-		return 1;
-	for (i = 0; i < n; i++)
-		if (has_ref(rv, t[i], GH_REF_LOAD, 8) && t[i] % 8 == 0) {
-			cand = t[i];
-			nload++;
-		}
-	if (nload != 1)
-		return 1;
-	rc = func_refs(L, "runtime.semrelease1", rv, &entry);
+	rc = 1;
+	for (k = 0; k < GH_ARRAY_LEN(recorders) && rc == 1; k++)
+		rc = loads8(L, rv, recorders[k], b, &nb, GH_ARRAY_LEN(b));
 	if (rc != 0)
 		return rc;
-	if (!has_ref(rv, cand, GH_REF_LOAD, 8))
+	k--;
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if (a[i] == b[j] && a[i] != cand) {
+				cand = a[i];
+				ncand++;
+			}
+	if (ncand != 1)
 		return 1;
 	f->mrate = cand;
-	how_add(f, "mutexprofilerate via mutexevent (confirmed by "
-		"semrelease1)");
+	how_add(f, "mutexprofilerate via semacquire1 and %s",
+		short_name(recorders[k]));
 	return 0;
 }
 

@@ -64,8 +64,11 @@ typedef struct gh_rtlayout {
 			systemstack_switch, wrapper;
 	} funcid;
 
-	/* ---- runtime.ticks {lock; ...; val int64}: val is the last word;
-	 * 1.21+ has {startTicks, startTime} just before it. ---- */
+	/* ---- runtime.ticks {lock; ...; val int64}: val is the last word, at
+	 * ticks_val_off ({lock; pad; val}: 16 up to 1.20, {lock; val}: 8 in
+	 * 1.21, {lock; startTicks; startTime; val}: 24 from 1.22, whose
+	 * ticks_start says startTicks/startTime lie just before val) ---- */
+	unsigned ticks_val_off;
 	int ticks_start;
 
 	/* ---- runtime/pprof's output rules ---- */
