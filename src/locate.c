@@ -1167,8 +1167,11 @@ static void version_bounds(const gh_exe *exe, const gh_sym *sym, int *lo,
 {
 	uint32_t magic = gh_sym_magic(sym);
 	int has_mod = gh_exe_section(exe, ".go.module") != NULL;
+	/* (In a PIE the linker names them .data.rel.ro.go.type/.go.func.) */
 	int has_t27 = gh_exe_section(exe, ".go.type") != NULL ||
-		      gh_exe_section(exe, ".go.func") != NULL;
+		      gh_exe_section(exe, ".go.func") != NULL ||
+		      gh_exe_section(exe, ".data.rel.ro.go.type") != NULL ||
+		      gh_exe_section(exe, ".data.rel.ro.go.func") != NULL;
 	int has_fips = gh_exe_section(exe, ".go.fipsinfo") != NULL;
 
 	*lo = 0;

@@ -644,7 +644,8 @@ static void gh_find_gofunc(gh_sym *s, uint64_t md)
 		idx = s->rt->md_gofunc;
 	else if (s->old)
 		idx = 38;
-	else if (gh_exe_section(e, ".go.type") != NULL)
+	else if (gh_exe_section(e, ".go.type") != NULL ||
+		 gh_exe_section(e, ".data.rel.ro.go.type") != NULL)
 		idx = 43;
 	else
 		idx = 40;

@@ -19,9 +19,28 @@
  *
  * Why one thread and no HTTP library: the exporter must be cheap and have
  * no dependency beyond libgoheap; a node has tens of Go processes, not
- * thousands.  Every request is bounded (header size, read and write
- * deadlines, connection count); a ?seconds=N request is parked, not slept
- * on.  Collection is synchronous but bounded: the budget
+ * thousands.  Every request is bounded (8 KiB of headers, read and write
+ * deadlines of 10 and 30 s); a ?seconds=N request is parked, not slept on.
+ *
+ * Connections: idle clients must not stop scrapes, so the cap is high
+ * (MAX_CONNS, 4096, or the descriptor limit less FD_RESERVE: the soft
+ * RLIMIT_NOFILE is raised to the hard one at start; poll(2) holds
+ * thousands) and, at the cap, the connection that has been reading a
+ * request without a byte for the longest time (the head of the idle list)
+ * is closed for the new one; a new one is refused only when every open
+ * connection is being answered.  A connection costs its struct until its
+ * first byte, then a header buffer that grows from 512 bytes to at most
+ * 8 KiB, freed once the request is parsed (1000 connections, half of
+ * them with half a request line: 0.4 MB).  Responses are the bytes to
+ * send; a /pprof request that arrives while MAX_BUSY (64) responses are
+ * being written or parked (each may hold a profile) is answered 503;
+ * /metrics is always answered.  Own metrics:
+ * go_heap_watch_connections, go_heap_watch_connections_max,
+ * go_heap_watch_connection_memory_bytes (structs, header buffers, unsent
+ * responses), go_heap_watch_connections_evicted_total,
+ * go_heap_watch_connections_refused_total, go_heap_watch_http_busy_total.
+ *
+ * Collection is synchronous but bounded: the budget
  * (--target-budget) is the session's time limit (goheap_set_time_limit),
  * so the library stops a walk that reaches it, within one read; such a
  * target is then skipped for a growing number of intervals (1, 2, 4, ...
@@ -32,8 +51,22 @@
  *
  * Counters and delta profiles come from the public API alone: the records
  * of a profile (goheap_profile_record) and the delta of two collections
- * (goheap_profile_delta); each target keeps its last heap profile as the
- * base of the next.  Nothing of the library's internals is used.
+ * (goheap_profile_delta).  Nothing of the library's internals is used.
+ *
+ * Memory between intervals: a target keeps only what the counters' deltas
+ * need, its buckets' cumulative alloc counters as an array of {bucket
+ * address, objects, bytes} sorted by address (24 bytes a bucket:
+ * go_heap_watch_bucket_state_bytes); each profile is freed right after it
+ * is accounted for.  --output-dir is the exception: its delta profiles
+ * need the last whole profile (with stacks) as their base, so with it
+ * each target keeps that too.  Sessions are kept open between intervals
+ * only while there are at most KEEP_SESSIONS (16) Go targets: an open
+ * session maps the target's executable and holds the library's read
+ * cache, about 1.8 MiB for a small program, so a larger fleet closes each
+ * one after use and reopens it at the next collection (about 1 ms per
+ * target; bench/watch-mem.sh: 100 targets of 10 000 buckets, 35 MiB
+ * resident instead of 280).  ?seconds=N requests keep their base profile
+ * until answered (at most MAX_BUSY of them).
  *
  * The only global is the signal flag.
  */
@@ -64,8 +97,12 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 enum {
-	MAX_CONNS = 32,
+	MAX_CONNS = 4096,       /* fewer if RLIMIT_NOFILE is lower */
+	FD_RESERVE = 256,       /* descriptors left for targets and files */
+	MAX_BUSY = 64,          /* /pprof responses in progress or parked */
 	MAX_REQ = 8192,         /* request line + headers */
+	REQ_CHUNK = 512,        /* first size of a header buffer */
+	KEEP_SESSIONS = 16,     /* more Go targets: close sessions after use */
 	MAX_TARGETS = 4096,
 	READ_TIMEOUT_MS = 10000,
 	WRITE_TIMEOUT_MS = 30000,
@@ -184,6 +221,15 @@ static const char *const tstate_name[] = {
 	"new", "ok", "profiling-disabled", "error", "backoff"
 };
 
+/*
+ * What a target keeps of a collection for the next one's deltas: a bucket's
+ * cumulative alloc counters, keyed by bucket address (a record's id).
+ */
+typedef struct bucket_count {
+	uint64_t id;
+	int64_t objects, bytes;
+} bucket_count;
+
 typedef struct target {
 	int pid;
 	unsigned long long start;  /* /proc/PID/stat starttime */
@@ -192,7 +238,10 @@ typedef struct target {
 	char comm[64], exe[512], container[80];
 	goheap_session *s;
 	double budget;             /* --target-budget: each collection's limit */
-	goheap_profile *prev;      /* the heap profile of the last collection */
+	bucket_count *base;        /* the last collection's counters, by id */
+	size_t nbase;
+	int have_base;
+	goheap_profile *prev;      /* --output-dir only: the last heap profile */
 	double alloc_bytes, alloc_objects;  /* counters (scaled) */
 	int64_t inuse_bytes, inuse_objects, rate;
 	int have_stats;
@@ -206,8 +255,9 @@ typedef struct target {
 
 typedef struct conn {
 	int fd;
-	char in[MAX_REQ + 1];
-	size_t inlen;
+	size_t slot;               /* its index in watch.c[] */
+	char *in;                  /* the request so far: NULL, or incap bytes */
+	size_t inlen, incap;
 	sbuf out;
 	size_t outoff;
 	double deadline;
@@ -216,6 +266,10 @@ typedef struct conn {
 	int parked, pid, kind;
 	double due;
 	goheap_profile *p0;        /* the base of its delta */
+	/* the idle list: connections still reading a request, the one whose
+	 * last byte (or accept) is oldest first */
+	struct conn *idle_prev, *idle_next;
+	int idle_linked;
 } conn;
 
 typedef struct watch {
@@ -233,12 +287,23 @@ typedef struct watch {
 	size_t nt;
 	size_t rot;
 	int lfd;
-	conn *c[MAX_CONNS];
+	conn **c;                  /* conn_cap slots, NULL when free */
+	size_t *free_slots, nfree;
+	size_t conn_cap, nconns;
+	conn *idle_head, *idle_tail;
+	double accept_pause;       /* out of descriptors: until then */
+	unsigned long long conns_evicted, conns_refused, http_busy;
 	double last_round_seconds, last_round_cpu;
 	unsigned long long rounds, errors, http_requests, http_errors;
 	unsigned long long out_written, out_removed;
 	double started;
 } watch;
+
+/* Memory of one connection: its state, header buffer, unsent response. */
+static size_t conn_bytes(const conn *c)
+{
+	return sizeof(*c) + c->incap + c->out.cap;
+}
 
 static void target_reset(target *t)
 {
@@ -246,6 +311,10 @@ static void target_reset(target *t)
 	t->s = NULL;
 	goheap_profile_free(t->prev);
 	t->prev = NULL;
+	free(t->base);
+	t->base = NULL;
+	t->nbase = 0;
+	t->have_base = 0;
 	t->alloc_bytes = t->alloc_objects = 0;
 	t->inuse_bytes = t->inuse_objects = t->rate = 0;
 	t->have_stats = 0;
@@ -589,52 +658,124 @@ static void rotate_output(watch *w)
 	free(v);
 }
 
+static int bucket_cmp(const void *a, const void *b)
+{
+	const bucket_count *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
 /*
  * Fold heap profile p into t's counters (the allocations since the last
- * collection: the delta over t->prev, or all of p the first time) and
- * gauges (in use now).  On success t keeps p as the next base (it owns it
- * from then on).  0, or -1 (out of memory: p is still the caller's).
+ * collection: each bucket's cumulative counters minus those t->base holds
+ * for its id, as goheap_profile_delta would subtract them; all of p the
+ * first time) and gauges (in use now), then make p's counters, sorted by
+ * id, the next base.  The profile itself is not kept: p stays the
+ * caller's.  0, or -1 (out of memory: t is unchanged).
  */
-static int account(target *t, goheap_profile *p)
+static int account(target *t, const goheap_profile *p)
 {
 	goheap_profile_stats st;
-	goheap_profile *d = NULL;
-	const goheap_profile *fresh;
 	goheap_record r;
-	size_t i, n;
-	double c, s;
+	bucket_count *cur = NULL;
+	size_t i, j, k, n, ncur = 0;
+	double c, s, ao = 0, ab = 0;
+	int64_t io = 0, ib = 0, dobj, dbytes;
 
 	goheap_profile_stats_get(p, &st);
-	if (t->prev != NULL && goheap_profile_delta(&d, p, t->prev) != 0)
-		return -1;
-	fresh = d != NULL ? d : p;
-	n = goheap_profile_nrecords(fresh);
-	for (i = 0; i < n; i++) {
-		goheap_profile_record(fresh, i, &r);
-		/* Counters only grow; a smaller value means a reset bucket. */
-		if (r.alloc_objects > 0 && r.alloc_bytes > 0) {
-			scale_sample(r.alloc_objects, r.alloc_bytes,
-				     st.mem_profile_rate, &c, &s);
-			t->alloc_objects += c;
-			t->alloc_bytes += s;
-		}
-	}
-	goheap_profile_free(d);
-	t->inuse_bytes = t->inuse_objects = 0;
 	n = goheap_profile_nrecords(p);
+	if (n > 0 && (cur = malloc(n * sizeof(*cur))) == NULL)
+		return -1;
 	for (i = 0; i < n; i++) {
 		goheap_profile_record(p, i, &r);
 		scale_sample(r.alloc_objects - r.free_objects,
 			     r.alloc_bytes - r.free_bytes, st.mem_profile_rate,
 			     &c, &s);
-		t->inuse_objects += (int64_t)c;
-		t->inuse_bytes += (int64_t)s;
+		io += (int64_t)c;
+		ib += (int64_t)s;
+		if (r.id != 0) {
+			cur[ncur].id = r.id;
+			cur[ncur].objects = r.alloc_objects;
+			cur[ncur].bytes = r.alloc_bytes;
+			ncur++;
+		} else if (r.alloc_objects > 0 && r.alloc_bytes > 0) {
+			/* No id: never matched, all of it is new. */
+			scale_sample(r.alloc_objects, r.alloc_bytes,
+				     st.mem_profile_rate, &c, &s);
+			ao += c;
+			ab += s;
+		}
 	}
-	goheap_profile_free(t->prev);
-	t->prev = p;
+	if (ncur > 1)
+		qsort(cur, ncur, sizeof(*cur), bucket_cmp);
+	/* Merge with the base (both sorted by id). */
+	for (i = j = 0; i < ncur; i++) {
+		while (j < t->nbase && t->base[j].id < cur[i].id)
+			j++;
+		dobj = cur[i].objects;
+		dbytes = cur[i].bytes;
+		if (j < t->nbase && t->base[j].id == cur[i].id) {
+			dobj -= t->base[j].objects;
+			dbytes -= t->base[j].bytes;
+		}
+		/* Counters only grow; a smaller value means a reset bucket. */
+		if (dobj > 0 && dbytes > 0) {
+			scale_sample(dobj, dbytes, st.mem_profile_rate, &c, &s);
+			ao += c;
+			ab += s;
+		}
+	}
+	/* One entry per id (a bucket address is unique: a duplicate would be
+	 * a torn read; keep the last, as an index of the profile would). */
+	for (i = k = 0; i < ncur; i++) {
+		if (k > 0 && cur[k - 1].id == cur[i].id)
+			k--;
+		cur[k++] = cur[i];
+	}
+	ncur = k;
+	if (ncur > 0 && ncur < n) {
+		bucket_count *shrunk = realloc(cur, ncur * sizeof(*cur));
+
+		if (shrunk != NULL)
+			cur = shrunk;
+	} else if (ncur == 0) {
+		free(cur);
+		cur = NULL;
+	}
+	free(t->base);
+	t->base = cur;
+	t->nbase = ncur;
+	t->have_base = 1;
+	t->alloc_objects += ao;
+	t->alloc_bytes += ab;
+	t->inuse_objects = io;
+	t->inuse_bytes = ib;
 	t->rate = st.mem_profile_rate;
 	t->have_stats = 1;
 	return 0;
+}
+
+/*
+ * Close t's session when there are more Go targets than KEEP_SESSIONS: an
+ * open session holds the target's executable mapped and the library's
+ * read cache (about 1.7 MiB together for a small program), so a large
+ * fleet reopens each target at its next collection instead.
+ */
+static size_t count_go(const watch *w)
+{
+	size_t i, ngo = 0;
+
+	for (i = 0; i < w->nt; i++)
+		ngo += w->t[i]->is_go != 0;
+	return ngo;
+}
+
+static void release_session(target *t, size_t ngo)
+{
+	if (ngo > KEEP_SESSIONS && t->s != NULL) {
+		goheap_close(t->s);
+		t->s = NULL;
+	}
 }
 
 static void collect_target(watch *w, target *t)
@@ -682,7 +823,14 @@ static void collect_target(watch *w, target *t)
 		rc = GOHEAP_ENOMEM;
 		goto fail;
 	}
-	p = NULL;       /* t->prev now */
+	/* Only --output-dir's delta profiles need the whole profile. */
+	goheap_profile_free(t->prev);
+	t->prev = NULL;
+	if (w->outdir != NULL)
+		t->prev = p;
+	else
+		goheap_profile_free(p);
+	p = NULL;
 	t->state = rc == GOHEAP_EDISABLED ? T_DISABLED : T_OK;
 	t->collections++;
 	return;
@@ -713,9 +861,10 @@ static double cpu_seconds(void)
 static void collect_all(watch *w)
 {
 	double t0 = now_mono(), c0 = cpu_seconds(), t1;
-	size_t k, i;
+	size_t k, i, ngo;
 
 	discover(w);
+	ngo = count_go(w);
 	if (w->mode != GH_WATCH_DISABLED && w->nt > 0) {
 		w->rot = (w->rot + 1) % w->nt;
 		for (k = 0; k < w->nt && !stop_flag; k++) {
@@ -732,6 +881,7 @@ static void collect_all(watch *w)
 			}
 			t1 = now_mono();
 			collect_target(w, t);
+			release_session(t, ngo);
 			t->last_seconds = now_mono() - t1;
 			/* Over budget, or failing (gone wrong for good, as an
 			 * unsupported runtime): back off, so that neither costs
@@ -843,7 +993,7 @@ static void metrics(watch *w, sbuf *b)
 		{ "container_go_mem_profile_rate", "gauge",
 		  "runtime.MemProfileRate of the process.", 4 },
 	};
-	size_t i, k, ngo = 0, nok = 0;
+	size_t i, k, ngo = 0, nok = 0, conn_mem = 0, base_mem = 0;
 
 	for (k = 0; k < ARRAY_LEN(per); k++) {
 		sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", per[k].name,
@@ -948,6 +1098,45 @@ static void metrics(watch *w, sbuf *b)
 		  w->rounds, w->errors, w->http_requests, w->http_errors,
 		  w->out_written, w->out_removed, cpu_seconds(),
 		  rss_bytes());
+	for (i = 0; i < w->conn_cap; i++)
+		if (w->c[i] != NULL)
+			conn_mem += conn_bytes(w->c[i]);
+	for (i = 0; i < w->nt; i++)
+		base_mem += w->t[i]->nbase * sizeof(bucket_count);
+	sb_printf(b,
+		  "# HELP go_heap_watch_connections Open HTTP connections "
+		  "(this scrape's included).\n"
+		  "# TYPE go_heap_watch_connections gauge\n"
+		  "go_heap_watch_connections %zu\n"
+		  "# HELP go_heap_watch_connections_max Connection cap; at "
+		  "it, the connection idle longest is closed for a new one.\n"
+		  "# TYPE go_heap_watch_connections_max gauge\n"
+		  "go_heap_watch_connections_max %zu\n"
+		  "# HELP go_heap_watch_connections_evicted_total Idle or "
+		  "incomplete connections closed to make room.\n"
+		  "# TYPE go_heap_watch_connections_evicted_total counter\n"
+		  "go_heap_watch_connections_evicted_total %llu\n"
+		  "# HELP go_heap_watch_connections_refused_total Connections "
+		  "closed at once: every open one was being answered.\n"
+		  "# TYPE go_heap_watch_connections_refused_total counter\n"
+		  "go_heap_watch_connections_refused_total %llu\n"
+		  "# HELP go_heap_watch_connection_memory_bytes Memory held "
+		  "by open connections: state, header buffers, unsent "
+		  "responses (not the base profiles of parked ?seconds=N "
+		  "requests).\n"
+		  "# TYPE go_heap_watch_connection_memory_bytes gauge\n"
+		  "go_heap_watch_connection_memory_bytes %zu\n"
+		  "# HELP go_heap_watch_http_busy_total /pprof requests "
+		  "answered 503: too many responses in progress.\n"
+		  "# TYPE go_heap_watch_http_busy_total counter\n"
+		  "go_heap_watch_http_busy_total %llu\n"
+		  "# HELP go_heap_watch_bucket_state_bytes Memory kept "
+		  "between collections for the counters' deltas (per-bucket "
+		  "cumulative counters).\n"
+		  "# TYPE go_heap_watch_bucket_state_bytes gauge\n"
+		  "go_heap_watch_bucket_state_bytes %zu\n",
+		  w->nconns, w->conn_cap, w->conns_evicted, w->conns_refused,
+		  conn_mem, w->http_busy, base_mem);
 }
 
 /* ---- HTTP --------------------------------------------------------------- */
@@ -968,9 +1157,45 @@ static const char *reason(int code)
 	}
 }
 
+/* The idle list (watch.idle_head .. idle_tail): connections reading. */
+static void idle_unlink(watch *w, conn *c)
+{
+	if (!c->idle_linked)
+		return;
+	if (c->idle_prev != NULL)
+		c->idle_prev->idle_next = c->idle_next;
+	else
+		w->idle_head = c->idle_next;
+	if (c->idle_next != NULL)
+		c->idle_next->idle_prev = c->idle_prev;
+	else
+		w->idle_tail = c->idle_prev;
+	c->idle_prev = c->idle_next = NULL;
+	c->idle_linked = 0;
+}
+
+/* Append c (it was just accepted, or just sent bytes): the newest. */
+static void idle_touch(watch *w, conn *c)
+{
+	idle_unlink(w, c);
+	c->idle_prev = w->idle_tail;
+	c->idle_next = NULL;
+	if (w->idle_tail != NULL)
+		w->idle_tail->idle_next = c;
+	else
+		w->idle_head = c;
+	w->idle_tail = c;
+	c->idle_linked = 1;
+}
+
 static void respond(watch *w, conn *c, int code, const char *ctype,
 		    const char *extra, const void *body, size_t len, int head)
 {
+	idle_unlink(w, c);
+	/* The request is done with: only the response is kept. */
+	free(c->in);
+	c->in = NULL;
+	c->inlen = c->incap = 0;
 	c->out.len = 0;
 	sb_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
 		  "Content-Length: %zu\r\nConnection: close\r\n"
@@ -1144,6 +1369,16 @@ static int collect_kind(target *t, int kind, goheap_profile **out)
 	return rc;
 }
 
+/* /pprof responses being written or parked (c itself is neither yet). */
+static size_t busy_conns(const watch *w)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < w->conn_cap; i++)
+		n += w->c[i] != NULL && (w->c[i]->writing || w->c[i]->parked);
+	return n;
+}
+
 static void pprof_request(watch *w, conn *c, const char *path,
 			  const char *q, int head)
 {
@@ -1212,6 +1447,13 @@ static void pprof_request(watch *w, conn *c, const char *path,
 			return;
 		}
 	}
+	if (busy_conns(w) >= MAX_BUSY) {
+		/* Each holds a profile or its bytes: bound what they cost. */
+		w->http_busy++;
+		respond_text(w, c, 503, "too many profile requests in "
+			     "progress, retry later\n");
+		return;
+	}
 	rc = collect_kind(t, kind, &p);
 	if (rc != 0) {
 		if (rc == GOHEAP_EDISABLED)
@@ -1223,10 +1465,16 @@ static void pprof_request(watch *w, conn *c, const char *path,
 				 "%s\n", t->err);
 		respond_text(w, c, rc == GOHEAP_EDISABLED ? 503 : 500, msg);
 		goheap_profile_free(p);
+		release_session(t, count_go(w));
 		return;
 	}
 	if (secs > 0) {
 		/* Park it: the loop finishes it when due. */
+		idle_unlink(w, c);
+		free(c->in);
+		c->in = NULL;
+		c->inlen = c->incap = 0;
+		release_session(t, count_go(w));
 		c->p0 = p;
 		c->parked = 1;
 		c->pid = (int)pid;
@@ -1237,6 +1485,7 @@ static void pprof_request(watch *w, conn *c, const char *path,
 	}
 	send_profile(w, c, t, p, debug, NULL, head);
 	goheap_profile_free(p);
+	release_session(t, count_go(w));
 }
 
 static void finish_parked(watch *w, conn *c)
@@ -1254,9 +1503,11 @@ static void finish_parked(watch *w, conn *c)
 	rc = collect_kind(t, c->kind, &p);
 	if (rc != 0) {
 		respond_text(w, c, 500, "Could not collect profile\n");
+		release_session(t, count_go(w));
 		goto out;
 	}
 	send_profile(w, c, t, p, 0, c->p0, 0);
+	release_session(t, count_go(w));
 out:
 	goheap_profile_free(p);
 	goheap_profile_free(c->p0);
@@ -1313,15 +1564,19 @@ static void handle_request(watch *w, conn *c)
 	}
 }
 
-static void conn_close(watch *w, int i)
+static void conn_close(watch *w, size_t i)
 {
 	conn *c = w->c[i];
 
+	idle_unlink(w, c);
 	close(c->fd);
+	free(c->in);
 	free(c->out.p);
 	goheap_profile_free(c->p0);
 	free(c);
 	w->c[i] = NULL;
+	w->free_slots[w->nfree++] = i;
+	w->nconns--;
 }
 
 static void conn_read(watch *w, conn *c)
@@ -1332,7 +1587,23 @@ static void conn_read(watch *w, conn *c)
 		respond_text(w, c, 431, "request too large\n");
 		return;
 	}
-	n = recv(c->fd, c->in + c->inlen, MAX_REQ - c->inlen, 0);
+	/* Grow the header buffer as bytes come: REQ_CHUNK, then doubling up
+	 * to MAX_REQ + 1 (an idle or half-sent request costs little). */
+	if (c->incap - c->inlen < REQ_CHUNK / 2 && c->incap < MAX_REQ + 1) {
+		size_t nc = c->incap ? c->incap * 2 : REQ_CHUNK;
+		char *np;
+
+		if (nc > MAX_REQ + 1)
+			nc = MAX_REQ + 1;
+		np = realloc(c->in, nc);
+		if (np == NULL) {
+			c->deadline = 0;  /* drop */
+			return;
+		}
+		c->in = np;
+		c->incap = nc;
+	}
+	n = recv(c->fd, c->in + c->inlen, c->incap - 1 - c->inlen, 0);
 	if (n <= 0) {
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
@@ -1346,6 +1617,8 @@ static void conn_read(watch *w, conn *c)
 		handle_request(w, c);
 	else if (c->inlen >= MAX_REQ)
 		respond_text(w, c, 431, "request too large\n");
+	else
+		idle_touch(w, c);
 }
 
 /* 1 when done (close it). */
@@ -1366,25 +1639,58 @@ static int conn_write(conn *c)
 	return 1;
 }
 
+/*
+ * Make room for one more connection: close the one that has been reading
+ * a request, without a byte, for the longest time.  0, or -1 when every
+ * connection is being answered (then the new one is refused).
+ */
+static int evict_idle(watch *w)
+{
+	if (w->idle_head == NULL)
+		return -1;
+	conn_close(w, w->idle_head->slot);
+	w->conns_evicted++;
+	return 0;
+}
+
 static void accept_conns(watch *w)
 {
-	int i, fd;
+	int fd;
 	conn *c;
 
 	for (;;) {
 		fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EMFILE && errno != ENFILE &&
+			    errno != ENOBUFS && errno != ENOMEM)
+				return;
+			/* Out of descriptors or memory: free an idle one and
+			 * retry, or stop accepting for a moment (the
+			 * listener would wake poll at once). */
+			if (evict_idle(w) == 0)
+				continue;
+			w->accept_pause = now_mono() + 0.1;
 			return;
-		for (i = 0; i < MAX_CONNS && w->c[i] != NULL; i++)
-			;
-		c = i < MAX_CONNS ? calloc(1, sizeof(*c)) : NULL;
+		}
+		if (w->nconns >= w->conn_cap && evict_idle(w) != 0) {
+			w->conns_refused++;
+			close(fd);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
 		if (c == NULL) {
+			w->conns_refused++;
 			close(fd);
 			continue;
 		}
 		c->fd = fd;
+		c->slot = w->free_slots[--w->nfree];
 		c->deadline = now_mono() + READ_TIMEOUT_MS / 1000.0;
-		w->c[i] = c;
+		w->c[c->slot] = c;
+		w->nconns++;
+		idle_touch(w, c);
 	}
 }
 
@@ -1426,7 +1732,7 @@ static int open_listener(const char *spec, char *desc, size_t dlen)
 			continue;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 &&
-		    listen(fd, 64) == 0)
+		    listen(fd, 1024) == 0)
 			break;
 		close(fd);
 		fd = -1;
@@ -1445,13 +1751,21 @@ static int open_listener(const char *spec, char *desc, size_t dlen)
 
 /* ---- options and main loop --------------------------------------------- */
 
-static void serve(watch *w)
+/* 0, or -1 (out of memory) when pfd/idx cannot be allocated. */
+static int serve(watch *w)
 {
-	struct pollfd pfd[MAX_CONNS + 1];
-	int idx[MAX_CONNS + 1];
+	struct pollfd *pfd;
+	size_t *idx, i, n;
 	double next = now_mono(), t, wake;
-	int i, n, ms;
+	int ms;
 
+	pfd = calloc(w->conn_cap + 1, sizeof(*pfd));
+	idx = calloc(w->conn_cap + 1, sizeof(*idx));
+	if (pfd == NULL || idx == NULL) {
+		free(pfd);
+		free(idx);
+		return -1;
+	}
 	while (!stop_flag) {
 		t = now_mono();
 		if (t >= next) {
@@ -1463,10 +1777,14 @@ static void serve(watch *w)
 		}
 		wake = next;
 		n = 0;
-		pfd[n].fd = w->lfd;
-		pfd[n].events = POLLIN;
-		idx[n++] = -1;
-		for (i = 0; i < MAX_CONNS; i++) {
+		if (w->accept_pause <= t) {
+			pfd[n].fd = w->lfd;
+			pfd[n].events = POLLIN;
+			idx[n++] = (size_t)-1;
+		} else if (w->accept_pause < wake) {
+			wake = w->accept_pause;
+		}
+		for (i = 0; i < w->conn_cap; i++) {
 			conn *c = w->c[i];
 
 			if (c == NULL)
@@ -1491,6 +1809,7 @@ static void serve(watch *w)
 				wake = c->deadline;
 			pfd[n].fd = c->fd;
 			pfd[n].events = c->writing ? POLLOUT : POLLIN;
+			pfd[n].revents = 0;
 			idx[n++] = i;
 		}
 		ms = (int)((wake - t) * 1000) + 1;
@@ -1500,11 +1819,12 @@ static void serve(watch *w)
 			ms = 1000;
 		if (poll(pfd, (nfds_t)n, ms) <= 0)
 			continue;
-		for (i = 1; i < n; i++) {
-			conn *c = w->c[idx[i]];
+		for (i = 0; i < n; i++) {
+			conn *c;
 
-			if (pfd[i].revents == 0)
+			if (idx[i] == (size_t)-1 || pfd[i].revents == 0)
 				continue;
+			c = w->c[idx[i]];
 			if (c->writing) {
 				if (conn_write(c))
 					conn_close(w, idx[i]);
@@ -1515,9 +1835,38 @@ static void serve(watch *w)
 					conn_close(w, idx[i]);
 			}
 		}
-		if (pfd[0].revents & POLLIN)
+		if (n > 0 && idx[0] == (size_t)-1 && (pfd[0].revents & POLLIN))
 			accept_conns(w);
 	}
+	free(pfd);
+	free(idx);
+	return 0;
+}
+
+/*
+ * The connection cap: MAX_CONNS, or fewer when the descriptor limit
+ * (raised to its hard limit first) leaves less than that beside
+ * FD_RESERVE for the targets and files.
+ */
+static size_t connection_cap(void)
+{
+	struct rlimit rl;
+	rlim_t avail;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 32;
+	if (rl.rlim_cur != RLIM_INFINITY &&
+	    (rl.rlim_max == RLIM_INFINITY || rl.rlim_cur < rl.rlim_max)) {
+		struct rlimit want = rl;
+
+		want.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			rl = want;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return MAX_CONNS;
+	avail = rl.rlim_cur > FD_RESERVE + 32 ? rl.rlim_cur - FD_RESERVE : 32;
+	return avail < MAX_CONNS ? (size_t)avail : MAX_CONNS;
 }
 
 int gh_watch_main(int argc, char **argv)
@@ -1527,6 +1876,7 @@ int gh_watch_main(int argc, char **argv)
 	struct sigaction sa;
 	char desc[200], err[300], help[4096];
 	size_t i;
+	int rc = 0;
 
 	if (gh_watch_parse(&o, argc, argv, 1, err, sizeof(err)) != 0) {
 		fprintf(stderr, "go-heap watch: %s (see go-heap watch --help)\n",
@@ -1558,11 +1908,27 @@ int gh_watch_main(int argc, char **argv)
 		free(w.pids);
 		return 1;
 	}
+	w.conn_cap = connection_cap();
+	w.c = calloc(w.conn_cap, sizeof(*w.c));
+	w.free_slots = calloc(w.conn_cap, sizeof(*w.free_slots));
+	if (w.c == NULL || w.free_slots == NULL) {
+		fprintf(stderr, "go-heap watch: out of memory\n");
+		free(w.c);
+		free(w.free_slots);
+		free(w.pids);
+		return 1;
+	}
+	/* Free slots, lowest on top. */
+	for (i = 0; i < w.conn_cap; i++)
+		w.free_slots[i] = w.conn_cap - 1 - i;
+	w.nfree = w.conn_cap;
 	snprintf(desc, sizeof(desc), "%s", w.listen);
 	w.lfd = open_listener(w.listen, desc, sizeof(desc));
 	if (w.lfd < 0) {
 		fprintf(stderr, "go-heap watch: cannot listen on %s: %s\n",
 			w.listen, strerror(errno));
+		free(w.c);
+		free(w.free_slots);
 		free(w.pids);
 		return 1;
 	}
@@ -1574,14 +1940,19 @@ int gh_watch_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "go-heap watch: listening on %s\n", desc);
 	w.started = now_mono();
-	serve(&w);
-	for (i = 0; i < MAX_CONNS; i++)
+	if (serve(&w) != 0) {
+		fprintf(stderr, "go-heap watch: out of memory\n");
+		rc = 1;
+	}
+	for (i = 0; i < w.conn_cap; i++)
 		if (w.c[i] != NULL)
-			conn_close(&w, (int)i);
+			conn_close(&w, i);
 	for (i = 0; i < w.nt; i++)
 		target_free(w.t[i]);
 	free(w.t);
+	free(w.c);
+	free(w.free_slots);
 	free(w.pids);
 	close(w.lfd);
-	return 0;
+	return rc;
 }

@@ -25,6 +25,11 @@
 #     one started later is picked up;
 #   - --output-dir holds PID-COMM-TIME.pb.gz delta profiles within the size cap;
 #   - bad requests (garbage, POST, oversized, unknown profile) get 4xx and the exporter lives on;
+#   - idle clients do not stop scrapes: with 1000 connections held open (half of them having sent
+#     part of a request line), GET /metrics and GET /pprof/PID/heap each answer 200 within 1 s,
+#     and /metrics reports them (go_heap_watch_connections, go_heap_watch_connection_memory_bytes);
+#     a second exporter whose descriptor limit caps it at 144 connections closes the connection
+#     idle longest for a new one (evictions counted) and still answers;
 #   - SIGTERM ends it with status 0.
 # Every wait is bounded; everything listens on 127.0.0.1 only.
 # Environment: as tests/run-live.sh; GOHEAP_WATCH_GO (toolchain, default the newest installed).
@@ -39,7 +44,7 @@ if ! gh_have_goheap; then
 	gh_skip "all: $GH_GOHEAP is not built"
 	gh_summary
 fi
-GOHEAP_GO_VERSIONS=${GOHEAP_WATCH_GO:-${GOHEAP_GO_VERSIONS:-1.19 1.21 1.22 1.23 1.24}}
+GOHEAP_GO_VERSIONS=${GOHEAP_WATCH_GO:-${GOHEAP_GO_VERSIONS:-$GH_GO_ALL}}
 gh_toolchains >/dev/null
 if [ "${#GH_GO_NAMES[@]}" -eq 0 ]; then
 	gh_skip "all: no Go toolchain installed"
@@ -82,6 +87,53 @@ try:
     print(s.recv(200).split(b"\r\n")[0].decode())
 except OSError as e:
     print("error", e)
+PY
+}
+
+# flood HOST PORT NCONN PATH...: hold NCONN connections open (the odd ones having sent half a
+# request line), then GET each PATH on a new connection, timed from connect to the end of the
+# body; print "PATH STATUS SECONDS" for each and the body of the first in flood.body; close all.
+# Bounded: NCONN connections with 5 s timeouts, the whole at most 30 s.
+flood() {
+	python3 - "$@" "$d/flood.body" <<'PY'
+import resource, socket, sys, time
+host, port, n, paths, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:-1], sys.argv[-1]
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if soft != resource.RLIM_INFINITY and soft < n + 64:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(n + 64, hard) if hard != resource.RLIM_INFINITY else n + 64, hard))
+t_end = time.monotonic() + 30
+held = []
+try:
+    for i in range(n):
+        if time.monotonic() > t_end:
+            break
+        s = socket.create_connection((host, port), timeout=5)
+        if i % 2:
+            s.sendall(b"GET /metrics HT")
+        held.append(s)
+    print("held %d" % len(held))
+    time.sleep(0.5)  # let the exporter accept them all
+    for k, path in enumerate(paths):
+        t0 = time.monotonic()
+        status, body = "000", b""
+        try:
+            s = socket.create_connection((host, port), timeout=5)
+            s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (path, host)).encode())
+            while time.monotonic() < t_end:
+                b = s.recv(65536)
+                if not b:
+                    break
+                body += b
+            s.close()
+            status = body.split(b" ", 2)[1].decode() if body.startswith(b"HTTP/1.") else "000"
+        except OSError as e:
+            status = "000(%s)" % e
+        print("%s %s %.3f" % (path, status, time.monotonic() - t0))
+        if k == 0:
+            open(out, "wb").write(body.partition(b"\r\n\r\n")[2])
+finally:
+    for s in held:
+        s.close()
 PY
 }
 
@@ -278,6 +330,65 @@ if [ -z "$bad" ] && kill -0 "$WATCH" 2>/dev/null && metrics_has go_heap_watch_ta
 else
 	gh_fail "bad requests:$bad"
 fi
+
+# ---- idle clients do not stop scrapes ------------------------------------------------------------
+flood "$HOST" "$PORT" 1000 /metrics "/pprof/$HP/heap" >"$d/flood.out" 2>&1
+held=$(sed -n 's/^held //p' "$d/flood.out")
+bad=
+for path in /metrics "/pprof/$HP/heap"; do
+	line=$(grep "^$path " "$d/flood.out")
+	set -- $line
+	if [ "${2:-}" != 200 ] || ! awk -v t="${3:-9}" 'BEGIN { exit !(t < 1.0) }'; then
+		bad="$bad [$path: '${line:-no answer}']"
+	fi
+done
+conns=$(sed -n 's/^go_heap_watch_connections \([0-9]*\)$/\1/p' "$d/flood.body")
+cmax=$(sed -n 's/^go_heap_watch_connections_max \([0-9]*\)$/\1/p' "$d/flood.body")
+cmem=$(sed -n 's/^go_heap_watch_connection_memory_bytes \([0-9]*\)$/\1/p' "$d/flood.body")
+# All 1000 open, unless the descriptor limit's hard cap holds the exporter below that.
+if [ "${held:-0}" -eq 1000 ] && [ -z "$bad" ] && [ -n "$cmem" ] &&
+	{ [ "${conns:-0}" -ge 1000 ] || [ "${conns:-0}" -ge "${cmax:-1}" ]; }; then
+	gh_pass "idle clients: with 1000 connections held (500 half-sent), $(grep '^/' "$d/flood.out" | awk '{ printf "%s%s %s in %s s", (NR > 1 ? ", " : ""), $1, $2, $3 }'); go_heap_watch_connections $conns (max $cmax), connection memory $cmem bytes"
+else
+	gh_fail "idle clients: held ${held:-0} connections;$bad; go_heap_watch_connections '${conns:-}', memory '${cmem:-}'"
+	gh_show "$d/flood.out" 10
+fi
+conns_back() { metrics_has '^go_heap_watch_connections [1-9]$'; }
+if wait_for 10 conns_back; then
+	gh_pass "idle clients: closed, go_heap_watch_connections back to $(sed -n 's/^go_heap_watch_connections //p' "$d/m.txt")"
+else
+	gh_fail "idle clients: go_heap_watch_connections still '$(sed -n 's/^go_heap_watch_connections //p' "$d/m.txt")' 10 s after they closed"
+fi
+# A descriptor limit of 400 caps the connections at 144: the one idle longest makes room.
+( ulimit -n 400 2>/dev/null; exec "$GH_GOHEAP" watch --interval 1s --listen 127.0.0.1:0 "$HP" ) \
+	>"$d/cap.out" 2>"$d/cap.err" </dev/null &
+CW=$!
+GH_PIDS+=("$CW")
+clistening() { grep -q 'listening on' "$d/cap.err" 2>/dev/null; }
+if ! wait_for 10 clistening; then
+	gh_fail "idle clients at the cap: the second exporter did not start"
+	gh_show "$d/cap.err" 5
+else
+	CADDR=$(sed -n 's/.*listening on //p' "$d/cap.err" | head -n 1)
+	flood "${CADDR%:*}" "${CADDR##*:}" 300 /metrics "/pprof/$HP/heap" >"$d/flood.out" 2>&1
+	bad=
+	for path in /metrics "/pprof/$HP/heap"; do
+		line=$(grep "^$path " "$d/flood.out")
+		set -- $line
+		if [ "${2:-}" != 200 ] || ! awk -v t="${3:-9}" 'BEGIN { exit !(t < 1.0) }'; then
+			bad="$bad [$path: '${line:-no answer}']"
+		fi
+	done
+	cmax=$(sed -n 's/^go_heap_watch_connections_max //p' "$d/flood.body")
+	ev=$(sed -n 's/^go_heap_watch_connections_evicted_total //p' "$d/flood.body")
+	if [ -z "$bad" ] && [ "${cmax:-0}" -lt 300 ] && [ "${ev:-0}" -gt 0 ]; then
+		gh_pass "idle clients at the cap ($cmax): 300 held, $ev idle ones closed to make room, /metrics and /pprof/$HP/heap answered 200 within 1 s"
+	else
+		gh_fail "idle clients at the cap: max '${cmax:-}', evicted '${ev:-}';$bad"
+		gh_show "$d/flood.out" 5
+	fi
+fi
+gh_stop "$CW"
 
 # ---- Prometheus --------------------------------------------------------------------------------
 prom_query() { # EXPR -> the first value, or nothing
