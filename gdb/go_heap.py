@@ -12,7 +12,9 @@
 # through gdb, so the command works on whatever gdb can read: a live process
 # (`gdb -p`), a core (`gdb EXE CORE`), or a gdbserver target (`target
 # remote`).  The options are parsed by the library's own option table
-# (goheap_command), so they are the CLI's options by construction.
+# (goheap_command), so they are the CLI's options by construction, and this
+# command's help and TAB completion are generated from the same table
+# (goheap_command_options): there is no list of options in this file.
 #
 # ctypes rather than a C extension module: a C extension would have to be
 # compiled against the headers of the exact Python that gdb embeds (gdb 13 on
@@ -55,11 +57,9 @@ GOHEAP_EUNMAPPED = -4
 GOHEAP_EUNSUPPORTED = -12
 GOHEAP_ENOEXE = -14
 
-GOHEAP_MEMSRC_OPS_VERSION = 1
+GOHEAP_MEMSRC_OPS_VERSION = 2
 GOHEAP_OPTIONS_VERSION = 1
-
-# goheap_command's exit statuses (the CLI contract).
-_EXIT_OK, _EXIT_ERROR, _EXIT_USAGE, _EXIT_DISABLED = 0, 1, 2, 3
+GOHEAP_FORMAT_PPROF = 0
 
 
 class _Mapping(ctypes.Structure):
@@ -109,6 +109,11 @@ class _Ops(ctypes.Structure):
         ("write", _WRITE_FN),
         ("describe", _DESCRIBE_FN),
         ("close", _CLOSE_FN),
+        # Version 2: no stop slot (gdb has stopped the inferior already)
+        # and no thread stacks: NULL.
+        ("stop", ctypes.c_void_p),
+        ("resume", ctypes.c_void_p),
+        ("thread_stacks", ctypes.c_void_p),
     ]
 
 
@@ -117,7 +122,20 @@ class _Options(ctypes.Structure):
         ("version", ctypes.c_uint),
         ("exe", ctypes.c_char_p),
         ("sysroot", ctypes.c_char_p),
+        ("reserved", ctypes.c_int),
+    ]
+
+
+class _CommandResult(ctypes.Structure):
+    _fields_ = [
+        ("out", ctypes.c_void_p),
+        ("out_len", ctypes.c_size_t),
+        ("format", ctypes.c_int),
+        ("output", ctypes.c_char_p),
+        ("quiet", ctypes.c_int),
         ("verbose", ctypes.c_int),
+        ("message", ctypes.c_char * 512),
+        ("warnings", ctypes.c_char * 1024),
     ]
 
 
@@ -166,10 +184,12 @@ def _declare(lib):
     lib.goheap_close.argtypes = [vp]
     lib.goheap_close.restype = None
     lib.goheap_command.argtypes = [vp, ci, ctypes.POINTER(cp),
-                                   ctypes.POINTER(vp),
-                                   ctypes.POINTER(ctypes.c_size_t),
-                                   ctypes.c_char_p, ctypes.c_size_t]
+                                   ctypes.POINTER(_CommandResult)]
     lib.goheap_command.restype = ci
+    lib.goheap_command_options.argtypes = [cp, ctypes.c_size_t]
+    lib.goheap_command_options.restype = ci
+    lib.goheap_describe.argtypes = [vp]
+    lib.goheap_describe.restype = cp
     lib.goheap_free.argtypes = [vp]
     lib.goheap_free.restype = None
     return lib
@@ -190,8 +210,9 @@ def _load_library():
             continue
         try:
             lib = ctypes.CDLL(path)
-            if not hasattr(lib, "goheap_command"):
-                errors.append("%s: not libgoheap (no goheap_command)" % path)
+            if not hasattr(lib, "goheap_command_options"):
+                errors.append("%s: not this version's libgoheap (no "
+                              "goheap_command_options)" % path)
                 continue
             _lib = _declare(lib)
             return _lib
@@ -642,55 +663,66 @@ def gdb_quote(s):
 # ---------------------------------------------------------------------------
 # The command.
 
-# For TAB completion only: the library's option table (src/options.c) is
-# authoritative for parsing.
-_OPTIONS = ("--dry-run", "--force", "--format", "--help", "--output",
-            "--profile", "--quiet", "--sample-index", "--top", "--verbose",
-            "--version")
-_VALUES = {
-    "--format": ("pprof", "text", "top", "collapsed"),
-    "-f": ("pprof", "text", "top", "collapsed"),
-    "--profile": ("heap", "allocs", "block", "mutex"),
-    "-p": ("heap", "allocs", "block", "mutex"),
-    "--sample-index": ("inuse_space", "inuse_objects", "alloc_space",
-                       "alloc_objects"),
-    "-s": ("inuse_space", "inuse_objects", "alloc_space", "alloc_objects"),
-}
 _FILE_ARG = ("-o", "--output")
-_MSG_LEN = 16384
 
 
-class GoHeapCommand(gdb.Command):
-    """Write the Go heap profile of the current inferior, as runtime/pprof would.
+def _option_table(lib):
+    """[(long, letter or None, ARG or None, (values...), help)] from the
+    library's own option table (goheap_command_options)."""
+    buf = ctypes.create_string_buffer(16384)
+    if lib.goheap_command_options(buf, len(buf)) != 0:
+        return []
+    rows = []
+    for line in buf.value.decode("utf-8", "replace").splitlines():
+        f = line.split("\t")
+        if len(f) != 5:
+            continue
+        rows.append((f[0], None if f[1] == "-" else f[1], f[2] or None,
+                     tuple(v for v in f[3].split("|") if v), f[4]))
+    return rows
+
+
+def _completions(rows):
+    """Option words and, per option spelling, its accepted values."""
+    words = tuple(sorted("--" + r[0] for r in rows))
+    values = {}
+    for lng, letter, _, vals, _ in rows:
+        if vals:
+            values["--" + lng] = vals
+            if letter:
+                values["-" + letter] = vals
+    return words, values
+
+
+def _help_text(rows):
+    """`help go-heap`: fixed prose around the rows of the option table."""
+    lines = []
+    for lng, letter, arg, _, hlp in rows:
+        left = ("-%s, " % letter if letter else "    ") + "--" + lng
+        if arg:
+            left += "[=%s]" % arg if lng == "force" else " " + arg
+        lines.append("  %-24s %s" % (left, hlp))
+    return _DOC_HEAD + "\n".join(lines) + "\n" + _DOC_TAIL
+
+
+_DOC_HEAD = """Write the Go heap profile of the current inferior, as runtime/pprof would.
 
 Usage: go-heap [OPTIONS]
 
 Reads the sampled heap profile (runtime.mbuckets) of the Go program being
 debugged, a live process, a core file or a gdbserver target, through gdb's
 memory access, and writes it like runtime/pprof.  The options are those of
-the go-heap command line, without the target (the current inferior is the
-target, and its executable is the current program's):
+the go-heap command line (its option table, read from libgoheap), without
+the target: the current inferior is the target, and its executable is the
+current program's.
 
-  -f, --format F        pprof | text | top | collapsed
-                        (default: from -o's extension, else top)
-  -o, --output FILE     write the profile to FILE instead of showing it
-                        ('-' shows it); pprof output needs a file
-  -p, --profile K       heap (default) | allocs | block | mutex
-  -s, --sample-index I  inuse_space | inuse_objects | alloc_space |
-                        alloc_objects (top, collapsed)
-  -n, --top N           rows of the top table (default 20)
-  --force[=RATE]        enable heap profiling in a process whose
-                        MemProfileRate is 0 (default 524288); live and remote
-                        targets only, refused on a core
-  --dry-run             with --force: say what would be written, change nothing
-  -q, --quiet           print errors only
-  -v, --verbose         more detail
-  --version             the version of go-heap
-  -h, --help            this text
+"""
 
-Output goes through gdb's pager.  Errors are reported as gdb errors; the
-command fails with "memory profiling is disabled" when the target's
-MemProfileRate is 0 and nothing was recorded.
+_DOC_TAIL = """
+Output goes through gdb's pager; pprof output needs -o FILE.  Errors are
+reported as gdb errors; the command fails with "memory profiling is
+disabled" when the target's MemProfileRate is 0 (see --force; live and
+remote targets only, refused on a core).
 
 The library libgoheap is found through $GOHEAP_LIBRARY, else next to this
 script in a built source tree (src/.libs, build/src/.libs), else in the
@@ -702,7 +734,31 @@ Examples:
   go-heap -o heap.pb.gz        gzip'd profile.proto for `go tool pprof`
   go-heap -p allocs -f collapsed -o allocs.folded"""
 
+
+def _init_options():
+    """Help and completion from the library; without it, a doc that says
+    why (the command itself then reports the same error)."""
+    try:
+        rows = _option_table(_load_library())
+    except gdb.GdbError as e:
+        return (), {}, "%s\n\n%s" % (_DOC_HEAD.rstrip(), e)
+    words, values = _completions(rows)
+    return words, values, _help_text(rows)
+
+
+_OPTIONS, _VALUES, _DOC = (), {}, ""
+_MSG_LEN = 16384
+
+
+class GoHeapCommand(gdb.Command):
+    """Write the Go heap profile of the current inferior (see help go-heap)."""
+
     def __init__(self):
+        # gdb reads the class docstring for `help go-heap` when the command
+        # is registered: generate it from the library's option table first.
+        global _OPTIONS, _VALUES, _DOC
+        _OPTIONS, _VALUES, _DOC = _init_options()
+        type(self).__doc__ = _DOC
         super().__init__("go-heap", gdb.COMMAND_DATA)
 
     # ---- completion ------------------------------------------------------
@@ -770,7 +826,7 @@ Examples:
         argv = gdb.string_to_argv(arg)
         front = self._front_options(argv)
         if "--help" in front:
-            gdb.write(self.__doc__ + "\n")
+            gdb.write(_DOC + "\n")
             return
         lib = _load_library()
         if "--version" in front:
@@ -786,6 +842,7 @@ Examples:
         src = _GdbSource()
         sess = ctypes.c_void_p()
         opts = _Options(GOHEAP_OPTIONS_VERSION, None, None, 0)
+        res = _CommandResult()
         try:
             rc = lib.goheap_open_memsrc(ctypes.byref(sess),
                                         ctypes.byref(src.ops), None,
@@ -793,41 +850,57 @@ Examples:
             if rc != 0:
                 raise gdb.GdbError("go-heap: %s" % self._message(
                     lib.goheap_errmsg(sess), src))
-            status, out, msg = self._command(lib, sess, argv)
+            status, out = self._command(lib, sess, argv, res)
+            if status == 0 and res.verbose:
+                gdb.write(lib.goheap_describe(sess).decode(
+                    "utf-8", "replace") + "\n", gdb.STDERR)
         finally:
             # goheap_close calls src's close callback, so src (and the
             # ctypes callbacks it holds) must stay alive until it returns.
             lib.goheap_close(sess)
             self._trace(src)
-        if status != _EXIT_OK:
-            raise gdb.GdbError("go-heap: %s" % self._message(msg, src))
-        if out is not None:
+        if status != 0:
+            raise gdb.GdbError("go-heap: %s" % self._message(res.message,
+                                                             src))
+        if res.warnings and not res.quiet:
+            for w in res.warnings.decode("utf-8", "replace").splitlines():
+                gdb.write("go-heap: %s\n" % w, gdb.STDERR)
+        if res.message and not res.quiet:
+            gdb.write(res.message.decode("utf-8", "replace") + "\n")
+        if out is None:
+            return
+        if res.output:
+            path = os.fsdecode(res.output)
             try:
-                text = out.decode("utf-8")
-            except UnicodeDecodeError:
-                raise gdb.GdbError("go-heap: this output is binary (pprof); "
-                                   "write it to a file with -o FILE")
-            gdb.write(text)
-        elif msg:
-            gdb.write(msg.decode("utf-8", "replace") + "\n")
+                with open(path, "wb") as f:
+                    f.write(out)
+            except OSError as e:
+                raise gdb.GdbError("go-heap: writing %s: %s"
+                                   % (path, e.strerror or e))
+            if not res.quiet:
+                gdb.write("wrote %d bytes to %s\n" % (len(out), path))
+            return
+        if res.format == GOHEAP_FORMAT_PPROF:
+            raise gdb.GdbError("go-heap: this output is binary (pprof); "
+                               "write it to a file with -o FILE")
+        gdb.write(out.decode("utf-8", "replace"))
 
     @staticmethod
-    def _command(lib, sess, argv):
+    def _command(lib, sess, argv, res):
         bargs = [os.fsencode(a) for a in argv]
         cargv = (ctypes.c_char_p * (len(bargs) + 1))(*bargs, None)
-        out = ctypes.c_void_p()
-        out_len = ctypes.c_size_t()
-        msg = ctypes.create_string_buffer(_MSG_LEN)
         status = lib.goheap_command(sess, len(bargs), cargv,
-                                    ctypes.byref(out), ctypes.byref(out_len),
-                                    msg, _MSG_LEN)
+                                    ctypes.byref(res))
         data = None
-        if out.value:
+        if res.out:
             try:
-                data = ctypes.string_at(out.value, out_len.value)
+                data = ctypes.string_at(res.out, res.out_len)
             finally:
-                lib.goheap_free(out)
-        return status, data, msg.value
+                lib.goheap_free(ctypes.c_void_p(res.out))
+                res.out = None
+        # res.output points into cargv: copy it while cargv is alive.
+        res.output = bytes(res.output) if res.output else None
+        return status, data
 
     @staticmethod
     def _message(msg, src):

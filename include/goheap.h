@@ -15,6 +15,14 @@
  * caller and freed with the matching goheap_*_free / goheap_close, all of
  * which accept NULL.  Strings returned by accessor functions stay valid until
  * the object they came from is freed.
+ *
+ * Threads: the library has no global mutable state, so different sessions
+ * may be used from different threads at the same time.  One session, and
+ * the calls that take it (collect, write, force, describe, errmsg), must not
+ * be used from two threads at once: it holds the last error message and a
+ * cache of the target's memory.  A profile is never modified after it is
+ * collected: goheap_profile_nrecords/record/stats_get/delta may read one
+ * profile from several threads at once.
  */
 #ifndef GOHEAP_H
 #define GOHEAP_H
@@ -206,7 +214,7 @@ typedef struct goheap_options {
 	unsigned version;        /* GOHEAP_OPTIONS_VERSION */
 	const char *exe;         /* executable override, or NULL */
 	const char *sysroot;     /* prefix for paths recorded in a core, or NULL */
-	int verbose;             /* reserved for diagnostics */
+	int reserved;            /* must be 0 (was `verbose`, never read) */
 } goheap_options;
 
 #define GOHEAP_OPTIONS_INIT { GOHEAP_OPTIONS_VERSION, NULL, NULL, 0 }
@@ -288,12 +296,25 @@ enum goheap_sample_index {
 	GOHEAP_SAMPLE_INUSE_SPACE = 3,
 };
 
+/* The sample indexes of block and mutex profiles (default: delay). */
+enum goheap_block_sample_index {
+	GOHEAP_SAMPLE_CONTENTIONS = 16,
+	GOHEAP_SAMPLE_DELAY = 17,
+};
+
+/* runtime.MemProfileRate's default, one sample per 512 KiB allocated. */
+#define GOHEAP_DEFAULT_MEM_PROFILE_RATE 524288
+
 typedef struct goheap_profile goheap_profile;
 
 /*
  * Collect a profile of kind `kind` from the session's target, without
  * writing to it.  Returns GOHEAP_EDISABLED when MemProfileRate is 0 and
- * nothing was ever recorded (the CLI's exit 3).
+ * either nothing was recorded or the program's linker disabled the profile
+ * (the CLI's exit 3).  A block or mutex collection may sleep about 10 ms:
+ * when the target's runtime has not computed its cycles/second yet (or it
+ * cannot be located), the library measures the host's tick rate, which is
+ * the target's (goheap_profile_stats.cycles_estimated says so).
  */
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 					 goheap_session *s, int kind);
@@ -306,7 +327,9 @@ GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p);
  * default: no bound): once that much time has passed, its next read of
  * the target fails and the collection returns GOHEAP_ETIMEDOUT, having
  * changed nothing.  Reads are checked, not the CPU work between them, so
- * a slow or stalled memory source stops within one read.
+ * a slow or stalled memory source stops within one read.  Only collection
+ * is bounded: goheap_open_* (bounded by the library's own safety limits
+ * on what it reads), goheap_profile_write and goheap_force are not.
  */
 GOHEAP_EXTERN int goheap_set_time_limit(goheap_session *s, double seconds);
 
@@ -381,9 +404,16 @@ typedef struct goheap_write_stats {
 	uint64_t suspect_frames;
 } goheap_write_stats;
 
-/* Options for writing.  Start from GOHEAP_WRITE_OPTIONS_INIT. */
+#define GOHEAP_WRITE_OPTIONS_VERSION 1
+
+/*
+ * Options for writing.  Start from GOHEAP_WRITE_OPTIONS_INIT; the library
+ * refuses (GOHEAP_EINVAL) a version it does not know.  sample_index takes
+ * enum goheap_sample_index for heap and allocs profiles and enum
+ * goheap_block_sample_index for block and mutex ones.
+ */
 typedef struct goheap_write_options {
-	unsigned version;        /* 1 */
+	unsigned version;        /* GOHEAP_WRITE_OPTIONS_VERSION */
 	int format;              /* enum goheap_format */
 	int sample_index;        /* enum goheap_sample_index, top/collapsed */
 	int top_n;               /* rows of the top table, default 20 */
@@ -391,7 +421,8 @@ typedef struct goheap_write_options {
 } goheap_write_options;
 
 #define GOHEAP_WRITE_OPTIONS_INIT \
-	{ 1, GOHEAP_FORMAT_TOP, GOHEAP_SAMPLE_DEFAULT, 20, NULL }
+	{ GOHEAP_WRITE_OPTIONS_VERSION, GOHEAP_FORMAT_TOP, \
+	  GOHEAP_SAMPLE_DEFAULT, 20, NULL }
 
 /*
  * Write the profile in the chosen format into a newly allocated buffer.
@@ -428,6 +459,26 @@ typedef struct goheap_force_result {
  * briefly, check every thread is outside the allocation-sampling path,
  * write `rate`, read it back and resume.  A non-zero rate is left alone
  * (changed = 0).  With GOHEAP_FORCE_DRY_RUN nothing is written.
+ *
+ * What it does to the caller, for a live target (goheap_open_pid): the
+ * calling thread becomes the ptrace tracer of every thread of the target
+ * for the length of the stop (PTRACE_SEIZE/INTERRUPT, then waitpid on each
+ * thread with __WALL; every one is detached before returning, on every
+ * path), so the caller must not be ptracing the target itself nor reaping
+ * its own children with waitpid(-1, ...) from another thread meanwhile.
+ * The calling thread switches itself to SCHED_FIFO during the stop when it
+ * may (restored before returning; GOHEAP_STOP_NO_RT=1 in the environment
+ * disables it).  Signals: nothing is installed; a SIGTERM or SIGINT that
+ * should not interrupt the stop is the caller's to block around the call
+ * (the CLI does, so that a killed go-heap never leaves a target stopped:
+ * the kernel detaches a dead tracer's tracees).
+ *
+ * Memory sources: with stop == NULL the target is taken as already
+ * stopped (a debugger's inferior); the stacks are then checked if
+ * thread_stacks is set, and the write is made without a check if it is
+ * NULL (the debugger's user sees where the threads are).  With a stop
+ * slot, thread_stacks == NULL (or resume == NULL) is refused with
+ * GOHEAP_EUNSUPPORTED: no write without the safe-point check.
  */
 GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 			       unsigned flags, goheap_force_result *out);
@@ -437,18 +488,41 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 /* ---------------------------------------------------------------------- */
 
 /*
- * Run the go-heap command line's output options (-o -f -p -s -n; the same
- * option table and parser as the CLI) on an open session: collect and
- * format the profile.  argv[0..argc) holds options only (no program name,
- * no target).  With -o FILE the profile is written to FILE and *out is
- * NULL; otherwise *out holds the bytes to show (freed with goheap_free).
- * Returns an exit status of the CLI contract: 0 ok, 1 error, 2 usage,
- * 3 profiling disabled; for non-zero, msg holds one line.
- * This is what the gdb command calls.
+ * The command line's options that a front end holding a session accepts
+ * (the gdb command), from the CLI's own option table: one line per option,
+ * "long<TAB>letter<TAB>ARG<TAB>values<TAB>help\n", where letter is "-" for
+ * a long-only option, ARG is empty for an option without an argument, and
+ * values lists the accepted words separated by '|' (empty: any).  Front
+ * ends generate their help and completion from it.  0, or GOHEAP_EINVAL
+ * when buf (4 KiB is ample) is too small.
  */
-GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc,
-				 char **argv, unsigned char **out,
-				 size_t *out_len, char *msg, size_t msglen);
+GOHEAP_EXTERN int goheap_command_options(char *buf, size_t len);
+
+/* What goheap_command produced. */
+typedef struct goheap_command_result {
+	unsigned char *out;    /* the profile's bytes (goheap_free), or NULL
+	                          (after --force alone) */
+	size_t out_len;
+	int format;            /* enum goheap_format of out */
+	const char *output;    /* -o FILE as given (points into argv): write
+	                          out there; NULL: show it */
+	int quiet, verbose;    /* -q, -v as given: the front end's to honour */
+	char message[512];     /* one line: what --force did, or the error */
+	char warnings[1024];   /* "warning: ..." lines, or "" */
+} goheap_command_result;
+
+/*
+ * Run the go-heap command line's options (-o -f -p -s -n -q -v --force
+ * --dry-run: goheap_command_options) on an open session: force if asked,
+ * collect and format the profile.  argv[0..argc) holds options only (no
+ * program name, no target).  Nothing is printed and no file is written:
+ * the front end shows r->out or writes it to r->output, and prints
+ * r->message and r->warnings (unless r->quiet).  Returns 0, or a GOHEAP_E*
+ * code with r->message set: GOHEAP_EINVAL for a usage error,
+ * GOHEAP_EDISABLED when profiling is off in the target (see --force).
+ */
+GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
+				 goheap_command_result *r);
 
 /* Free memory returned by the library; NULL is allowed. */
 GOHEAP_EXTERN void goheap_free(void *ptr);

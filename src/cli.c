@@ -1,143 +1,174 @@
 /*
- * cli.c - goheap_command: the CLI's option handling for front ends that
- * already hold a session (the gdb command).  It parses with the same table
- * as the go-heap binary (options.c), so "the same options as the CLI"
- * stays true by construction rather than by keeping two lists in step.
+ * cli.c - the front-end entry points of the library: goheap_command and
+ * goheap_command_options, for front ends that already hold a session (the
+ * gdb command, gdb/go_heap.py).
+ *
+ * They parse with the CLI's own table (options.c), so a front end accepts
+ * exactly the CLI's options, and it generates its help and its completion
+ * from goheap_command_options rather than from a list of its own.  Like
+ * the rest of the library they return 0 or a GOHEAP_E* code, print
+ * nothing and write no file: the front end shows the bytes or writes them
+ * where -o says, and maps codes to its own conventions.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
 #include "gh.h"
 #include "options.h"
 
-/* Was a profile asked for explicitly (-o or -f)?  With --force only then. */
-static int output_requested(const gh_cli *c)
+GOHEAP_EXTERN int goheap_command_options(char *buf, size_t len)
 {
-	return c->output != NULL || c->format_given;
+	if (buf == NULL)
+		return GOHEAP_EINVAL;
+	return gh_cli_front_options(buf, len);
+}
+
+static void say(goheap_command_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(goheap_command_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->message, sizeof(r->message), fmt, ap);
+	va_end(ap);
+}
+
+/* Append one "warning: ..." line to r->warnings. */
+static void warn(goheap_command_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(goheap_command_result *r, const char *fmt, ...)
+{
+	size_t n = strlen(r->warnings);
+	va_list ap;
+
+	if (n + 16 >= sizeof(r->warnings))
+		return;
+	n += (size_t)snprintf(r->warnings + n, sizeof(r->warnings) - n,
+			      "%swarning: ", n > 0 ? "\n" : "");
+	if (n >= sizeof(r->warnings))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->warnings + n, sizeof(r->warnings) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* The --force step; 1 when the command is complete after it. */
+static int run_force(goheap_session *s, const gh_cli *c,
+		     goheap_command_result *r, int *rc)
+{
+	goheap_force_result fr;
+
+	/* The front end's target is stopped by its debugger, whose memory
+	 * source has no stop slot: goheap_force checks the address (and the
+	 * stacks, when the source lists them) and writes; a core, which has
+	 * no write slot, is refused. */
+	*rc = goheap_force(s, c->force_rate,
+			   c->dry_run ? GOHEAP_FORCE_DRY_RUN : 0, &fr);
+	if (*rc != 0) {
+		say(r, "--force: %s", goheap_errmsg(s));
+		return 1;
+	}
+	if (fr.old_rate != 0)
+		say(r, "runtime.MemProfileRate is already %lld: nothing "
+		    "changed", (long long)fr.old_rate);
+	else if (c->dry_run)
+		say(r, "dry run: would write %lld to runtime.MemProfileRate "
+		    "at 0x%llx (now 0)", (long long)fr.new_rate,
+		    (unsigned long long)fr.address);
+	else
+		say(r, "runtime.MemProfileRate 0 -> %lld at 0x%llx: heap "
+		    "profiling enabled", (long long)fr.new_rate,
+		    (unsigned long long)fr.address);
+	/* A profile too only when one was asked for (-o or -f). */
+	return c->output == NULL && !c->format_given;
 }
 
 GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
-				 unsigned char **out, size_t *out_len,
-				 char *msg, size_t msglen)
+				 goheap_command_result *r)
 {
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	goheap_write_stats ws;
+	goheap_profile_stats st;
 	goheap_profile *p = NULL;
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	goheap_force_result fr;
-	char fline[160] = "";
+	char err[256];
 	gh_cli c;
-	FILE *f = NULL;
-	int rc, status = 1;
+	int rc;
 
-	*out = NULL;
-	*out_len = 0;
-	msg[0] = '\0';
-	if (gh_cli_parse(&c, argc, argv, 0, msg, msglen) != 0)
-		return 2;
-	if (c.help) {
-		gh_cli_help(msg, msglen, "go-heap", 0);
-		return 2;
+	if (r == NULL)
+		return GOHEAP_EINVAL;
+	memset(r, 0, sizeof(*r));
+	if (s == NULL || (argc > 0 && argv == NULL)) {
+		say(r, "no session");
+		return GOHEAP_EINVAL;
+	}
+	if (gh_cli_parse(&c, argc, argv, 0, err, sizeof(err)) != 0) {
+		say(r, "%s", err);
+		return GOHEAP_EINVAL;
+	}
+	r->quiet = c.quiet;
+	r->verbose = c.verbose;
+	if (c.help || c.version) {
+		say(r, "--help and --version are the front end's to answer");
+		return GOHEAP_EINVAL;
 	}
 	if (c.npositional > 0) {
-		snprintf(msg, msglen, "unexpected argument '%s': the target "
-			 "is the current inferior", c.positional[0]);
-		return 2;
+		say(r, "unexpected argument '%s': the target is the current "
+		    "inferior", c.positional[0]);
+		return GOHEAP_EINVAL;
 	}
 	if (c.exe != NULL || c.sysroot != NULL) {
-		snprintf(msg, msglen, "--exe and --sysroot do not apply here: "
-			 "the executable is the current program's");
-		return 2;
+		say(r, "--exe and --sysroot do not apply here: the executable "
+		    "is the current program's");
+		return GOHEAP_EINVAL;
 	}
-	if (c.force) {
-		/*
-		 * The inferior is stopped by gdb, and gdb's memory source has
-		 * no stop slot, so goheap_force checks the address and writes
-		 * directly; on a core (no write slot) it refuses.
-		 */
-		rc = goheap_force(s, c.force_rate,
-				  c.dry_run ? GOHEAP_FORCE_DRY_RUN : 0, &fr);
-		if (rc != 0) {
-			snprintf(msg, msglen, "--force: %s", goheap_errmsg(s));
-			return 1;
-		}
-		if (fr.old_rate != 0)
-			snprintf(fline, sizeof(fline), "runtime.MemProfileRate "
-				 "is already %lld: nothing changed",
-				 (long long)fr.old_rate);
-		else if (c.dry_run)
-			snprintf(fline, sizeof(fline), "dry run: would write "
-				 "%lld to runtime.MemProfileRate at 0x%llx "
-				 "(now 0)", (long long)fr.new_rate,
-				 (unsigned long long)fr.address);
-		else
-			snprintf(fline, sizeof(fline), "runtime.MemProfileRate "
-				 "0 -> %lld at 0x%llx: heap profiling enabled",
-				 (long long)fr.new_rate,
-				 (unsigned long long)fr.address);
-		if (!output_requested(&c)) {
-			snprintf(msg, msglen, "%s", fline);
-			return 0;
-		}
-	} else if (c.dry_run) {
-		snprintf(msg, msglen, "--dry-run applies only to --force");
-		return 2;
+	if (c.dry_run && !c.force) {
+		say(r, "--dry-run applies only to --force");
+		return GOHEAP_EINVAL;
 	}
+	if (c.force && run_force(s, &c, r, &rc))
+		return rc;
 	rc = goheap_profile_collect(&p, s, c.profile);
 	if (rc == GOHEAP_EDISABLED) {
-		snprintf(msg, msglen, "memory profiling is disabled in the "
-			 "target (runtime.MemProfileRate is 0 and nothing was "
-			 "recorded); enable it with --force");
-		status = 3;
-		goto done;
+		say(r, "%s; enable it with --force", goheap_errmsg(s));
+		return rc;
 	}
 	if (rc != 0) {
-		snprintf(msg, msglen, "%s", goheap_errmsg(s));
-		goto done;
+		say(r, "%s", goheap_errmsg(s));
+		return rc;
 	}
+	if (goheap_profile_stats_get(p, &st) == 0 && !c.quiet &&
+	    (c.profile == GOHEAP_PROFILE_BLOCK ||
+	     c.profile == GOHEAP_PROFILE_MUTEX)) {
+		if (st.cycles_estimated)
+			warn(r, "the target's cycles/second is not known: "
+			     "delays use go-heap's estimate, %.0f",
+			     st.cycles_per_second);
+		if (st.period_unknown && c.profile == GOHEAP_PROFILE_MUTEX)
+			warn(r, "runtime.mutexprofilerate was not found: the "
+			     "sampling period is written as 1");
+	}
+	memset(&ws, 0, sizeof(ws));
 	wo.format = c.format;
 	wo.sample_index = c.sample_index;
 	wo.top_n = c.top_n;
-	rc = goheap_profile_write(s, p, &wo, &buf, &len);
-	if (rc != 0) {
-		snprintf(msg, msglen, "%s", goheap_errmsg(s));
-		goto done;
-	}
-	if (c.output != NULL && strcmp(c.output, "-") != 0) {
-		f = fopen(c.output, "wb");
-		if (f == NULL || fwrite(buf, 1, len, f) != len) {
-			snprintf(msg, msglen, "writing %s: %s", c.output,
-				 strerror(errno));
-			goto done;
-		}
-		if (fclose(f) != 0) {
-			f = NULL;
-			snprintf(msg, msglen, "writing %s: %s", c.output,
-				 strerror(errno));
-			goto done;
-		}
-		f = NULL;
-		snprintf(msg, msglen, "wrote %zu bytes to %s", len, c.output);
-	} else {
-		*out = buf;
-		*out_len = len;
-		buf = NULL;
-	}
-	status = 0;
-	if (fline[0] != '\0') {
-		char rest[256];
-
-		snprintf(rest, sizeof(rest), "%s", msg);
-		snprintf(msg, msglen, "%s%s%s", fline, rest[0] ? "; " : "",
-			 rest);
-	}
-done:
-	if (f != NULL)
-		fclose(f);
-	free(buf);
+	wo.stats = &ws;
+	rc = goheap_profile_write(s, p, &wo, &r->out, &r->out_len);
 	goheap_profile_free(p);
-	return status;
+	if (rc != 0) {
+		say(r, "%s", goheap_errmsg(s));
+		return rc;
+	}
+	if (ws.suspect_frames > 0)
+		warn(r, "%llu frames could not be symbolized reliably (their "
+		     "names or inlined callees may be wrong)",
+		     (unsigned long long)ws.suspect_frames);
+	r->format = c.format;
+	if (c.output != NULL && strcmp(c.output, "-") != 0)
+		r->output = c.output;
+	return 0;
 }

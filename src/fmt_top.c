@@ -65,7 +65,8 @@ int gh_sample_resolve(const gh_profile *p, int sample_index, int *out_col,
 		return GOHEAP_EINVAL;
 	/* pprof's default sample type is the last one: delay. */
 	if (col == GOHEAP_SAMPLE_DEFAULT)
-		col = 1;
+		col = GOHEAP_SAMPLE_DELAY;
+	col -= GOHEAP_SAMPLE_CONTENTIONS;
 	if (col < 0 || col > 1)
 		return GOHEAP_EINVAL;
 	*out_col = col;

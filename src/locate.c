@@ -829,7 +829,7 @@ static int find_mutexrate(const loc *L, gh_refvec *rv, located *f)
  * (Go 1.21-1.24 src/runtime/mprof.go, var MemProfileRate): the file value
  * of the variable in .noptrdata for Go 1.21+.
  */
-#define GH_DEFAULT_MEMPROFILERATE 524288u
+#define GH_DEFAULT_MEMPROFILERATE ((uint64_t)GOHEAP_DEFAULT_MEM_PROFILE_RATE)
 
 /* Append the distinct ps-sized targets of `kind` in `funcs` to set. */
 static int collect(const loc *L, gh_refvec *rv, const char *const *funcs,

@@ -170,7 +170,6 @@ int main(int argc, char **argv)
 	}
 	o.exe = c.exe;
 	o.sysroot = c.sysroot;
-	o.verbose = c.verbose;
 
 	pid = parse_pid(c.positional[0]);
 	if (pid > 0 && c.npositional > 1) {

@@ -50,32 +50,48 @@ struct opt_def {
 	enum opt_id id;
 	const char *argname;
 	const char *help;
+	const char *values;     /* "a|b|c": the accepted words (completion), or NULL */
+	int cli_only;           /* 1: names the target or its files: not for a
+	                           front end that already holds a session (gdb) */
 };
 
 static const struct opt_def opts[] = {
 	{ "dry-run", 0, ARG_NONE, OPT_DRY_RUN, NULL,
-	  "with --force: print what would be written, change nothing" },
+	  "with --force: print what would be written, change nothing",
+	  NULL, 0 },
 	{ "exe", 'e', ARG_REQUIRED, OPT_EXE, "PATH",
-	  "executable of the target (default: from the process or core)" },
+	  "executable of the target (default: from the process or core)",
+	  NULL, 1 },
 	{ "force", 0, ARG_OPTIONAL, OPT_FORCE, "RATE",
-	  "enable heap profiling in a process whose rate is 0 (default 524288)" },
+	  "enable heap profiling in a process whose rate is 0 (default 524288)",
+	  NULL, 0 },
 	{ "format", 'f', ARG_REQUIRED, OPT_FORMAT, "F",
-	  "pprof | text | top | collapsed (default: from -o's extension, else top)" },
-	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help" },
+	  "pprof | text | top | collapsed (default: from -o's extension, else top)",
+	  "pprof|text|top|collapsed", 0 },
+	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
+	  NULL, 0 },
 	{ "output", 'o', ARG_REQUIRED, OPT_OUTPUT, "FILE",
-	  "write the profile to FILE ('-' = stdout)" },
+	  "write the profile to FILE ('-' = stdout)",
+	  NULL, 0 },
 	{ "profile", 'p', ARG_REQUIRED, OPT_PROFILE, "K",
-	  "heap (default) | allocs | block | mutex" },
-	{ "quiet", 'q', ARG_NONE, OPT_QUIET, NULL, "print errors only" },
+	  "heap (default) | allocs | block | mutex",
+	  "heap|allocs|block|mutex", 0 },
+	{ "quiet", 'q', ARG_NONE, OPT_QUIET, NULL, "print errors only",
+	  NULL, 0 },
 	{ "sample-index", 's', ARG_REQUIRED, OPT_SAMPLE_INDEX, "I",
 	  "inuse_space | inuse_objects | alloc_space | alloc_objects;\n"
-	  "contentions | delay (top, collapsed)" },
+	  "contentions | delay (top, collapsed)",
+	  "inuse_space|inuse_objects|alloc_space|alloc_objects|contentions|delay", 0 },
 	{ "sysroot", 0, ARG_REQUIRED, OPT_SYSROOT, "DIR",
-	  "prefix for paths recorded in a core" },
-	{ "top", 'n', ARG_REQUIRED, OPT_TOP, "N", "rows of the top table (default 20)" },
+	  "prefix for paths recorded in a core",
+	  NULL, 1 },
+	{ "top", 'n', ARG_REQUIRED, OPT_TOP, "N", "rows of the top table (default 20)",
+	  NULL, 0 },
 	{ "verbose", 'v', ARG_NONE, OPT_VERBOSE, NULL,
-	  "print timings and details to stderr" },
-	{ "version", 0, ARG_NONE, OPT_VERSION, NULL, "print the version" },
+	  "print timings and details to stderr",
+	  NULL, 0 },
+	{ "version", 0, ARG_NONE, OPT_VERSION, NULL, "print the version",
+	  NULL, 0 },
 };
 
 #define GH_OPTS_LEN (sizeof(opts) / sizeof(opts[0]))
@@ -85,24 +101,32 @@ static const struct opt_def watch_opts[] = {
 	{ "go-heap-profiler", 0, ARG_REQUIRED, OPT_W_PROFILER, "MODE",
 	  "disabled: only list the Go processes;\n"
 	  "enabled (default): read those that profile already;\n"
-	  "force: also enable profiling where MemProfileRate is 0" },
-	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help" },
+	  "force: also enable profiling where MemProfileRate is 0",
+	  "disabled|enabled|force", 0 },
+	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
+	  NULL, 0 },
 	{ "interval", 0, ARG_REQUIRED, OPT_W_INTERVAL, "DURATION",
-	  "collect every DURATION (60s; units s, ms, m, h)" },
+	  "collect every DURATION (60s; units s, ms, m, h)",
+	  NULL, 0 },
 	{ "listen", 0, ARG_REQUIRED, OPT_W_LISTEN, "ADDR:PORT",
 	  "serve HTTP there (127.0.0.1:9465; port 0 picks one,\n"
-	  "printed on stderr)" },
+	  "printed on stderr)",
+	  NULL, 0 },
 	{ "output-dir", 0, ARG_REQUIRED, OPT_W_OUTPUT_DIR, "DIR",
 	  "write each process's delta profile there every\n"
-	  "interval (PID-COMM-TIME.pb.gz)" },
+	  "interval (PID-COMM-TIME.pb.gz)",
+	  NULL, 0 },
 	{ "output-max-bytes", 0, ARG_REQUIRED, OPT_W_OUTPUT_MAX, "N",
-	  "cap of DIR, oldest removed first (256 MiB)" },
+	  "cap of DIR, oldest removed first (256 MiB)",
+	  NULL, 0 },
 	{ "target-budget", 0, ARG_REQUIRED, OPT_W_BUDGET, "DURATION",
 	  "time limit of one collection (2s); a process that\n"
 	  "reaches it is skipped for 1, 2, 4 ... 32 "
-	  "intervals" },
+	  "intervals",
+	  NULL, 0 },
 	{ "verbose", 'v', ARG_NONE, OPT_VERBOSE, NULL,
-	  "log targets and errors on stderr" },
+	  "log targets and errors on stderr",
+	  NULL, 0 },
 };
 
 #define GH_WATCH_OPTS_LEN (sizeof(watch_opts) / sizeof(watch_opts[0]))
@@ -206,9 +230,9 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 		break;
 	case OPT_SAMPLE_INDEX:
 		k = lookup(sample_names, 4, val);
-		/* block and mutex profiles: sample 0 and 1 of theirs */
-		if (k < 0)
-			k = lookup(contention_names, 2, val);
+		/* block and mutex profiles: indexes of their own */
+		if (k < 0 && (k = lookup(contention_names, 2, val)) >= 0)
+			k += GOHEAP_SAMPLE_CONTENTIONS;
 		if (k < 0) {
 			snprintf(err, errlen, "unknown sample index '%s' "
 				 "(inuse_space, inuse_objects, alloc_space, "
@@ -377,10 +401,30 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 	c->profile = GOHEAP_PROFILE_HEAP;
 	c->sample_index = GOHEAP_SAMPLE_DEFAULT;
 	c->top_n = 20;
-	c->force_rate = 524288;
+	c->force_rate = GOHEAP_DEFAULT_MEM_PROFILE_RATE;
 	rc = parse(&p, argc, argv, first, err, errlen);
 	if (rc != 0)
 		return rc;
+	/* A sample index belongs to its kind of profile: -p block -s delay,
+	 * but -p heap -s delay is a mistake, not alloc_space. */
+	if (c->sample_index != GOHEAP_SAMPLE_DEFAULT) {
+		int blockish = c->profile == GOHEAP_PROFILE_BLOCK ||
+			       c->profile == GOHEAP_PROFILE_MUTEX;
+		int is_block = c->sample_index >= GOHEAP_SAMPLE_CONTENTIONS;
+
+		if (blockish != is_block) {
+			snprintf(err, errlen, "--sample-index %s is for %s "
+				 "profiles, not %s (%s)", is_block ?
+				 contention_names[c->sample_index -
+						  GOHEAP_SAMPLE_CONTENTIONS] :
+				 sample_names[c->sample_index],
+				 is_block ? "block and mutex" : "heap and allocs",
+				 profile_names[c->profile], blockish ?
+				 "contentions, delay" : "inuse_space, "
+				 "inuse_objects, alloc_space, alloc_objects");
+			return 2;
+		}
+	}
 	if (c->format < 0)
 		c->format = gh_cli_format_from_path(c->output);
 	if (c->format < 0)
@@ -573,6 +617,38 @@ static void help_rows(char *buf, size_t len, const struct opt_def *tab,
 		if (used + 1 >= len)
 			return;
 	}
+}
+
+int gh_cli_front_options(char *buf, size_t len)
+{
+	size_t used = 0, i;
+	const char *h;
+	int n;
+
+	if (len == 0)
+		return GOHEAP_EINVAL;
+	buf[0] = '\0';
+	for (i = 0; i < GH_OPTS_LEN; i++) {
+		const struct opt_def *o = &opts[i];
+
+		if (o->cli_only)
+			continue;
+		n = snprintf(buf + used, len - used, "%s\t%c\t%s\t%s\t",
+			     o->lname, o->letter ? o->letter : '-',
+			     o->argname ? o->argname : "",
+			     o->values ? o->values : "");
+		if (n < 0 || (size_t)n >= len - used)
+			return GOHEAP_EINVAL;
+		used += (size_t)n;
+		for (h = o->help; *h != '\0'; h++) {
+			if (used + 2 >= len)
+				return GOHEAP_EINVAL;
+			buf[used++] = *h == '\n' ? ' ' : *h;
+		}
+		buf[used++] = '\n';
+		buf[used] = '\0';
+	}
+	return 0;
 }
 
 void gh_cli_help(char *buf, size_t len, const char *prog, int standalone)

@@ -41,6 +41,13 @@ int gh_cli_parse(gh_cli *out, int argc, char **argv, int first, char *err,
  */
 void gh_cli_help(char *buf, size_t len, const char *prog, int standalone);
 
+/*
+ * The options a front end holding a session (the gdb command) accepts, one
+ * line each: "long<TAB>letter or -<TAB>ARGNAME<TAB>word|word<TAB>help\n"
+ * (goheap_command_options).  0, or GOHEAP_EINVAL when buf is too small.
+ */
+int gh_cli_front_options(char *buf, size_t len);
+
 /* ---- go-heap watch: its own table, parsed by the same engine ---------- */
 
 enum gh_watch_mode {

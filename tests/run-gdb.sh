@@ -268,7 +268,7 @@ remote_mode() {
 d="$GH_TMP/misc"
 mkdir -p "$d"
 gdb_run help -- 'help go-heap' 'complete go-heap --form' 'complete go-heap -p al' \
-	'complete go-heap --sample-index=inuse_o'
+	'complete go-heap --sample-index=inuse_o' 'complete go-heap -s con' 'complete go-heap --ex'
 if no_traceback help "help/completion"; then
 	if grep -q -- '--format' "$d/help.0.out" && grep -q -- '--profile' "$d/help.0.out" &&
 		grep -q -- '--output' "$d/help.0.out" && grep -q -- '--force' "$d/help.0.out"; then
@@ -284,6 +284,20 @@ if no_traceback help "help/completion"; then
 		gh_pass "TAB completion of option names and values"
 	else
 		gh_fail "TAB completion: got '$(cat "$d/help.1.out")' '$(cat "$d/help.2.out")' '$(cat "$d/help.3.out")'"
+	fi
+	# Help and completion come from the CLI's own option table (goheap_command_options):
+	# every front-end option of `go-heap --help` is in `help go-heap`, block/mutex sample
+	# indexes complete, and the CLI-only --exe/--sysroot are offered nowhere.
+	missing=
+	for o in $("$GH_GOHEAP" --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+		case $o in --exe | --sysroot) continue ;; esac
+		grep -q -- "$o" "$d/help.0.out" || missing="$missing $o"
+	done
+	if [ -z "$missing" ] && [ "$(cat "$d/help.4.out")" = "go-heap -s contentions" ] &&
+		[ -z "$(cat "$d/help.5.out")" ] && ! grep -q -- '--exe' "$d/help.0.out"; then
+		gh_pass "help and completion are the CLI's option table (less --exe/--sysroot)"
+	else
+		gh_fail "help/completion differ from the CLI's table: missing '$missing', '-s con' -> '$(cat "$d/help.4.out")', '--ex' -> '$(cat "$d/help.5.out")'"
 	fi
 fi
 

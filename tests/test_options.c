@@ -49,6 +49,27 @@ static void test_format_from_extension(void **state)
 	assert_int_equal(gh_cli_format_from_path("-"), -1);
 }
 
+/* Block/mutex sample indexes are their own: never a heap index by number. */
+static void test_sample_index_kinds(void **state)
+{
+	char *ok[] = { "go-heap", "-p", "block", "-s", "delay", "1" };
+	char *ok2[] = { "go-heap", "-s", "contentions", "-p", "mutex", "1" };
+	char *bad[] = { "go-heap", "-p", "heap", "-s", "delay", "1" };
+	char *bad2[] = { "go-heap", "-s", "alloc_space", "-p", "block", "1" };
+	char err[256];
+	gh_cli c;
+
+	(void)state;
+	assert_int_equal(parse(&c, err, sizeof(err), 6, ok), 0);
+	assert_int_equal(c.sample_index, GOHEAP_SAMPLE_DELAY);
+	assert_int_equal(parse(&c, err, sizeof(err), 6, ok2), 0);
+	assert_int_equal(c.sample_index, GOHEAP_SAMPLE_CONTENTIONS);
+	assert_int_equal(parse(&c, err, sizeof(err), 6, bad), 2);
+	assert_non_null(strstr(err, "delay is for block and mutex"));
+	assert_int_equal(parse(&c, err, sizeof(err), 6, bad2), 2);
+	assert_non_null(strstr(err, "alloc_space is for heap and allocs"));
+}
+
 static void test_all_spellings(void **state)
 {
 	char *argv[] = { "go-heap", "-o", "p.pb.gz", "--profile=allocs",
@@ -190,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_format_from_extension),
 		cmocka_unit_test(test_all_spellings),
+		cmocka_unit_test(test_sample_index_kinds),
 		cmocka_unit_test(test_explicit_format_wins),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_help_lists_every_option),

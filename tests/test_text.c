@@ -1602,7 +1602,7 @@ static const char *run_top(struct prof_fixture *f, int kind, int index,
 	return (const char *)f->out.data;
 }
 
-/* Concatenate top(default) + collapsed(default) + top(index 0). */
+/* Concatenate top(default) + collapsed(default) + top(the first index). */
 static void check_top(struct prof_fixture *f, int kind, const char *want)
 {
 	gh_buf all = GH_BUF_INIT;
@@ -1612,7 +1612,10 @@ static void check_top(struct prof_fixture *f, int kind, const char *want)
 	gh_buf_append(&all, s, strlen(s));
 	s = run_top(f, kind, GOHEAP_SAMPLE_DEFAULT, 1);
 	gh_buf_append(&all, s, strlen(s));
-	s = run_top(f, kind, GOHEAP_SAMPLE_ALLOC_OBJECTS, 0);
+	s = run_top(f, kind, kind == GOHEAP_PROFILE_BLOCK ||
+			     kind == GOHEAP_PROFILE_MUTEX ?
+			     GOHEAP_SAMPLE_CONTENTIONS :
+			     GOHEAP_SAMPLE_ALLOC_OBJECTS, 0);
 	gh_buf_append(&all, s, strlen(s));
 	gh_buf_putc(&all, '\0');
 	expect_text((const char *)all.data, want);
