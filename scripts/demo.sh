@@ -11,8 +11,11 @@ mkdir -p build && cd build
 [ -f Makefile ] || ../configure >/dev/null
 make -j"$(nproc)" >/dev/null
 cd "$top"
-go=$(ls -d /usr/lib/go-1.2[0-9]/bin/go 2>/dev/null | sort -V | tail -n 1)
 cache=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
+# The newest toolchain: Debian's /usr/lib/go-1.N, or the ones install-deps.sh unpacked.
+go=$(for g in /usr/lib/go-1.*/bin/go "$cache"/go-1.*/usr/lib/go-1.*/bin/go; do
+	[ -x "$g" ] && echo "$(basename "$(dirname "$(dirname "$g")")") $g"
+done | sort -V | tail -n 1 | cut -d' ' -f2)
 mkdir -p "$cache/demo"
 GOCACHE="$cache/gocache-demo" GO111MODULE=off "$go" build -o "$cache/demo/demo" tests/go/demo/main.go
 "$cache/demo/demo" >"$cache/demo/demo.log" 2>&1 &
