@@ -279,6 +279,8 @@ enum goheap_profile_kind {
 	GOHEAP_PROFILE_ALLOCS = 1,
 	GOHEAP_PROFILE_BLOCK = 2,
 	GOHEAP_PROFILE_MUTEX = 3,
+	GOHEAP_PROFILE_GOROUTINE = 4, /* pprof.Lookup("goroutine"): amd64,
+	                                 not stripped (doc/goroutines.md) */
 };
 
 enum goheap_format {
@@ -388,6 +390,12 @@ typedef struct goheap_profile_stats {
 	int cycles_estimated;
 	/* mutex: runtime.mutexprofilerate could not be read (taken as 1) */
 	int period_unknown;
+	/* buckets left out of the profile as implausible (counts, sizes or
+	 * PCs no runtime produces: a damaged core, a torn read of a live
+	 * process), and the first one found: its address and the reason */
+	uint64_t skipped_buckets;
+	uint64_t first_skipped_bucket;
+	char first_skipped_reason[160];
 } goheap_profile_stats;
 
 GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,

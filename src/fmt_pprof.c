@@ -36,6 +36,7 @@
 
 #include <elf.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -61,6 +62,7 @@ enum {
 	tagProfile_DurationNanos = 10,    /* int64 (deltas) */
 	tagProfile_PeriodType = 11,       /* ValueType */
 	tagProfile_Period = 12,           /* int64 */
+	tagProfile_Comment = 13,          /* repeated int64 (string table index) */
 	tagProfile_DefaultSampleType = 14,/* int64 (string table index) */
 
 	/* message ValueType */
@@ -1238,6 +1240,49 @@ static size_t expand_inlined_frames(builder *b, const uint64_t *pcs,
 	return out;
 }
 
+/*
+ * printCountProfile's proto half for the goroutine profile (pprof.go,
+ * writeGoroutine -> writeRuntimeProfile at debug 0): period type and
+ * sample type "goroutine"/"count", period 1, one sample per key in the
+ * keysByCount order with its count, the stack's locations (return PCs, as
+ * appendLocsForStack expects) and, when the goroutine has labels, one
+ * string label per key/value (in labelMap order: the sorted list from
+ * 1.24, map order, which pprof does not fix, before).
+ */
+static int write_goroutine_proto(builder *b)
+{
+	const gh_profile *p = b->p;
+	gh_gor_group *g = NULL;
+	size_t ng = 0, i, j;
+	int64_t value;
+	int rc;
+
+	pb_value_type(b, tagProfile_PeriodType, "goroutine", "count");
+	gh_pb_int64_opt(&b->pb, tagProfile_Period, 1);
+	pb_value_type(b, tagProfile_SampleType, "goroutine", "count");
+	rc = gh_gor_groups(p, &g, &ng);
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < ng && b->err == 0; i++) {
+		const gh_goroutine *gr = &p->gors[g[i].first];
+		size_t start;
+
+		value = g[i].count;
+		append_locs_for_stack(b, gr->stk, gr->nstk);
+		start = gh_pb_start_message(&b->pb);
+		gh_pb_int64s(&b->pb, tagSample_Value, &value, 1);
+		gh_pb_uint64s(&b->pb, tagSample_Location, b->lids, b->nlids);
+		for (j = 0; gr->has_labels && j < gr->nlabels; j++)
+			pb_label(b, tagSample_Label,
+				 string_index(b, gr->labels[j].key),
+				 string_index(b, gr->labels[j].value), 0);
+		gh_pb_end_message(&b->pb, tagProfile_Sample, start);
+		builder_flush(b);
+	}
+	free(g);
+	return 0;
+}
+
 static int write_count_cycle_proto(builder *b)
 {
 	const gh_profile *p = b->p;
@@ -1330,8 +1375,23 @@ static void builder_free(builder *b)
  */
 static int builder_build(builder *b)
 {
+	/* Lives until the string table is written below. */
+	char note[sizeof(b->p->skipped_reason) + 160];
 	size_t i;
 
+	/* Not Go's: what the walker left out (walk.c, "Implausible
+	 * buckets"), where every reader of the profile sees it. */
+	if (b->p->skipped > 0) {
+		snprintf(note, sizeof(note), "go-heap: %llu of %llu buckets "
+			 "left out as implausible (first at 0x%llx: %s)",
+			 (unsigned long long)b->p->skipped,
+			 (unsigned long long)(b->p->nbuckets >= b->p->skipped ?
+					      b->p->nbuckets :
+					      b->p->nrecs + b->p->skipped),
+			 (unsigned long long)b->p->skipped_bucket,
+			 b->p->skipped_reason);
+		gh_pb_int64(&b->pb, tagProfile_Comment, string_index(b, note));
+	}
 	gh_pb_int64_opt(&b->pb, tagProfile_TimeNanos, b->p->time_nanos);
 	gh_pb_int64_opt(&b->pb, tagProfile_DurationNanos, b->p->duration_nanos);
 	for (i = 0; i < b->nmem; i++)
@@ -1409,6 +1469,9 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	case GOHEAP_PROFILE_HEAP:
 	case GOHEAP_PROFILE_ALLOCS:
 		write_heap_proto(&b);
+		break;
+	case GOHEAP_PROFILE_GOROUTINE:
+		rc = write_goroutine_proto(&b);
 		break;
 	case GOHEAP_PROFILE_BLOCK:
 	case GOHEAP_PROFILE_MUTEX:

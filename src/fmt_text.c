@@ -565,6 +565,15 @@ static int write_heap(text_ctx *c, const size_t *ord)
 	size_t i, k, n;
 	int rc;
 
+	/*
+	 * The header is the sum over exactly the records printed below (all
+	 * of p->recs, in another order) with the arithmetic they are printed
+	 * with: 1.27's AllocObjects*ObjectSize and InUseObjects*ObjectSize
+	 * are the walker's count x size (equal modulo 2^64), so no record
+	 * may be left out of one loop and not the other.  In a walked
+	 * profile they do not wrap either: walk.c leaves implausible
+	 * buckets out and keeps every column's total within 2^62.
+	 */
 	for (i = 0; i < p->nrecs; i++) {
 		r = &p->recs[i];
 		alloc_b = gh_wadd(alloc_b, r->alloc_bytes);

@@ -233,6 +233,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
 		goto done;
 	}
+	{
+		/* Not silenced by -q: the profile is incomplete. */
+		goheap_profile_stats ks;
+
+		goheap_profile_stats_get(p, &ks);
+		if (ks.skipped_buckets > 0) {
+			fprintf(stderr, "go-heap: warning: %llu of %llu "
+				"buckets hold numbers the runtime cannot "
+				"produce (damaged or changing data) and are "
+				"left out of the profile",
+				(unsigned long long)ks.skipped_buckets,
+				(unsigned long long)(ks.records +
+						     ks.skipped_buckets));
+			if (c.verbose)
+				fprintf(stderr, "; the first, at 0x%llx: %s\n",
+					(unsigned long long)
+					ks.first_skipped_bucket,
+					ks.first_skipped_reason);
+			else
+				fprintf(stderr, " (-v names the first)\n");
+		}
+	}
 	if ((c.profile == GOHEAP_PROFILE_BLOCK ||
 	     c.profile == GOHEAP_PROFILE_MUTEX) && !c.quiet) {
 		goheap_profile_stats bs;

@@ -134,7 +134,7 @@ static const struct opt_def watch_opts[] = {
 static const char *const format_names[] = { "pprof", "text", "top",
 					    "collapsed" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
-					     "mutex" };
+					     "mutex", "goroutine" };
 static const char *const sample_names[] = { "alloc_objects", "alloc_space",
 					    "inuse_objects", "inuse_space" };
 static const char *const contention_names[] = { "contentions", "delay" };
@@ -217,10 +217,11 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 		c->output = val;
 		break;
 	case OPT_PROFILE:
-		k = lookup(profile_names, 4, val);
+		k = lookup(profile_names, sizeof(profile_names) /
+			   sizeof(profile_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown profile '%s' (heap, "
-				 "allocs, block, mutex)", val);
+				 "allocs, block, mutex, goroutine)", val);
 			return 2;
 		}
 		c->profile = k;

@@ -116,6 +116,8 @@ typedef struct gh_func {
 	uint32_t pcfile, pcln, npcdata, cuoff, nfuncdata;
 	int32_t startline;
 	uint8_t funcid;
+	uint8_t flag;             /* abi.FuncFlag */
+	uint32_t pcsp;            /* pc-value table of the SP delta */
 	uint64_t pcdata;          /* offset in tab of pcdata[0] */
 } gh_func;
 
@@ -203,6 +205,7 @@ static int gh_decode_func(const gh_sym *s, uint64_t i, gh_func *f)
 	p = s->tab + base;
 	f->entry = s->text + gh_load(p, 4, s->big);
 	f->nameoff = (int32_t)gh_load(p + 4, 4, s->big);
+	f->pcsp = (uint32_t)gh_load(p + 16, 4, s->big);
 	f->pcfile = (uint32_t)gh_load(p + 20, 4, s->big);
 	f->pcln = (uint32_t)gh_load(p + 24, 4, s->big);
 	f->npcdata = (uint32_t)gh_load(p + 28, 4, s->big);
@@ -210,10 +213,12 @@ static int gh_decode_func(const gh_sym *s, uint64_t i, gh_func *f)
 	if (s->old) {
 		f->startline = 0;
 		f->funcid = p[36];
+		f->flag = p[37];
 		f->nfuncdata = p[39];
 	} else {
 		f->startline = (int32_t)gh_load(p + 36, 4, s->big);
 		f->funcid = p[40];
+		f->flag = p[41];
 		f->nfuncdata = p[43];
 	}
 	f->pcdata = base + fixed;
@@ -1105,4 +1110,58 @@ const char *gh_func_name_for_print(const char *raw, char *buf, size_t len)
 	c = strlen(rb + 1);
 	snprintf(buf, len, "%.*s[...]%.*s", (int)a, raw, (int)c, rb + 1);
 	return buf;
+}
+
+/*
+ * What the runtime's unwinder reads of the function at pc (runtime
+ * address): findfunc, funcspdelta (pcvalue of f.pcsp at pc itself, not
+ * pc-1, as resolveInternal does), f.funcID and f.flag.
+ */
+int gh_sym_funcinfo(const gh_sym *s, uint64_t pc, gh_funcinfo *out)
+{
+	gh_func f;
+
+	memset(out, 0, sizeof(*out));
+	if (gh_findfunc(s, pc - s->bias, &f, NULL) != 0)
+		return GOHEAP_ENOSYM;
+	out->entry = f.entry + s->bias;
+	out->name = gh_funcname(s, f.nameoff);
+	out->funcid = f.funcid;
+	out->flag = f.flag;
+	out->has_pcsp = f.pcsp != 0;
+	out->spdelta = f.pcsp != 0 ? gh_pcvalue(s, &f, f.pcsp, pc - s->bias) :
+				     -1;
+	return 0;
+}
+
+/*
+ * The inline loop of tracebackPCs (traceback.go) for one physical frame
+ * whose symbolization PC is sympc: every logical frame's "return PC"
+ * uf.pc+1, innermost first, wrappers elided as elideWrapperCalling says
+ * given the callee's funcID in *callee (updated).  Writes at most cap
+ * PCs; returns how many.
+ */
+size_t gh_sym_inline_pcs(const gh_sym *s, uint64_t sympc, uint8_t *callee,
+			 uint64_t *out, size_t cap)
+{
+	gh_func f;
+	gh_inlunw u;
+	gh_inlframe uf;
+	size_t n = 0;
+	int depth = 0;
+
+	sympc -= s->bias;
+	if (gh_findfunc(s, sympc, &f, NULL) != 0)
+		return 0;
+	for (uf = gh_inl_new(s, &u, &f, sympc);
+	     n < cap && uf.valid && depth < GH_MAX_INLINE_DEPTH;
+	     uf = gh_inl_next(s, &u, uf), depth++) {
+		uint8_t id = gh_inl_srcfunc(s, &u, uf).funcid;
+
+		if (!(id == s->ids.wrapper &&
+		      gh_elide_wrapper_calling(s, *callee)))
+			out[n++] = uf.pc + 1 + s->bias;
+		*callee = id;
+	}
+	return n;
 }

@@ -121,13 +121,15 @@ static const gh_record *id_index_get(const id_index *x, uint64_t k)
 static int subtract(const gh_record *r, const gh_record *b, gh_record *d)
 {
 	*d = *r;
+	/* Counts come from the target: int64 differences wrap as Go's do
+	 * (gh.h), never undefined behaviour. */
 	if (b != NULL) {
-		d->alloc_objects -= b->alloc_objects;
-		d->alloc_bytes -= b->alloc_bytes;
-		d->free_objects -= b->free_objects;
-		d->free_bytes -= b->free_bytes;
-		d->count -= b->count;
-		d->cycles -= b->cycles;
+		d->alloc_objects = gh_wsub(d->alloc_objects, b->alloc_objects);
+		d->alloc_bytes = gh_wsub(d->alloc_bytes, b->alloc_bytes);
+		d->free_objects = gh_wsub(d->free_objects, b->free_objects);
+		d->free_bytes = gh_wsub(d->free_bytes, b->free_bytes);
+		d->count = gh_wsub(d->count, b->count);
+		d->cycles = gh_wsub(d->cycles, b->cycles);
 	}
 	return d->alloc_objects != 0 || d->alloc_bytes != 0 ||
 	       d->free_objects != 0 || d->free_bytes != 0 || d->count != 0 ||

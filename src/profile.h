@@ -24,6 +24,34 @@ typedef struct gh_record {
 	int64_t object_size;  /* heap: the bucket's size (1.27 ObjectSize) */
 } gh_record;
 
+/* A pprof label of a goroutine (g.labels). */
+typedef struct gh_glabel {
+	const char *key, *value;
+} gh_glabel;
+
+/* Goroutine status (runtime2.go), _Gscan bit removed. */
+enum {
+	GH_G_IDLE = 0, GH_G_RUNNABLE = 1, GH_G_RUNNING = 2, GH_G_SYSCALL = 3,
+	GH_G_WAITING = 4, GH_G_DEAD = 6, GH_G_COPYSTACK = 8,
+	GH_G_PREEMPTED = 9
+};
+
+/* One goroutine of a goroutine profile (goroutine.c). */
+typedef struct gh_goroutine {
+	uint64_t addr;        /* the *g */
+	uint64_t goid, parent_goid, gopc, startpc;
+	uint32_t status;      /* atomicstatus &^ _Gscan */
+	uint8_t waitreason;
+	int64_t waitsince;
+	const uint64_t *stk;  /* tracebackPCs: logical return PCs */
+	size_t nstk;
+	int has_labels;       /* g.labels != nil ("# labels: {...}") */
+	const gh_glabel *labels;
+	size_t nlabels;
+	int running;          /* _Grunning: stack from g.sched (may be stale) */
+	int partial;          /* unwinding stopped on implausible data */
+} gh_goroutine;
+
 /* One executable mapping of the target, for pprof Mapping messages. */
 typedef struct gh_pmap {
 	uint64_t start, end, offset;
@@ -56,6 +84,19 @@ typedef struct goheap_profile {
 	                         (selects Go's math.Exp implementation) */
 	int profstackdepth;   /* 1.23+: runtime debug.profstackdepth; 0 =
 	                         unknown, taken as the default 128 */
+	/* Buckets the walker left out as implausible (counts, sizes or PCs
+	 * no runtime produces: a damaged core, a torn read): how many, and
+	 * the first one found, its address and why (walk.c). */
+	uint64_t skipped;
+	uint64_t skipped_bucket;
+	char skipped_reason[160];
+	/* goroutine profiles: the goroutines the runtime's profile would
+	 * hold, in allgs order.  The array, the stacks and the label strings
+	 * live in pcpool's one allocation (gh_profile_destroy frees them);
+	 * recs holds one count-1 record per goroutine, with the same stack. */
+	gh_goroutine *gors;
+	size_t ngors;
+	char gor_note[256];   /* what the output's comment must say, or "" */
 } gh_profile;
 
 void gh_profile_destroy(gh_profile *p);
@@ -93,6 +134,23 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 /* Folded stacks "root;...;leaf value\n". */
 int gh_write_collapsed(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		       gh_err *err);
+
+/*
+ * printCountProfile's records of a goroutine profile, in its order (count
+ * descending, then key): each group's first goroutine (p->gors index) and
+ * how many share its stack and labels.  *out freed with free().
+ */
+typedef struct gh_gor_group {
+	size_t first;
+	int64_t count;
+} gh_gor_group;
+int gh_gor_groups(const gh_profile *p, gh_gor_group **out, size_t *nout);
+
+/* Goroutine profiles (fmt_goroutine.c): debug=1 text, folded stacks. */
+int gh_write_goroutine_text(const gh_profile *p, const gh_wctx *w,
+			    gh_buf *out, gh_err *err);
+int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
+				 gh_buf *out, gh_err *err);
 
 /*
  * scaleHeapSample from runtime/pprof/protomem.go, bit for bit (Go's

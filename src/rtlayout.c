@@ -36,6 +36,42 @@
 #define GH_FUNCID_125 { 8, 10, 15, 20, 22, 23 }  /* runfinq -> runFinalizers,
 						  * runCleanups (1.25) */
 
+/* Goroutine offsets (64-bit), from the DWARF of go1.19.8, 1.21.13,
+ * 1.22.12, 1.23.5, 1.24.4, 1.25.12, 1.26.11, 1.27.4 binaries (gdb:
+ * gdb.lookup_type("runtime.g").fields()).  gobuf {sp, pc, g, ctxt, ret,
+ * lr, bp} lost ret in 1.25; g gained syscallbp in 1.23 and lost two words
+ * before syscallsp in 1.25; parentGoid came in 1.21. */
+#define GH_G_119 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
+	.g_syscallpc = 120, .g_atomicstatus = 144, .g_goid = 152, \
+	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 0, \
+	.g_gopc = 296, .g_startpc = 312, .g_labels = 360, .gobuf_sp = 0, \
+	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
+	.m_curg = 192
+#define GH_G_121 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
+	.g_syscallpc = 120, .g_atomicstatus = 144, .g_goid = 152, \
+	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 272, \
+	.g_gopc = 280, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, \
+	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
+	.m_curg = 192
+#define GH_G_123 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
+	.g_syscallpc = 120, .g_atomicstatus = 152, .g_goid = 160, \
+	.g_waitsince = 176, .g_waitreason = 184, .g_parentgoid = 280, \
+	.g_gopc = 288, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, \
+	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
+	.m_curg = 192
+#define GH_G_125 .g_runningcleanups = 218, .g_m = 48, .g_sched = 56, .g_syscallsp = 104, \
+	.g_syscallpc = 112, .g_atomicstatus = 144, .g_goid = 152, \
+	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 272, \
+	.g_gopc = 280, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, \
+	.gobuf_pc = 8, .gobuf_lr = 32, .gobuf_bp = 40, .m_procid = 64, \
+	.m_curg = 184
+#define GH_G_126 .g_runningcleanups = 220, .g_m = 48, .g_sched = 56, .g_syscallsp = 104, \
+	.g_syscallpc = 112, .g_atomicstatus = 144, .g_goid = 152, \
+	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 280, \
+	.g_gopc = 288, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, \
+	.gobuf_pc = 8, .gobuf_lr = 32, .gobuf_bp = 40, .m_procid = 64, \
+	.m_curg = 184
+
 static const gh_rtlayout layouts[] = {
 	{
 		/* mProfCycle was a plain uint32 (the holder with its flushed
@@ -46,6 +82,10 @@ static const gh_rtlayout layouts[] = {
 		.max_stack = 32, .memprof_reader = "runtime.MemProfile",
 		.rate_static = -1, .md_gofunc = 38, .funcid = GH_FUNCID_119,
 		.ticks_val_off = 16, .ticks_start = 0, .pprof_scales_mutex = 1,
+		/* goroutines: no toolchain to check; estimated from
+		 * go1.19 (unverified, refused) */
+		GH_G_119, .g_verified = 0, .labels_list = 0,
+		.gor_max_stack = 32, .gor_unwinder = 0,
 	},
 	{
 		.minor = 19, .tested = 1,
@@ -54,6 +94,8 @@ static const gh_rtlayout layouts[] = {
 		.max_stack = 32, .memprof_reader = "runtime.MemProfile",
 		.rate_static = 0, .md_gofunc = 38, .funcid = GH_FUNCID_119,
 		.ticks_val_off = 16, .ticks_start = 0, .pprof_scales_mutex = 1,
+		GH_G_119, .g_verified = 1, .labels_list = 0,
+		.gor_max_stack = 32, .gor_unwinder = 0,
 	},
 	{
 		/* pclntab magic 0xfffffff1, moduledata covctrs (gofunc moves
@@ -65,6 +107,10 @@ static const gh_rtlayout layouts[] = {
 		.max_stack = 32, .memprof_reader = "runtime.MemProfile",
 		.rate_static = -1, .md_gofunc = 40, .funcid = GH_FUNCID_119,
 		.ticks_val_off = 16, .ticks_start = 0,
+		/* goroutines: no toolchain to check; estimated from
+		 * go1.19 (unverified, refused) */
+		GH_G_119, .g_verified = 0, .labels_list = 0,
+		.gor_max_stack = 32, .gor_unwinder = 0,
 	},
 	{
 		.minor = 21, .tested = 1,
@@ -75,6 +121,8 @@ static const gh_rtlayout layouts[] = {
 		.ticks_val_off = 8, .ticks_start = 0, .text_func_names = 1,
 		.proto_name_eq = 1,
 		.proto_start_line = 1, .heap_alloc_bump = 1,
+		GH_G_121, .g_verified = 1, .labels_list = 0,
+		.gor_max_stack = 32, .gor_unwinder = 1,
 	},
 	{
 		.minor = 22, .tested = 1,
@@ -84,6 +132,8 @@ static const gh_rtlayout layouts[] = {
 		.rate_static = 1, .md_gofunc = 40, .funcid = GH_FUNCID_122,
 		.ticks_val_off = 24, .ticks_start = 1, .text_func_names = 1,
 		.proto_start_line = 1, .heap_alloc_bump = 1,
+		GH_G_121, .g_verified = 1, .labels_list = 0,
+		.gor_max_stack = 32, .gor_unwinder = 1,
 	},
 	{
 		/* debug.profstackdepth capped at maxProfStackDepth = 1024;
@@ -97,6 +147,8 @@ static const gh_rtlayout layouts[] = {
 		.ticks_val_off = 24, .ticks_start = 1, .text_func_names = 1,
 		.proto_start_line = 1, .heap_alloc_bump = 1,
 		.full_stacks = 1, .text_sortfunc = 1,
+		GH_G_123, .g_verified = 1, .labels_list = 0,
+		.gor_max_stack = 0, .gor_unwinder = 1,
 	},
 	{
 		.minor = 24, .tested = 1,
@@ -109,6 +161,8 @@ static const gh_rtlayout layouts[] = {
 		.proto_start_line = 1, .heap_alloc_bump = 1,
 		.hide_internal_runtime = 1, .full_stacks = 1,
 		.text_sortfunc = 1,
+		GH_G_123, .g_verified = 1, .labels_list = 1,
+		.gor_max_stack = 0, .gor_unwinder = 1,
 	},
 	{
 		.minor = 25, .tested = 1,
@@ -121,6 +175,8 @@ static const gh_rtlayout layouts[] = {
 		.proto_start_line = 1, .heap_alloc_bump = 1,
 		.hide_internal_runtime = 1, .full_stacks = 1,
 		.text_sortfunc = 1,
+		GH_G_125, .g_verified = 1, .labels_list = 1,
+		.gor_max_stack = 0, .gor_unwinder = 1,
 	},
 	{
 		/* moduledata gains epclntab after gofunc (gofunc stays word
@@ -135,6 +191,8 @@ static const gh_rtlayout layouts[] = {
 		.proto_start_line = 1, .heap_alloc_bump = 1,
 		.hide_internal_runtime = 1, .full_stacks = 1,
 		.text_sortfunc = 1,
+		GH_G_126, .g_verified = 1, .labels_list = 1,
+		.gor_max_stack = 0, .gor_unwinder = 1,
 	},
 	{
 		/* memRecordCycle {allocs, frees} (bytes = n x bucket.size),
@@ -152,6 +210,8 @@ static const gh_rtlayout layouts[] = {
 		.proto_start_line = 1, .heap_alloc_bump = 1,
 		.hide_internal_runtime = 1, .full_stacks = 1,
 		.text_sortfunc = 1, .heap_label_always = 1,
+		GH_G_126, .g_verified = 1, .labels_list = 1,
+		.gor_max_stack = 0, .gor_unwinder = 1,
 	},
 };
 

@@ -84,6 +84,32 @@ typedef struct gh_rtlayout {
 	int text_sortfunc;        /* debug=1 sorts with slices.SortFunc, heap
 	                           * records ascending (a regression) (1.23+) */
 	int heap_label_always;    /* every heap sample has "bytes" = ObjectSize (1.27) */
+
+	/* ---- goroutines (runtime2.go types g, m, gobuf; byte offsets on
+	 * 64-bit targets, read from the DWARF of each release's binaries
+	 * with gdb; doc/goroutines.md) ---- */
+	/* 1: the offsets below were checked on this release's binaries;
+	 * 0: estimated from a neighbour, the goroutine profile is refused. */
+	int g_verified;
+	unsigned g_m, g_sched, g_syscallsp, g_syscallpc, g_atomicstatus,
+		 g_goid, g_waitsince, g_waitreason, g_gopc, g_startpc,
+		 g_labels;
+	unsigned g_parentgoid;    /* 0: no g.parentGoid (before 1.21) */
+	/* g.runningCleanups (atomic.Bool, 1.25+; 0: none): a cleanup
+	 * goroutine is a user goroutine only while it runs cleanups */
+	unsigned g_runningcleanups;
+	unsigned gobuf_sp, gobuf_pc, gobuf_lr, gobuf_bp;
+	unsigned m_procid, m_curg;
+	/* g.labels points at a runtime/pprof labelMap: 1 = struct {list
+	 * []label} (1.24+), 0 = map[string]string (classic hmap) */
+	int labels_list;
+	/* A goroutine profile record holds at most this many PCs: 32
+	 * (StackRecord.Stack0, <= 1.22) or 0 = debug.profstackdepth (1.23+) */
+	unsigned gor_max_stack;
+	/* 1: saveg uses the unwinder and tracebackPCs (1.21+), which record
+	 * a frame stopped at its function's entry as entry+1; 0: 1.19's
+	 * gentraceback records entry itself */
+	int gor_unwinder;
 } gh_rtlayout;
 
 /*

@@ -30,6 +30,7 @@
 #include "session.h"
 #include "walk.h"
 #include "locate.h"
+#include "goroutine.h"
 
 
 static goheap_session *session_new(void)
@@ -660,7 +661,7 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
 					   "session is not open") :
 				   GOHEAP_EINVAL;
-	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_MUTEX)
+	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_GOROUTINE)
 		return gh_errf(&s->err, GOHEAP_EINVAL, "unknown profile kind %d",
 			       kind);
 	p = gh_calloc(1, sizeof(*p));
@@ -675,6 +676,16 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	gh_mem_invalidate(&s->mem);
 
+	if (kind == GOHEAP_PROFILE_GOROUTINE) {
+		/* goroutine.c: allgs, stacks, labels */
+		s->mem.deadline = s->time_limit > 0 ?
+				  gh_now() + s->time_limit : 0;
+		rc = gh_gor_collect(p, s);
+		s->mem.deadline = 0;
+		if (rc != 0)
+			goto fail;
+		goto maps;
+	}
 	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
 	rc = gh_walk(p, &s->mem, s->lay, &s->addrs, &s->err);
 	s->mem.deadline = 0;
@@ -694,6 +705,7 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 			target_ticks_per_second(s, &p->cycles_estimated);
 	}
 
+maps:
 	memset(&mc, 0, sizeof(mc));
 	mc.s = s;
 	mc.p = p;
@@ -741,10 +753,17 @@ GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 	for (i = 0; i < p->nrecs; i++) {
 		const gh_record *r = &p->recs[i];
 
-		out->alloc_objects += r->alloc_objects;
-		out->alloc_bytes += r->alloc_bytes;
-		out->inuse_objects += r->alloc_objects - r->free_objects;
-		out->inuse_bytes += r->alloc_bytes - r->free_bytes;
+		/* Counts come from the target: int64 sums wrap as Go's do
+		 * (gh.h), never undefined behaviour. */
+		out->alloc_objects = gh_wadd(out->alloc_objects,
+					     r->alloc_objects);
+		out->alloc_bytes = gh_wadd(out->alloc_bytes, r->alloc_bytes);
+		out->inuse_objects = gh_wadd(out->inuse_objects,
+					     gh_wsub(r->alloc_objects,
+						     r->free_objects));
+		out->inuse_bytes = gh_wadd(out->inuse_bytes,
+					   gh_wsub(r->alloc_bytes,
+						   r->free_bytes));
 	}
 	out->read_seconds = p->t_read;
 	out->walk_seconds = p->t_walk;
@@ -754,6 +773,10 @@ GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 	out->cycles_per_second = p->cycles_per_second;
 	out->cycles_estimated = p->cycles_estimated;
 	out->period_unknown = p->rate_unknown;
+	out->skipped_buckets = p->skipped;
+	out->first_skipped_bucket = p->skipped_bucket;
+	snprintf(out->first_skipped_reason, sizeof(out->first_skipped_reason),
+		 "%s", p->skipped_reason);
 	return 0;
 }
 
@@ -783,6 +806,19 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	w.exe_path = s->exe_path;
 	if (wo->stats != NULL)
 		w.stats = &ws;
+	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
+		/* fmt_goroutine.c */
+		if (wo->format == GOHEAP_FORMAT_TEXT)
+			rc = gh_write_goroutine_text(p, &w, &b, &s->err);
+		else if (wo->format == GOHEAP_FORMAT_COLLAPSED)
+			rc = gh_write_goroutine_collapsed(p, &w, &b, &s->err);
+		else if (wo->format == GOHEAP_FORMAT_PPROF)
+			rc = gh_write_pprof(p, &w, &b, &s->err);
+		else
+			rc = gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+				     "goroutine profiles are written as text, "
+				     "pprof or collapsed so far");
+	} else
 	switch (wo->format) {
 	case GOHEAP_FORMAT_PPROF:
 		rc = gh_write_pprof(p, &w, &b, &s->err);

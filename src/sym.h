@@ -113,4 +113,31 @@ const char *gh_func_name_for_print(const char *raw, char *buf, size_t len);
 int32_t gh_pctab_value(const unsigned char *tab, size_t len, uint64_t entry,
 		       unsigned quantum, uint64_t targetpc);
 
+/* abi.FuncFlag bits (the same in every supported release). */
+#define GH_FUNCFLAG_TOPFRAME 1u
+#define GH_FUNCFLAG_SPWRITE 2u
+
+/* What the runtime's stack unwinder needs of one function. */
+typedef struct gh_funcinfo {
+	uint64_t entry;       /* runtime address */
+	const char *name;     /* raw name ("" if unnamed), owned by gh_sym */
+	uint8_t funcid;       /* abi.FuncID */
+	uint8_t flag;         /* abi.FuncFlag */
+	int has_pcsp;         /* f.pcsp != 0 (an external function has none) */
+	int32_t spdelta;      /* funcspdelta at the pc asked; -1: no value */
+} gh_funcinfo;
+
+/* The function containing runtime pc: 0 or GOHEAP_ENOSYM. */
+int gh_sym_funcinfo(const gh_sym *s, uint64_t pc, gh_funcinfo *out);
+
+/*
+ * tracebackPCs' inline expansion of one physical frame: the logical
+ * frames' return PCs (uf.pc+1) for the frame whose symbolization PC is
+ * sympc, innermost first, wrapper frames elided given the callee's
+ * abi.FuncID in *callee (updated as the runtime updates calleeFuncID).
+ * At most cap PCs are written; returns the number written.
+ */
+size_t gh_sym_inline_pcs(const gh_sym *s, uint64_t sympc, uint8_t *callee,
+			 uint64_t *out, size_t cap);
+
 #endif

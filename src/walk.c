@@ -19,9 +19,52 @@
  * maximum, the bucket type must match the list, Brent's algorithm detects
  * a cycle in allnext in O(n) without extra memory, and the total number of
  * buckets and PCs is capped.
+ *
+ * Implausible buckets.  A bucket whose header and links are sound may
+ * still hold numbers no runtime produces (one damaged word in a core, a
+ * torn read of a live process).  Printed, they give negative counts, or
+ * sums that wrap; so every bucket is checked against what mprof.go can
+ * write before it becomes a record (plausible_*, below):
+ *
+ *   - size: heap buckets are keyed by the allocation slot's size, which is
+ *     always a size class (class_to_size, identical in 1.18-1.27) or a
+ *     whole number of 8 KiB pages up to maxAlloc (mallocgcLarge: size =
+ *     span.elemsize; user arena chunks are 8 MiB); block/mutex buckets
+ *     have size 0 (saveblockevent / saveBlockEventStack);
+ *   - stack: the runtime stores return PCs (callers, gcallers,
+ *     fpTracebackPartialExpand, tracebackPCs: uf.pc + 1), never 0 and
+ *     never in the zero page or beyond the user address space (but for
+ *     the logicalStackSentinel that starts 1.23-1.26's runtime-lock
+ *     mutex stacks); a memory
+ *     bucket has at least one (mProf_Malloc runs under mallocgc's caller,
+ *     and 1.23+ sample nothing when profstackdepth is 0);
+ *   - memRecordCycle (each of the four): bytes are that cycle's count x
+ *     size (<= 1.26 mProf_Malloc/mProf_Free add the bucket's size per
+ *     object, modulo the word size; 1.27 derives them), at most 2^60
+ *     bytes each; after the flush (and after the "no GC" fold) frees <=
+ *     allocs in objects and bytes (a free is recorded in the same or an
+ *     earlier future slot than its allocation is published to, never
+ *     before it);
+ *   - block/mutex: count a finite float64 >= 0, cycles >= 0;
+ *   - the totals: the writers' sums of every column, raw and as pprof
+ *     scales them (scaleHeapSample), stay within int64 (2^62).
+ *
+ * (MemProfileRate itself is not a bucket: a negative one, or one beyond
+ * 2^62, refuses the read.)
+ *
+ * Such a bucket is skipped and counted (gh_profile.skipped, with the first
+ * one's address and reason), so that the profile is the target's minus
+ * what cannot be right and every writer's header is the sum of what it
+ * prints.  When more than GH_WALK_SKIP_MAX and more than 1 in
+ * GH_WALK_SKIP_RATIO are implausible, the read is refused
+ * (GOHEAP_ECORRUPT): that is a wrong layout or a wrecked core, not a
+ * damaged word.  A skipped bucket does not take part in the "no GC yet"
+ * decision.
  */
 #include "config.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -55,6 +98,120 @@ typedef struct walk_state {
 	mcycle *future;    /* per record, while clear: the 3 future cycles */
 	size_t cap_future;
 } walk_state;
+
+/* ---- plausibility ---------------------------------------------------- */
+
+/*
+ * runtime.class_to_size (Go 1.18-1.24 src/runtime/sizeclasses.go) =
+ * gc.SizeClassToSize (1.25-1.27 src/internal/runtime/gc/sizeclasses.go):
+ * the same 67 sizes in every release go-heap reads.  A release with other
+ * classes needs its own table here (a new row in rtlayout.c is the
+ * reminder: tests/run-mutate.sh and run-core.sh would show every bucket
+ * skipped).
+ */
+static const uint16_t size_classes[] = {
+	8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208,
+	224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704,
+	768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072,
+	3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472,
+	9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480,
+	21760, 24576, 27264, 28672, 32768,
+};
+
+#define GH_PAGE_SIZE 8192u          /* _PageSize, every release */
+#define GH_MAX_SMALL 32768u         /* _MaxSmallSize */
+
+/* A size mallocgc records for a sampled object on a ps-byte target. */
+static int plausible_size(uint64_t size, unsigned ps)
+{
+	size_t lo = 0, hi = GH_ARRAY_LEN(size_classes), mid;
+	/* maxAlloc: 1<<heapAddrBits (48) on 64-bit, 1<<32 - 1 on 32-bit */
+	uint64_t max = ps == 4 ? 0xffffffffu : (uint64_t)1 << 48;
+
+	if (size > GH_MAX_SMALL)
+		return size % GH_PAGE_SIZE == 0 && size <= max;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (size_classes[mid] < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < GH_ARRAY_LEN(size_classes) && size_classes[lo] == size;
+}
+
+/* A return PC the runtime could have stored: not in the zero page, and
+ * inside the user address space (below 2^57 on every 64-bit Linux). */
+static int plausible_pc(uint64_t pc, unsigned ps)
+{
+	return pc >= 4096 && (ps == 4 || pc < GH_WALK_MAX_PC);
+}
+
+/*
+ * Count bucket `addr` as skipped; the first one's address and reason are
+ * kept for the warning.  Returns 0 so that read_bucket can `return
+ * skip(...)` and walk on.
+ */
+static int skip(walk_state *w, uint64_t addr, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int skip(walk_state *w, uint64_t addr, const char *fmt, ...)
+{
+	gh_profile *p = w->p;
+	va_list ap;
+
+	if (p->skipped++ == 0) {
+		p->skipped_bucket = addr;
+		va_start(ap, fmt);
+		vsnprintf(p->skipped_reason, sizeof(p->skipped_reason), fmt,
+			  ap);
+		va_end(ap);
+	}
+	return 0;
+}
+
+/*
+ * One memRecordCycle as the runtime can leave it: bytes that are this
+ * cycle's objects times the bucket's size (4-word cycles store them, in
+ * a uintptr: equal modulo the word size), at most GH_WALK_MAX_BYTES.  The
+ * 2-word form derived them already (load_cycle).  0 if plausible, else
+ * a reason in why.
+ */
+static int cycle_implausible(const walk_state *w, const mcycle *c,
+			     uint64_t size, char *why, size_t len)
+{
+	uint64_t maxn = GH_WALK_MAX_BYTES / size;
+	uint64_t mask = w->m->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
+
+	if (c->allocs > maxn || c->frees > maxn) {
+		snprintf(why, len, "%llu allocations and %llu frees of %llu "
+			 "bytes are beyond any heap",
+			 (unsigned long long)c->allocs,
+			 (unsigned long long)c->frees,
+			 (unsigned long long)size);
+		return 1;
+	}
+	if (w->lay->cycle_words < 4)
+		return 0;
+	if (c->alloc_bytes != ((c->allocs * size) & mask) ||
+	    c->free_bytes != ((c->frees * size) & mask)) {
+		snprintf(why, len, "bytes %llu allocated / %llu freed are not "
+			 "%llu / %llu objects of %llu bytes",
+			 (unsigned long long)c->alloc_bytes,
+			 (unsigned long long)c->free_bytes,
+			 (unsigned long long)c->allocs,
+			 (unsigned long long)c->frees,
+			 (unsigned long long)size);
+		return 1;
+	}
+	return 0;
+}
+
+/* Frees of objects never allocated (after the flush or the fold). */
+static int frees_exceed(const mcycle *c)
+{
+	return c->frees > c->allocs || c->free_bytes > c->alloc_bytes;
+}
 
 static void add_cycle(mcycle *dst, const mcycle *src)
 {
@@ -153,7 +310,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		       "buffers hold the largest row of rtlayout.c");
 	unsigned char stkbuf[GH_WALK_STACK_BYTES];
 	const unsigned char *hdr, *rec, *sp;
-	uint64_t typ, size, nstk, recaddr, stkaddr;
+	uint64_t typ, size, nstk, recaddr, stkaddr, pc;
 	uint64_t *dst;
 	gh_record *r;
 	size_t i, reclen;
@@ -183,7 +340,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 			       "runtime's maximum %u", (unsigned long long)addr,
 			       (unsigned long long)nstk,
 			       lay->max_stack);
-	if (w->p->nrecs >= GH_WALK_MAX_BUCKETS)
+	if (w->p->nrecs + w->p->skipped >= GH_WALK_MAX_BUCKETS)
 		return gh_errf(w->err, GOHEAP_ELIMIT,
 			       "more than %u buckets: refusing to continue",
 			       GH_WALK_MAX_BUCKETS);
@@ -191,6 +348,18 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		return gh_errf(w->err, GOHEAP_ELIMIT,
 			       "more than %u stack words in all buckets",
 			       GH_WALK_MAX_PCS);
+	reclen = want_typ == lay->typ_mem ?
+		 (size_t)lay->cycle_words * ps * 4 : lay->blockrec_size;
+	w->p->bucket_bytes += ((uint64_t)lay->bucket_words + nstk) * ps +
+			      reclen;
+	/* The allnext link stays trusted: a skipped bucket is walked past. */
+	if (want_typ == lay->typ_mem ? !plausible_size(size, ps) : size != 0)
+		return skip(w, addr, "size %llu is not one the runtime records "
+			    "for a %s bucket", (unsigned long long)size,
+			    want_typ == lay->typ_mem ? "memory" : "block/mutex");
+	if (want_typ == lay->typ_mem && nstk == 0)
+		return skip(w, addr, "empty stack (mProf_Malloc records at "
+			    "least the allocating function)");
 	rc = grow(w, (size_t)nstk);
 	if (rc != 0)
 		return gh_errf(w->err, rc, "out of memory walking buckets");
@@ -200,7 +369,8 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	 * size class, as a slice growing in a loop makes them) is stored
 	 * once: the records share it, and the writers see equal neighbours
 	 * by their pointers.  It is compared where it lies in the memory
-	 * cache, so only new stacks are copied.
+	 * cache, so only new stacks are copied.  The pool slot past the last
+	 * record is scratch until the bucket is accepted.
 	 */
 	stkaddr = addr + (uint64_t)lay->bucket_words * ps;
 	dup = w->p->nrecs > 0 && nstk == w->prev_nstk;
@@ -226,36 +396,52 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		dup = dup && memcmp(w->p->pcpool + w->prev_off, dst,
 				    (size_t)nstk * sizeof(*dst)) == 0;
 	}
+	/* A duplicate was checked with the previous record.  1.23-1.26
+	 * mutex stacks of runtime-internal locks start with
+	 * logicalStackSentinel, ^uintptr(0) (mLockProfile). */
+	for (i = 0; !dup && i < nstk; i++) {
+		pc = w->p->pcpool[w->npcs + i];
+		if (i == 0 && want_typ == lay->typ_mutex &&
+		    pc == (ps == 4 ? 0xffffffffu : UINT64_MAX))
+			continue;
+		if (!plausible_pc(pc, ps))
+			return skip(w, addr, "stack word %zu of %llu is 0x%llx, "
+				    "not a return address", i,
+				    (unsigned long long)nstk,
+				    (unsigned long long)pc);
+	}
+	recaddr = addr + ((uint64_t)lay->bucket_words + nstk) * ps;
+	rc = read_view(w, recaddr, recbuf, reclen, &rec);
+	if (rc != 0)
+		return rc;
 
 	r = &w->p->recs[w->p->nrecs];
 	memset(r, 0, sizeof(*r));
-	r->bucket = addr;
-	r->object_size = (int64_t)size;
-	r->nstk = (size_t)nstk;
-	if (dup) {
-		nstk = 0;   /* nothing new in the pool */
-	} else {
-		w->prev_off = w->npcs;
-		w->prev_nstk = r->nstk;
-	}
-	r->stk = (uint64_t *)(uintptr_t)w->prev_off; /* fixed up later */
-	recaddr = addr + ((uint64_t)lay->bucket_words + r->nstk) * ps;
-
 	if (want_typ == lay->typ_mem) {
 		mcycle act, fut[3];
+		char why[sizeof(w->p->skipped_reason)];
 		unsigned k;
 
-		reclen = (size_t)lay->cycle_words * ps * 4;
-		rc = read_view(w, recaddr, recbuf, reclen, &rec);
-		if (rc != 0)
-			return rc;
 		load_cycle(w, rec, size, &act);
 		for (k = 0; k < 3; k++)
 			load_cycle(w, rec + (size_t)(k + 1) * lay->cycle_words * ps,
 				   size, &fut[k]);
+		if (cycle_implausible(w, &act, size, why, sizeof(why)))
+			return skip(w, addr, "active: %s", why);
+		for (k = 0; k < 3; k++)
+			if (cycle_implausible(w, &fut[k], size, why,
+					      sizeof(why)))
+				return skip(w, addr, "future[%u]: %s", k, why);
 		/* mProf_FlushLocked(idx): active += future[idx]. */
 		add_cycle(&act, &fut[cycle_idx]);
 		memset(&fut[cycle_idx], 0, sizeof(fut[cycle_idx]));
+		if (frees_exceed(&act))
+			return skip(w, addr, "%llu frees (%llu bytes) exceed "
+				    "%llu allocations (%llu bytes)",
+				    (unsigned long long)act.frees,
+				    (unsigned long long)act.free_bytes,
+				    (unsigned long long)act.allocs,
+				    (unsigned long long)act.alloc_bytes);
 		r->alloc_objects = (int64_t)act.allocs;
 		r->free_objects = (int64_t)act.frees;
 		r->alloc_bytes = (int64_t)act.alloc_bytes;
@@ -272,17 +458,18 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		uint64_t cbits, cycles;
 		double count;
 
-		reclen = lay->blockrec_size;
-		rc = read_view(w, recaddr, recbuf, reclen, &rec);
-		if (rc != 0)
-			return rc;
 		cbits = gh_mem_word(m, rec + lay->blockrec_count, 8);
 		cycles = gh_mem_word(m, rec + lay->blockrec_cycles, 8);
 		memcpy(&count, &cbits, sizeof(count));
-		/* int64(bp.count): Go truncates toward zero; NaN/huge
-		 * values from a corrupt record are clamped rather than UB. */
-		if (!(count > -9.2e18 && count < 9.2e18))
-			count = 0;
+		/* saveBlockEventStack adds rate/cycles, rate or 1 (finite,
+		 * > 0) and cycles >= 0 (blockevent and the mutex paths
+		 * clamp them); int64(bp.count) then truncates. */
+		if (!(count >= 0 && count < 0x1p62))
+			return skip(w, addr, "count %g is negative, not a "
+				    "number or beyond int64", count);
+		if (cycles > (uint64_t)GH_WALK_MAX_TOTAL)
+			return skip(w, addr, "cycles %lld are negative or "
+				    "beyond 2^62", (long long)cycles);
 		r->count = (int64_t)count;
 		/* BlockProfile forces Count = 1 (CL 299991); MutexProfile
 		 * does not. */
@@ -290,10 +477,16 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 			r->count = 1;
 		r->cycles = (int64_t)cycles;
 	}
-	w->npcs += (size_t)nstk;
+	r->bucket = addr;
+	r->object_size = (int64_t)size;
+	r->nstk = (size_t)nstk;
+	if (!dup) {
+		w->prev_off = w->npcs;
+		w->prev_nstk = r->nstk;
+		w->npcs += (size_t)nstk;
+	}
+	r->stk = (uint64_t *)(uintptr_t)w->prev_off; /* fixed up later */
 	w->p->nrecs++;
-	w->p->bucket_bytes += ((uint64_t)lay->bucket_words + r->nstk) * ps +
-			      reclen;
 	return 0;
 }
 
@@ -350,6 +543,76 @@ static void finish_mem(walk_state *w)
 	}
 }
 
+/*
+ * The last checks, on the records as the writers will see them: after
+ * the "no GC" fold, frees <= allocs again; then every column the writers
+ * sum (raw, and heap samples as scaleHeapSample scales them at this
+ * rate) must keep its total within GH_WALK_MAX_TOTAL.  A record that
+ * fails is removed (the list order of the others is kept).
+ */
+static void finish_check(walk_state *w)
+{
+	gh_profile *p = w->p;
+	int heap = p->kind == GOHEAP_PROFILE_HEAP ||
+		   p->kind == GOHEAP_PROFILE_ALLOCS;
+	int impl = gh_go_exp_impl(p->machine);
+	int64_t tot[8], v[8];
+	size_t i, k = 0, j, nv;
+	const gh_record *r;
+
+	memset(tot, 0, sizeof(tot));
+	for (i = 0; i < p->nrecs; i++) {
+		r = &p->recs[i];
+		if (heap && (r->free_objects > r->alloc_objects ||
+			     r->free_bytes > r->alloc_bytes)) {
+			skip(w, r->bucket, "%lld frees (%lld bytes) exceed "
+			     "%lld allocations (%lld bytes)",
+			     (long long)r->free_objects,
+			     (long long)r->free_bytes,
+			     (long long)r->alloc_objects,
+			     (long long)r->alloc_bytes);
+			continue;
+		}
+		if (heap) {
+			v[0] = r->alloc_objects;
+			v[1] = r->alloc_bytes;
+			v[2] = r->free_objects;
+			v[3] = r->free_bytes;
+			gh_scale_heap_sample_impl(r->alloc_objects,
+						  r->alloc_bytes, p->rate,
+						  impl, &v[4], &v[5]);
+			gh_scale_heap_sample_impl(r->alloc_objects -
+						  r->free_objects,
+						  r->alloc_bytes -
+						  r->free_bytes, p->rate,
+						  impl, &v[6], &v[7]);
+			nv = 8;
+		} else {
+			v[0] = r->count;
+			v[1] = r->cycles;
+			nv = 2;
+		}
+		for (j = 0; j < nv; j++)
+			if (v[j] < 0 || v[j] > GH_WALK_MAX_TOTAL - tot[j])
+				break;
+		if (j < nv) {
+			skip(w, r->bucket, "its %s (%lld, %lld) take the "
+			     "profile's totals beyond 2^62",
+			     !heap ? "count and cycles" :
+			     j < 4 ? "counts" : "counts as pprof scales them",
+			     (long long)v[j & ~(size_t)1],
+			     (long long)v[j | 1]);
+			continue;
+		}
+		for (j = 0; j < nv; j++)
+			tot[j] += v[j];
+		if (k != i)
+			p->recs[k] = *r;
+		k++;
+	}
+	p->nrecs = k;
+}
+
 int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 	    const gh_rtaddrs *a, gh_err *err)
 {
@@ -403,6 +666,15 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 		p->rate = (int64_t)rate;
 		if (m->ptr_size == 4)
 			p->rate = (int32_t)(uint32_t)rate;
+		/* A negative rate samples nothing (mallocgc tests rate > 0)
+		 * and one past 2^62 makes the "@ heap/2*rate" of the text
+		 * wrap: either is a damaged word or a wrong address. */
+		if (p->rate < 0 || p->rate > GH_WALK_MAX_TOTAL)
+			return gh_errf(err, GOHEAP_ECORRUPT,
+				       "runtime.MemProfileRate reads %lld: not "
+				       "a rate the runtime samples with (a "
+				       "corrupt core or a wrong address)",
+				       (long long)p->rate);
 		/* With the rate 0, a program whose linker disabled
 		 * profiling may still hold a sample or two taken before
 		 * schedinit zeroed the rate (1.25+ sample the first
@@ -429,14 +701,29 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 			cyc >>= 1;
 		idx = (unsigned)(cyc % 3);
 	}
+	p->skipped = 0;
+	p->skipped_bucket = 0;
+	p->skipped_reason[0] = '\0';
 	rc = walk_list(&w, head, want, idx);
 	if (rc != 0)
 		goto out;
 	if (want == lay->typ_mem)
 		finish_mem(&w);
+	finish_check(&w);
+	p->nbuckets = p->nrecs + p->skipped;
+	if (p->skipped > GH_WALK_SKIP_MAX &&
+	    p->skipped > p->nbuckets / GH_WALK_SKIP_RATIO) {
+		rc = gh_errf(err, GOHEAP_ECORRUPT, "%llu of %llu buckets in "
+			     "%s are implausible (first at 0x%llx: %s): a "
+			     "corrupt core or an unsupported runtime layout",
+			     (unsigned long long)p->skipped,
+			     (unsigned long long)p->nbuckets, listname,
+			     (unsigned long long)p->skipped_bucket,
+			     p->skipped_reason);
+		goto out;
+	}
 	for (i = 0; i < p->nrecs; i++)
 		p->recs[i].stk = p->pcpool + (uintptr_t)p->recs[i].stk;
-	p->nbuckets = p->nrecs;
 out:
 	if (rc != 0) {
 		/* Leave no half-fixed-up stack pointers behind. */

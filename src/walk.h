@@ -14,6 +14,20 @@
 /* Largest stack of any layout (maxProfStackDepth) in bytes. */
 #define GH_WALK_STACK_BYTES (GH_RT_MAX_STACK * 8u)
 
+/*
+ * Plausibility bounds (walk.c, "Implausible buckets"): the bytes of one
+ * memRecordCycle (1 EiB: decades of allocation at one call site), the
+ * writers' column totals (so that no sum, scaled or not, nor Go's +1 on
+ * the text header, can wrap), the first PC beyond any user address
+ * space.  More than GH_WALK_SKIP_MAX implausible buckets that are also
+ * more than 1 in GH_WALK_SKIP_RATIO of those walked refuse the read.
+ */
+#define GH_WALK_MAX_BYTES ((uint64_t)1 << 60)
+#define GH_WALK_MAX_TOTAL ((int64_t)1 << 62)
+#define GH_WALK_MAX_PC ((uint64_t)1 << 57)
+#define GH_WALK_SKIP_MAX 8u
+#define GH_WALK_SKIP_RATIO 10u
+
 /* Target addresses of the runtime globals the walker reads. */
 typedef struct gh_rtaddrs {
 	uint64_t mbuckets, bbuckets, xbuckets;   /* 0 when unknown */
@@ -31,9 +45,12 @@ typedef struct gh_rtaddrs {
  * Fill p->recs/p->pcpool with the records that runtime.MemProfile(p, true)
  * (kind heap/allocs) or BlockProfile / MutexProfile would return at this
  * instant, in bucket-list order, without writing to the target.
- * p->kind and p->ver must be set.  Also sets p->nbuckets and, for heap
- * kinds, p->rate.  Returns 0, GOHEAP_EDISABLED (rate 0 and either no
- * bucket or a linker-disabled profile), or an error with err set.
+ * p->kind and p->ver must be set (p->machine selects the math.Exp of the
+ * scaled-total check).  Also sets p->nbuckets (buckets walked, skipped
+ * ones included), p->skipped and its first bucket and reason, and, for
+ * heap kinds, p->rate.  Returns 0, GOHEAP_EDISABLED (rate 0 and either no
+ * bucket or a linker-disabled profile), GOHEAP_ECORRUPT when too many
+ * buckets are implausible, or an error with err set.
  */
 int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 	    const gh_rtaddrs *a, gh_err *err);

@@ -1,5 +1,6 @@
 /*
- * watch.h - `go-heap watch`: the node-level exporter (src/watch.c).
+ * watch.h - `go-heap watch`: the node-level exporter (src/watch*.c,
+ * doc/watch.md).
  */
 #ifndef GH_WATCH_H
 #define GH_WATCH_H

@@ -13,6 +13,10 @@
 #   --tolerance N            proto values may differ by N (default 1: libm exp vs Go's)
 #   --any-order              proto samples may come in any order (default: same order)
 #   --max-report N           differences to print (default 5)
+#   --drop-sample E,A        proto: drop the one sample whose stack holds function E from the
+#                            expected side and the one holding A from the actual side (a
+#                            goroutine profile's writer: busy writing in-process, parked
+#                            after); each must match exactly one sample of count 1
 #
 # text: the header line must be equal; the MemStats trailer ("# runtime.MemStats" onward) is
 # ignored on both sides; records are compared byte for byte, in order, except that records
@@ -31,7 +35,8 @@ from collections import Counter
 USAGE = "usage: compare.sh [--ignore-zero-from F,...] [--tolerance N] [--any-order] " \
         "[--max-report N] text|pprof EXPECTED ACTUAL | dump FILE"
 
-opts = {"ignore": "main.writeProfiles,main.recheckProfiles", "tol": 1, "any_order": False, "max": 5}
+opts = {"ignore": "main.writeProfiles,main.recheckProfiles", "tol": 1, "any_order": False, "max": 5,
+        "drop": None}
 args, rest = [], sys.argv[1:]
 try:
     while rest:
@@ -44,6 +49,10 @@ try:
             opts["any_order"] = True
         elif a == "--max-report":
             opts["max"] = int(rest.pop(0))
+        elif a == "--drop-sample":
+            opts["drop"] = rest.pop(0).split(",")
+            if len(opts["drop"]) != 2:
+                raise IndexError
         elif a.startswith("--"):
             raise IndexError
         else:
@@ -367,6 +376,14 @@ def cmp_pprof(exp_path, act_path):
                 diff(f"mapping only in actual: {m}")
         if em == am:
             diff("mappings in a different order")
+    if opts["drop"]:
+        for side, fn in ((e, opts["drop"][0]), (a, opts["drop"][1])):
+            hit = [i for i, x in enumerate(side["sample"])
+                   if any(fr[0] == fn for l in x[2] for fr in l[3])]
+            if len(hit) != 1 or list(side["sample"][hit[0]][0]) != [1]:
+                diff(f"--drop-sample: {len(hit)} samples hold {fn}, want one of count 1")
+            else:
+                del side["sample"][hit[0]]
     es, en = proto_filter(e["sample"])
     as_, an = proto_filter(a["sample"])
     if en or an:

@@ -19,6 +19,9 @@
 #   - --go-heap-profiler: the default (enabled) leaves tests/go/noprof (MemProfileRate 0) alone and
 #     reports it as profiling-disabled; a second exporter with =force and its PID enables
 #     profiling once and collects it;
+#   - serving does not wait for collection: with 5 targets whose collection takes 0.5 s each (force
+#     mode's stop lengthened by the GOHEAP_TEST_STOP_DELAY_MS hook), GET /metrics answers within 1 s
+#     during the first round (>= 2.5 s), several times;
 #   - --target-budget 1ms: heapprog (several ms to collect) is stopped at the limit (not an
 #     error) and backed off, watchprog still served;
 #   - a watchprog that exits is dropped (its series leave /metrics, /pprof/PID/heap is 404) and
@@ -480,6 +483,66 @@ else
 	fi
 	gh_stop "$FW"
 	gh_stop "$NP"
+fi
+
+# ---- serving does not wait for collection: /metrics answers between the steps of a long round ------
+# Five MemProfileRate-0 programs under --go-heap-profiler=force, with the library's test hook
+# GOHEAP_TEST_STOP_DELAY_MS=500 (src/force.c) keeping each force stop 0.5 s longer: the first round
+# takes at least 2.5 s (one target's collection, 0.5 s+, per step).  /metrics, asked every 0.1 s
+# from the start, must answer within 1 s while that round is still going (scrapes_total 0): a loop
+# that collected a round at once would hold every request until the round ended.
+if [ -n "${nbin:-}" ] && [ -x "$nbin" ]; then
+	sps=()
+	for _ in 1 2 3 4 5; do
+		gh_start "$nbin" 2>"$GH_TMP/start.err" || { gh_fail "noprof: $(cat "$GH_TMP/start.err")"; break; }
+		sps+=("$GH_PID")
+	done
+	if [ "${#sps[@]}" -eq 5 ]; then
+		GOHEAP_TEST_STOP_DELAY_MS=500 "$GH_GOHEAP" watch --go-heap-profiler=force --interval 1s \
+			--listen 127.0.0.1:0 "${sps[@]}" >"$d/slow.out" 2>"$d/slow.err" </dev/null &
+		SW=$!
+		GH_PIDS+=("$SW")
+		slistening() { grep -q 'listening on' "$d/slow.err" 2>/dev/null; }
+		if ! wait_for 10 slistening; then
+			gh_fail "serving during a round: the exporter did not start"
+			gh_show "$d/slow.err" 5
+		else
+			python3 - "$(sed -n 's/.*listening on //p' "$d/slow.err" | head -n 1)" >"$d/slow.scrapes" 2>&1 <<'PY'
+import re, sys, time, urllib.request
+addr = sys.argv[1]
+t_end = time.monotonic() + 30
+during, worst, dur, n = 0, 0.0, None, 0
+while time.monotonic() < t_end:
+    t0 = time.monotonic()
+    try:
+        body = urllib.request.urlopen("http://%s/metrics" % addr, timeout=15).read().decode()
+    except Exception as e:
+        print("error", e)
+        break
+    dt = time.monotonic() - t0
+    n += 1
+    worst = max(worst, dt)
+    rounds = int(re.search(r"^go_heap_watch_scrapes_total (\d+)$", body, re.M).group(1))
+    if rounds == 0:
+        during += 1
+    else:
+        dur = float(re.search(r"^go_heap_watch_scrape_duration_seconds ([0-9.]+)$", body, re.M).group(1))
+        break
+    time.sleep(0.1)
+print("scrapes %d during %d worst %.3f round %s" % (n, during, worst, dur))
+PY
+			set -- $(tail -n 1 "$d/slow.scrapes")
+			if [ "${1:-}" = scrapes ] && [ "${4:-0}" -ge 2 ] &&
+				awk -v w="${6:-9}" -v r="${8:-0}" 'BEGIN { exit !(w < 1.0 && r >= 2.5) }' 2>/dev/null; then
+				gh_pass "serving during a round: the first round took $8 s (5 targets, 0.5 s+ each); $4 scrapes of /metrics answered during it, the slowest in $6 s"
+			else
+				gh_fail "serving during a round: '$(tail -n 1 "$d/slow.scrapes")' (want >= 2 answers during a round of >= 2.5 s, each within 1 s)"
+				gh_show "$d/slow.err" 5
+			fi
+		fi
+		gh_stop "$SW"
+	fi
+	for p in "${sps[@]}"; do gh_stop "$p"; done
 fi
 
 # ---- per-target budget: a target over budget is backed off, the others go on ---------------------

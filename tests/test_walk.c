@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include <cmocka.h>
@@ -128,8 +129,8 @@ static void test_flush_active(void **state)
 	const gh_rtlayout *lay = gh_rtlayout_for(ver(22));
 	fake *f = new_fake(8, 0);
 	uint64_t s1[] = { 0x401000, 0x402000 }, s2[] = { 0x403000 };
-	mrec r1 = { { { 10, 4, 640, 256 }, { 100, 100, 100, 100 },
-		      { 1, 1, 64, 64 }, { 7, 7, 7, 7 } } };
+	mrec r1 = { { { 10, 4, 640, 256 }, { 100, 100, 6400, 6400 },
+		      { 1, 1, 64, 64 }, { 7, 7, 448, 448 } } };
 	mrec r2 = { { { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 },
 		      { 5, 0, 80, 0 } } };
 	uint64_t b1 = IMG_BASE + 0x100, b2 = IMG_BASE + 0x400;
@@ -349,6 +350,195 @@ static void test_block_records(void **state)
 }
 
 /*
+ * Implausible buckets (walk.c): each damaged one is skipped and counted,
+ * the first one's address and reason kept, the others read as usual, and
+ * the "no GC yet" decision ignores the skipped ones.
+ */
+static void test_implausible_skipped(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(24));
+	fake *f = new_fake(8, 0);
+	uint64_t s[] = { 0x401000, 0x402000 }, bad_pc[] = { 0x401000, 0 };
+	mrec ok = { { { 4, 1, 64, 16 } } };
+	mrec bytes = { { { 4, 1, 65, 16 } } };     /* 65 != 4 x 16 */
+	mrec frees = { { { 1, 4, 16, 64 } } };     /* frees > allocs */
+	mrec future = { { { 4, 1, 64, 16 }, { 0 }, { 0 },
+			  { 0, 0, 0, 1 } } };      /* future[2] bytes */
+	mrec huge = { { { (uint64_t)1 << 59, 0, (uint64_t)1 << 63, 0 } } };
+	mrec large = { { { 4, 1, 4 * 40960, 40960 } } };
+	uint64_t b[8];
+	gh_profile p;
+	gh_err err = { 0, "" };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++)
+		b[i] = IMG_BASE + 0x100 + (uint64_t)i * 0x100;
+	put(f, A_MBUCKETS, b[0], 8);
+	put(f, A_CYCLE, 3u << 1, 4); /* idx 0: nothing to flush */
+	put(f, A_RATE, 512 * 1024, 8);
+	put_bucket(f, lay, b[0], b[1], 1, 16, s, 2, &ok);
+	put_bucket(f, lay, b[1], b[2], 1, 16, s, 2, &bytes);
+	put_bucket(f, lay, b[2], b[3], 1, 17, s, 2, &ok);     /* size */
+	put_bucket(f, lay, b[3], b[4], 1, 16, bad_pc, 2, &ok);/* PC 0 */
+	put_bucket(f, lay, b[4], b[5], 1, 16, s, 2, &frees);
+	put_bucket(f, lay, b[5], b[6], 1, 16, s, 2, &future);
+	put_bucket(f, lay, b[6], b[7], 1, 8, s, 2, &huge);
+	put_bucket(f, lay, b[7], 0, 1, 40960, s, 1, &large);  /* 5 pages */
+	assert_int_equal(run(f, &p, 24, GOHEAP_PROFILE_HEAP, &err), 0);
+	assert_int_equal(p.nbuckets, 8);
+	assert_int_equal(p.skipped, 6);
+	assert_int_equal(p.nrecs, 2);
+	assert_int_equal(p.recs[1].bucket, b[7]);
+	assert_int_equal(p.skipped_bucket, b[1]);
+	assert_non_null(strstr(p.skipped_reason, "are not"));
+	assert_int_equal(p.recs[0].bucket, b[0]);
+	assert_int_equal(p.recs[0].alloc_bytes, 64);
+	assert_int_equal(p.recs[0].stk[1], 0x402000);
+	gh_profile_destroy(&p);
+
+	free(f);
+}
+
+/*
+ * n buckets at IMG_BASE + 0x100 + i x 0x100, the first nbad of them with
+ * bytes that are not count x size.
+ */
+static void put_list(fake *f, const gh_rtlayout *lay, int n, int nbad)
+{
+	uint64_t s[] = { 0x401000, 0x402000 };
+	mrec ok = { { { 4, 1, 64, 16 } } };
+	mrec bytes = { { { 4, 1, 65, 16 } } };
+	uint64_t at;
+	int i;
+
+	memset(f->img, 0, sizeof(f->img));
+	put(f, A_MBUCKETS, IMG_BASE + 0x100, 8);
+	put(f, A_RATE, 512 * 1024, 8);
+	for (i = 0; i < n; i++) {
+		at = IMG_BASE + 0x100 + (uint64_t)i * 0x100;
+		put_bucket(f, lay, at, i + 1 < n ? at + 0x100 : 0, 1, 16, s,
+			   2, i < nbad ? &bytes : &ok);
+	}
+}
+
+/* More than 8 implausible buckets that are more than 1 in 10: refused. */
+static void test_implausible_refused(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(24));
+	fake *f = new_fake(8, 0);
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	put_list(f, lay, 9, 8);           /* 8 of 9: not more than 8 */
+	assert_int_equal(run(f, &p, 24, GOHEAP_PROFILE_HEAP, &err), 0);
+	assert_int_equal(p.skipped, 8);
+	assert_int_equal(p.nrecs, 1);
+	gh_profile_destroy(&p);
+	put_list(f, lay, 100, 10);        /* 10 of 100: not more than 1 in 10 */
+	assert_int_equal(run(f, &p, 24, GOHEAP_PROFILE_HEAP, &err), 0);
+	assert_int_equal(p.skipped, 10);
+	assert_int_equal(p.nrecs, 90);
+	gh_profile_destroy(&p);
+	put_list(f, lay, 100, 11);        /* 11 of 100: refused */
+	assert_int_equal(run(f, &p, 24, GOHEAP_PROFILE_HEAP, &err),
+			 GOHEAP_ECORRUPT);
+	assert_non_null(strstr(err.msg, "11 of 100 buckets"));
+	assert_non_null(strstr(err.msg, "first at 0x10100"));
+	assert_int_equal(p.nrecs, 0);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+/*
+ * Go 1.27 (bytes = count x size): a count whose bytes pass 2^60 is
+ * skipped, and a bucket skipped while reading takes no part in the "no
+ * GC yet" decision; then the profile's totals as pprof scales them stay
+ * within 2^62.
+ */
+static void test_implausible_go127(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(27));
+	fake *f = new_fake(8, 0);
+	uint64_t s[] = { 0x401000 };
+	mrec zero = { { { 0, 0 }, { 2, 1 }, { 0, 0 }, { 0, 0 } } };
+	mrec damaged = { { { 5, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } } };
+	mrec big = { { { (uint64_t)1 << 56, 0 } } };
+	mrec ok = { { { 3, 1 } } };
+	uint64_t b1 = IMG_BASE + 0x100, b2 = IMG_BASE + 0x200;
+	uint64_t b3 = IMG_BASE + 0x300;
+	gh_profile p;
+	gh_err err = { 0, "" };
+
+	(void)state;
+	put(f, A_MBUCKETS, b1, 8);
+	put(f, A_CYCLE, 2u << 1, 4); /* idx 2 */
+	put(f, A_RATE, 512 * 1024, 8);
+	put_bucket(f, lay, b1, b2, 1, 48, s, 1, &zero);
+	/* size 20 is no size class: its active 5 does not end the fold */
+	put_bucket(f, lay, b2, b3, 1, 20, s, 1, &damaged);
+	/* 2^56 x 32 = 2^61 bytes */
+	put_bucket(f, lay, b3, 0, 1, 32, s, 1, &big);
+	assert_int_equal(run(f, &p, 27, GOHEAP_PROFILE_HEAP, &err), 0);
+	assert_int_equal(p.skipped, 2);
+	assert_int_equal(p.skipped_bucket, b2);
+	assert_non_null(strstr(p.skipped_reason, "size 20"));
+	assert_int_equal(p.nrecs, 1);
+	assert_int_equal(p.recs[0].alloc_objects, 2);
+	assert_int_equal(p.recs[0].free_bytes, 48);
+	gh_profile_destroy(&p);
+
+	/* 2^56 x 16 = 2^60 bytes pass, but scaled at 512 KiB (x 2^15) the
+	 * count wraps int64: left out after the walk. */
+	put_bucket(f, lay, b1, b2, 1, 48, s, 1, &ok);
+	put_bucket(f, lay, b2, 0, 1, 16, s, 1, &big);
+	assert_int_equal(run(f, &p, 27, GOHEAP_PROFILE_HEAP, &err), 0);
+	assert_int_equal(p.skipped, 1);
+	assert_int_equal(p.skipped_bucket, b2);
+	assert_non_null(strstr(p.skipped_reason, "pprof scales"));
+	assert_int_equal(p.nrecs, 1);
+	assert_int_equal(p.recs[0].alloc_bytes, 144);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+/* Block/mutex: size 0, count a finite float >= 0, cycles >= 0. */
+static void test_implausible_block(void **state)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(22));
+	fake *f = new_fake(8, 0);
+	uint64_t s[] = { 0x401000 };
+	uint64_t b[5], bits, rec;
+	double counts[5] = { 1.5, NAN, -2, 3, 4 };
+	int64_t cycles[5] = { 10, 10, 10, -1, 10 };
+	gh_profile p;
+	gh_err err = { 0, "" };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++)
+		b[i] = IMG_BASE + 0x100 + (uint64_t)i * 0x100;
+	put(f, A_XBUCKETS, b[0], 8);
+	for (i = 0; i < 5; i++) {
+		rec = b[i] + put_bucket(f, lay, b[i], i < 4 ? b[i + 1] : 0, 3,
+					i == 4 ? 64 : 0, s, 1, NULL);
+		memcpy(&bits, &counts[i], 8);
+		put(f, rec, bits, 8);
+		put(f, rec + 8, (uint64_t)cycles[i], 8);
+	}
+	assert_int_equal(run(f, &p, 22, GOHEAP_PROFILE_MUTEX, &err), 0);
+	assert_int_equal(p.nbuckets, 5);
+	assert_int_equal(p.skipped, 4);
+	assert_int_equal(p.skipped_bucket, b[1]);
+	assert_int_equal(p.nrecs, 1);
+	assert_int_equal(p.recs[0].count, 1);
+	assert_int_equal(p.recs[0].cycles, 10);
+	gh_profile_destroy(&p);
+	free(f);
+}
+
+/*
  * The memory wrapper's deadline (goheap_set_time_limit): past it, no read
  * reaches the source and the walk fails with GOHEAP_ETIMEDOUT; before it,
  * the walk is unchanged.
@@ -422,6 +612,10 @@ int main(void)
 		cmocka_unit_test(test_cycle_detected),
 		cmocka_unit_test(test_hostile_fields),
 		cmocka_unit_test(test_block_records),
+		cmocka_unit_test(test_implausible_skipped),
+		cmocka_unit_test(test_implausible_refused),
+		cmocka_unit_test(test_implausible_go127),
+		cmocka_unit_test(test_implausible_block),
 		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_layout_table),
 	};

@@ -1,0 +1,608 @@
+/*
+ * goroutine.c - the goroutine profile, read from outside the program.
+ *
+ * runtime.goroutineProfileWithLabelsConcurrent (runtime/mprof.go, 1.19 to
+ * 1.27) records, for every g in runtime.allgs that is not _Gdead and not
+ * a system goroutine, saveg(^0, ^0, gp): an unwind from g.syscallpc/sp
+ * (a goroutine in a system call) or g.sched.pc/sp, through tracebackPCs,
+ * which expands inlined frames into "return PCs" of their own; and
+ * g.labels.  This file does the same from the target's memory:
+ *
+ *   allgs {ptr, len, cap} -> each *g (offsets: the release's row of
+ *   rtlayout.c) -> status, goid, startpc, labels -> the unwinder of
+ *   runtime/traceback.go (resolveInternal / next), amd64 only:
+ *       fp = sp + funcspdelta(f, pc) + 8; lr = *(fp - 8)
+ *   stopping at a TOPFRAME (goexit) or SPWRITE function, an unknown
+ *   return PC, the stack-depth limit of the release.
+ *
+ * Nothing here trusts the target: a g pointer into nowhere skips that
+ * goroutine (counted in the profile's note), a stack pointer leaving the
+ * goroutine's stack bounds or a frame that does not advance ends its
+ * traceback (marked partial), every count is bounded.
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "goroutine.h"
+
+typedef struct gor_tmp {
+	gh_goroutine g;
+	size_t stk_off, lab_off;
+} gor_tmp;
+
+typedef struct lab_tmp {
+	size_t koff, voff;
+} lab_tmp;
+
+typedef struct gor_build {
+	goheap_session *s;
+	const gh_rtlayout *lay;
+	gor_tmp *gs;
+	size_t ngs, capgs;
+	uint64_t *pcs;
+	size_t npcs, cappcs;
+	lab_tmp *labs;
+	size_t nlabs, caplabs;
+	gh_buf strs;
+	uint64_t *frame;          /* one stack's PCs, max_pcs long */
+	size_t max_pcs;
+	int fing_running;
+	/* what went wrong, for the note */
+	uint64_t unreadable, first_unreadable, partial, running;
+} gor_build;
+
+static int grow(void **v, size_t *cap, size_t need, size_t el)
+{
+	size_t nc;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 64;
+	while (nc < need)
+		nc *= 2;
+	nv = gh_reallocarray(*v, nc, el);
+	if (nv == NULL)
+		return GOHEAP_ENOMEM;
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+/* ---- %q ------------------------------------------------------------------- */
+
+
+/* ---- labels ------------------------------------------------------------------ */
+
+/* A Go string {ptr, len} at addr, appended NUL-terminated to strs. */
+static int read_gostring(gor_build *bd, uint64_t addr, size_t *off)
+{
+	gh_mem *m = &bd->s->mem;
+	uint64_t ptr, len;
+	int rc;
+
+	rc = gh_mem_read_ptr(m, addr, &ptr, "label string");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(m, addr + 8, &len, "label string");
+	if (rc != 0)
+		return rc;
+	if (len > GH_GOR_MAX_LABEL_LEN)
+		return gh_errf(&bd->s->err, GOHEAP_ECORRUPT,
+			       "label string of %llu bytes",
+			       (unsigned long long)len);
+	*off = bd->strs.len;
+	if (gh_buf_reserve(&bd->strs, (size_t)len + 1) != 0)
+		return GOHEAP_ENOMEM;
+	if (len > 0) {
+		rc = gh_mem_read(m, ptr, bd->strs.data + bd->strs.len,
+				 (size_t)len, "label string");
+		if (rc != 0)
+			return rc;
+	}
+	bd->strs.len += (size_t)len;
+	gh_buf_putc(&bd->strs, '\0');
+	return bd->strs.oom ? GOHEAP_ENOMEM : 0;
+}
+
+static int push_label(gor_build *bd, uint64_t kaddr, uint64_t vaddr)
+{
+	lab_tmp *l;
+	int rc;
+
+	if (bd->nlabs - bd->gs[bd->ngs].lab_off >= GH_GOR_MAX_LABELS)
+		return gh_errf(&bd->s->err, GOHEAP_ELIMIT, "over %u labels",
+			       GH_GOR_MAX_LABELS);
+	rc = grow((void **)&bd->labs, &bd->caplabs, bd->nlabs + 1,
+		  sizeof(*bd->labs));
+	if (rc != 0)
+		return rc;
+	l = &bd->labs[bd->nlabs];
+	rc = read_gostring(bd, kaddr, &l->koff);
+	if (rc == 0)
+		rc = read_gostring(bd, vaddr, &l->voff);
+	if (rc == 0)
+		bd->nlabs++;
+	return rc;
+}
+
+/*
+ * 1.24+: g.labels -> labelMap {list []label}, label {key, value string}
+ * (runtime/pprof/label.go; internal/runtime/pprof/label.Set in 1.26+).
+ */
+static int read_labels_list(gor_build *bd, uint64_t lm)
+{
+	gh_mem *m = &bd->s->mem;
+	uint64_t ptr, len, i;
+	int rc;
+
+	rc = gh_mem_read_ptr(m, lm, &ptr, "labelMap");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(m, lm + 8, &len, "labelMap");
+	if (rc != 0)
+		return rc;
+	if (len > GH_GOR_MAX_LABELS)
+		return gh_errf(&bd->s->err, GOHEAP_ECORRUPT,
+			       "labelMap of %llu labels",
+			       (unsigned long long)len);
+	for (i = 0; i < len; i++) {
+		rc = push_label(bd, ptr + 32 * i, ptr + 32 * i + 16);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Before 1.24: g.labels -> a labelMap variable, map[string]string, i.e. a
+ * *hmap (runtime/map.go): {count, flags u8, B u8, noverflow u16, hash0
+ * u32, buckets, oldbuckets, nevacuate, extra}; a bucket is tophash[8],
+ * 8 keys, 8 values (16 bytes each), overflow: 272 bytes.  A slot is live
+ * when tophash >= minTopHash (5); evacuated old slots hold 2..4, so
+ * reading the new buckets and the old ones (if growing) gives each key
+ * once.  Iteration order does not matter: String() sorts.
+ */
+static int read_hmap_buckets(gor_build *bd, uint64_t buckets, uint64_t nb)
+{
+	gh_mem *m = &bd->s->mem;
+	unsigned char bk[272];
+	uint64_t i, b;
+	int rc, j, chain;
+
+	for (i = 0; i < nb; i++) {
+		b = buckets + 272 * i;
+		for (chain = 0; b != 0 && chain < 64; chain++) {
+			rc = gh_mem_read(m, b, bk, sizeof(bk), "label map bucket");
+			if (rc != 0)
+				return rc;
+			for (j = 0; j < 8; j++)
+				if (bk[j] >= 5) {
+					rc = push_label(bd, b + 8 + 16 * j,
+							b + 136 + 16 * j);
+					if (rc != 0)
+						return rc;
+				}
+			b = gh_mem_word(m, bk + 264, 8);
+		}
+	}
+	return 0;
+}
+
+static int read_labels_hmap(gor_build *bd, uint64_t lm)
+{
+	gh_mem *m = &bd->s->mem;
+	unsigned char h[48];
+	uint64_t hp, count, buckets, old, nb;
+	unsigned flags, B;
+	int rc;
+
+	rc = gh_mem_read_ptr(m, lm, &hp, "labelMap");
+	if (rc != 0 || hp == 0)
+		return rc;
+	rc = gh_mem_read(m, hp, h, sizeof(h), "label map");
+	if (rc != 0)
+		return rc;
+	count = gh_mem_word(m, h, 8);
+	flags = h[8];
+	B = h[9];
+	buckets = gh_mem_word(m, h + 16, 8);
+	old = gh_mem_word(m, h + 24, 8);
+	if (count > GH_GOR_MAX_LABELS || B > 12)
+		return gh_errf(&bd->s->err, GOHEAP_ECORRUPT,
+			       "label map with %llu entries, B = %u",
+			       (unsigned long long)count, B);
+	if (count == 0)
+		return 0;
+	nb = (uint64_t)1 << B;
+	rc = read_hmap_buckets(bd, buckets, nb);
+	if (rc == 0 && old != 0)
+		rc = read_hmap_buckets(bd, old, (flags & 8) || B == 0 ?
+				       nb : nb / 2);
+	return rc;
+}
+
+/* ---- the unwinder -------------------------------------------------------------- */
+
+static int injected_call(const char *name)
+{
+	return strcmp(name, "runtime.sigpanic") == 0 ||
+	       strcmp(name, "runtime.asyncPreempt") == 0 ||
+	       strcmp(name, "runtime.debugCallV2") == 0;
+}
+
+/*
+ * saveg's unwind of one goroutine into bd->frame: 1 when it stopped on
+ * implausible data (partial), 0 otherwise; *n the PCs recorded.
+ */
+static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
+		  uint64_t lo, uint64_t hi, size_t *n)
+{
+	const gh_sym *sym = bd->s->sym;
+	gh_mem *m = &bd->s->mem;
+	uint64_t pc = pc0, sp = sp0, fp, lr, sympc;
+	uint8_t callee = 0;
+	int innermost = 1, trap = 0;
+	size_t k, phys = 0;
+	gh_funcinfo fi, fl;
+
+	*n = 0;
+	if (sp < lo || sp >= hi)
+		return 1;
+	if (pc == 0) {
+		/* a nil function call: start in the caller's frame */
+		if (gh_mem_read_ptr(m, sp, &pc, "goroutine stack") != 0)
+			return 1;
+		sp += 8;
+	}
+	if (gh_sym_funcinfo(sym, pc, &fi) != 0)
+		return 0;          /* unknown pc: the runtime records nothing */
+	for (;;) {
+		unsigned flag = fi.flag;
+
+		if (!fi.has_pcsp)
+			return 0;  /* external function: finishInternal */
+		if (strcmp(fi.name, "runtime.cgocallback") == 0 ||
+		    (innermost && syscall && pc == pc0 && sp == sp0))
+			flag &= ~GH_FUNCFLAG_SPWRITE;
+		if (fi.spdelta < 0)
+			return 1;
+		fp = sp + (uint64_t)fi.spdelta + 8;
+		lr = 0;
+		if (!(flag & (GH_FUNCFLAG_TOPFRAME | GH_FUNCFLAG_SPWRITE)) &&
+		    (fp - 8 < lo || fp > hi ||
+		     gh_mem_read_ptr(m, fp - 8, &lr, "goroutine stack") != 0))
+			return 1;
+		/* tracebackPCs: the logical frames of this physical one */
+		sympc = !trap && pc > fi.entry ? pc - 1 : pc;
+		k = gh_sym_inline_pcs(sym, sympc, &callee, bd->frame + *n,
+				      bd->max_pcs - *n);
+		/* 1.19's gentraceback records the physical pc itself */
+		if (!bd->lay->gor_unwinder && k > 0 &&
+		    bd->frame[*n] == sympc + 1)
+			bd->frame[*n] = pc;
+		*n += k;
+		if (*n >= bd->max_pcs || lr == 0)
+			return 0;
+		if (gh_sym_funcinfo(sym, lr, &fl) != 0)
+			return 0;  /* unexpected return pc: stop, silently */
+		if (pc == lr && sp == fp)
+			return 1;  /* traceback stuck */
+		if (++phys >= GH_GOR_MAX_PHYS_FRAMES)
+			return 1;
+		trap = injected_call(fi.name);
+		callee = fi.funcid;
+		pc = lr;
+		sp = fp;
+		fi = fl;
+		innermost = 0;
+		if (sp < lo || sp > hi)
+			return 1;
+	}
+}
+
+/* ---- isSystemGoroutine ------------------------------------------------------------ */
+
+/*
+ * isSystemGoroutine as goroutineProfileWithLabelsConcurrent applies it: the
+ * finalizer goroutine is recorded only while it runs a finalizer
+ * (fingStatus&fingRunningFinalizer, fingRunning in 1.19: it is checked
+ * with fixed=false), a cleanup goroutine (1.25+, whose check moved to
+ * doRecordGoroutineProfile with fixed=false) only while runningCleanups.
+ */
+static int is_system(gor_build *bd, uint64_t startpc, int running_cleanups)
+{
+	gh_funcinfo fi;
+
+	if (gh_sym_funcinfo(bd->s->sym, startpc, &fi) != 0)
+		return 0;
+	if (strcmp(fi.name, "runtime.main") == 0 ||
+	    strcmp(fi.name, "runtime.corostart") == 0 ||
+	    strcmp(fi.name, "runtime.handleAsyncEvent") == 0)
+		return 0;
+	if (strcmp(fi.name, "runtime.runCleanups") == 0)
+		return !running_cleanups;
+	if (strcmp(fi.name, "runtime.runfinq") == 0 ||
+	    strcmp(fi.name, "runtime.runFinalizers") == 0)
+		return !bd->fing_running;
+	return strncmp(fi.name, "runtime.", 8) == 0;
+}
+
+static void read_fing(gor_build *bd)
+{
+	goheap_session *s = bd->s;
+	uint64_t addr, v;
+
+	if (gh_exe_symbol(s->exe, "runtime.fingStatus", &addr, NULL) == 0) {
+		if (gh_mem_read_uint(&s->mem, addr + s->bias, 4, &v,
+				     "runtime.fingStatus") == 0)
+			bd->fing_running = (v & 2) != 0;
+	} else if (gh_exe_symbol(s->exe, "runtime.fingRunning", &addr,
+				 NULL) == 0) {
+		if (gh_mem_read_uint(&s->mem, addr + s->bias, 1, &v,
+				     "runtime.fingRunning") == 0)
+			bd->fing_running = v != 0;
+	}
+}
+
+/* ---- one goroutine ---------------------------------------------------------------- */
+
+static unsigned g_span(const gh_rtlayout *l)
+{
+	unsigned v[] = { l->g_m, l->g_sched + 8 * 7, l->g_syscallsp,
+			 l->g_syscallpc, l->g_atomicstatus, l->g_goid,
+			 l->g_waitsince, l->g_waitreason, l->g_gopc,
+			 l->g_startpc, l->g_labels, l->g_parentgoid,
+			 l->g_runningcleanups };
+	unsigned mx = 16;
+	size_t i;
+
+	for (i = 0; i < GH_ARRAY_LEN(v); i++)
+		if (v[i] + 8 > mx)
+			mx = v[i] + 8;
+	return mx;
+}
+
+/* 0: done (recorded or left out); a GOHEAP_E* code only for ENOMEM and
+ * time limits, which end the collection. */
+static int one_g(gor_build *bd, uint64_t gp)
+{
+	const gh_rtlayout *l = bd->lay;
+	gh_mem *m = &bd->s->mem;
+	unsigned char gb[512];
+	unsigned span = g_span(l);
+	gor_tmp *t;
+	gh_goroutine *g;
+	uint64_t lo, hi, syscallsp, pc0, sp0, labels;
+	size_t n = 0;
+	int rc;
+
+	rc = gh_mem_read(m, gp, gb, span, "g");
+	if (rc == GOHEAP_ETIMEDOUT || rc == GOHEAP_ENOMEM)
+		return rc;
+	if (rc != 0) {
+		if (bd->unreadable++ == 0)
+			bd->first_unreadable = gp;
+		return 0;
+	}
+	rc = grow((void **)&bd->gs, &bd->capgs, bd->ngs + 1, sizeof(*bd->gs));
+	if (rc != 0)
+		return rc;
+	t = &bd->gs[bd->ngs];
+	memset(t, 0, sizeof(*t));
+	g = &t->g;
+	g->addr = gp;
+	g->status = (uint32_t)gh_mem_word(m, gb + l->g_atomicstatus, 4) &
+		    ~0x1000u;
+	/* _Gdead; _Gdeadextra (11, 1.26+: an extra M's g, never another
+	 * meaning in earlier releases) */
+	if (g->status == GH_G_DEAD || g->status == 11)
+		return 0;
+	g->startpc = gh_mem_word(m, gb + l->g_startpc, 8);
+	if (is_system(bd, g->startpc, l->g_runningcleanups != 0 &&
+		      gb[l->g_runningcleanups] != 0))
+		return 0;
+	g->goid = gh_mem_word(m, gb + l->g_goid, 8);
+	g->parent_goid = l->g_parentgoid ?
+		gh_mem_word(m, gb + l->g_parentgoid, 8) : 0;
+	g->gopc = gh_mem_word(m, gb + l->g_gopc, 8);
+	g->waitreason = gb[l->g_waitreason];
+	g->waitsince = (int64_t)gh_mem_word(m, gb + l->g_waitsince, 8);
+	lo = gh_mem_word(m, gb, 8);
+	hi = gh_mem_word(m, gb + 8, 8);
+	syscallsp = gh_mem_word(m, gb + l->g_syscallsp, 8);
+	if (syscallsp != 0) {
+		pc0 = gh_mem_word(m, gb + l->g_syscallpc, 8);
+		sp0 = syscallsp;
+	} else {
+		pc0 = gh_mem_word(m, gb + l->g_sched + l->gobuf_pc, 8);
+		sp0 = gh_mem_word(m, gb + l->g_sched + l->gobuf_sp, 8);
+	}
+	g->running = g->status == GH_G_RUNNING;
+	bd->running += g->running != 0;
+	if (hi <= lo || hi - lo > ((uint64_t)1 << 32))
+		g->partial = 1;     /* absurd stack bounds: no traceback */
+	else
+		g->partial = unwind(bd, pc0, sp0, syscallsp != 0, lo, hi, &n);
+	bd->partial += g->partial != 0;
+	rc = grow((void **)&bd->pcs, &bd->cappcs, bd->npcs + n,
+		  sizeof(*bd->pcs));
+	if (rc != 0)
+		return rc;
+	t->stk_off = bd->npcs;
+	memcpy(bd->pcs + bd->npcs, bd->frame, n * sizeof(*bd->pcs));
+	bd->npcs += n;
+	g->nstk = n;
+
+	t->lab_off = bd->nlabs;
+	labels = gh_mem_word(m, gb + l->g_labels, 8);
+	if (labels != 0) {
+		size_t strs0 = bd->strs.len;
+
+		g->has_labels = 1;
+		rc = l->labels_list ? read_labels_list(bd, labels) :
+				      read_labels_hmap(bd, labels);
+		if (rc == GOHEAP_ENOMEM || rc == GOHEAP_ETIMEDOUT)
+			return rc;
+		if (rc != 0) {
+			/* unreadable labels: none, goroutine marked */
+			bd->nlabs = t->lab_off;
+			bd->strs.len = strs0;
+			g->partial = 1;
+		}
+	}
+	g->nlabels = bd->nlabs - t->lab_off;
+	bd->ngs++;
+	return 0;
+}
+
+/* ---- freezing into one allocation --------------------------------------------------- */
+
+static int freeze(gor_build *bd, gh_profile *p)
+{
+	size_t szg = bd->ngs * sizeof(gh_goroutine);
+	size_t szl = bd->nlabs * sizeof(gh_glabel);
+	size_t szp = bd->npcs * sizeof(uint64_t);
+	size_t total = szg + szl + szp + bd->strs.len + 8, i, j;
+	unsigned char *blk;
+	gh_glabel *labs;
+	uint64_t *pcs;
+	char *strs;
+
+	blk = gh_calloc(1, total);
+	if (blk == NULL)
+		return GOHEAP_ENOMEM;
+	p->gors = (gh_goroutine *)blk;
+	labs = (gh_glabel *)(blk + szg);
+	pcs = (uint64_t *)(blk + szg + szl);
+	strs = (char *)(blk + szg + szl + szp);
+	if (szp > 0)
+		memcpy(pcs, bd->pcs, szp);
+	if (bd->strs.len > 0)
+		memcpy(strs, bd->strs.data, bd->strs.len);
+	for (i = 0; i < bd->nlabs; i++) {
+		labs[i].key = strs + bd->labs[i].koff;
+		labs[i].value = strs + bd->labs[i].voff;
+	}
+	for (i = 0; i < bd->ngs; i++) {
+		p->gors[i] = bd->gs[i].g;
+		p->gors[i].stk = pcs + bd->gs[i].stk_off;
+		p->gors[i].labels = labs + bd->gs[i].lab_off;
+	}
+	p->ngors = bd->ngs;
+	p->pcpool = (uint64_t *)blk;
+	p->recs = gh_calloc(bd->ngs ? bd->ngs : 1, sizeof(*p->recs));
+	if (p->recs == NULL)
+		return GOHEAP_ENOMEM;
+	for (j = 0; j < bd->ngs; j++) {
+		p->recs[j].count = 1;
+		p->recs[j].stk = (uint64_t *)p->gors[j].stk;
+		p->recs[j].nstk = p->gors[j].nstk;
+		p->recs[j].bucket = p->gors[j].addr;
+	}
+	p->nrecs = bd->ngs;
+	return 0;
+}
+
+/* ---- collect -------------------------------------------------------------------------- */
+
+int gh_gor_collect(gh_profile *p, goheap_session *s)
+{
+	const gh_rtlayout *l = s->lay;
+	gor_build bd;
+	uint64_t allgs, arr, len, cap, i, chunk[512];
+	double t0 = gh_now();
+	int rc;
+
+	if (!l->g_verified)
+		return gh_errf(&s->err, GOHEAP_EVERSION,
+			       "goroutine profile: the g layout of go1.%d is "
+			       "not verified (no toolchain to check it on)",
+			       l->minor);
+	if (s->mem.ptr_size != 8 || s->mem.big_endian ||
+	    gh_exe_machine(s->exe) != EM_X86_64)
+		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+			       "goroutine profile: only little-endian 64-bit "
+			       "x86 (amd64) targets are supported so far");
+	if (gh_exe_symbol(s->exe, "runtime.allgs", &allgs, NULL) != 0)
+		return gh_errf(&s->err, GOHEAP_ENOSYM,
+			       "goroutine profile: runtime.allgs not found "
+			       "(%s); stripped binaries (-s) are not "
+			       "supported for goroutine profiles yet",
+			       gh_exe_has_symtab(s->exe) ? "not in .symtab" :
+			       "no .symtab");
+	allgs += s->bias;
+	memset(&bd, 0, sizeof(bd));
+	bd.s = s;
+	bd.lay = l;
+	bd.max_pcs = l->gor_max_stack ? l->gor_max_stack :
+		     (p->profstackdepth > 0 ? (size_t)p->profstackdepth : 128);
+	bd.frame = gh_calloc(bd.max_pcs, sizeof(*bd.frame));
+	if (bd.frame == NULL)
+		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+	read_fing(&bd);
+
+	rc = gh_mem_read_ptr(&s->mem, allgs, &arr, "runtime.allgs");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(&s->mem, allgs + 8, &len, "runtime.allgs");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(&s->mem, allgs + 16, &cap,
+				     "runtime.allgs");
+	if (rc != 0)
+		goto out;
+	if (len > cap || len > GH_GOR_MAX_GS || (len > 0 && arr == 0)) {
+		rc = gh_errf(&s->err, GOHEAP_ECORRUPT,
+			     "runtime.allgs {%#llx, %llu, %llu} is not a "
+			     "plausible slice", (unsigned long long)arr,
+			     (unsigned long long)len, (unsigned long long)cap);
+		goto out;
+	}
+	for (i = 0; i < len; i += GH_ARRAY_LEN(chunk)) {
+		uint64_t k, nk = len - i < GH_ARRAY_LEN(chunk) ? len - i :
+				 GH_ARRAY_LEN(chunk);
+		unsigned char *raw = (unsigned char *)chunk;
+
+		rc = gh_mem_read(&s->mem, arr + 8 * i, raw, (size_t)(8 * nk),
+				 "runtime.allgs array");
+		if (rc != 0)
+			goto out;
+		for (k = 0; k < nk; k++) {
+			uint64_t gp = gh_mem_word(&s->mem, raw + 8 * k, 8);
+
+			rc = one_g(&bd, gp);
+			if (rc != 0)
+				goto out;
+		}
+	}
+	rc = freeze(&bd, p);
+	if (rc != 0) {
+		gh_errf(&s->err, rc, "out of memory");
+		goto out;
+	}
+	{
+		char *note = p->gor_note;
+		size_t nl = sizeof(p->gor_note);
+
+		if (bd.running > 0)
+			snprintf(note, nl, "%llu running goroutine(s): stack "
+				 "from g.sched, may be stale (live, not "
+				 "stopped)", (unsigned long long)bd.running);
+		if (bd.unreadable > 0 || bd.partial > 0)
+			snprintf(note + strlen(note), nl - strlen(note),
+				 "%s%llu g unreadable (first %#llx), %llu "
+				 "tracebacks partial", note[0] ? "; " : "",
+				 (unsigned long long)bd.unreadable,
+				 (unsigned long long)bd.first_unreadable,
+				 (unsigned long long)bd.partial);
+	}
+	p->nbuckets = len;
+	p->t_walk = gh_now() - t0;
+out:
+	free(bd.frame);
+	free(bd.gs);
+	free(bd.pcs);
+	free(bd.labs);
+	gh_buf_free(&bd.strs);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/*
+ * goroutine.h - the goroutine profile, read from outside (issue 13).
+ *
+ * gh_gor_collect walks runtime.allgs, reads every g (status, goid,
+ * labels, ...), leaves out dead and system goroutines exactly where
+ * runtime.goroutineProfileWithLabelsConcurrent does, and unwinds each
+ * stack as saveg's unwinder + tracebackPCs would (pclntab pcsp tables,
+ * inline expansion).  doc/goroutines.md has the design and what is
+ * verified per release.
+ */
+#ifndef GH_GOROUTINE_H
+#define GH_GOROUTINE_H
+
+#include "profile.h"
+#include "session.h"
+
+/* Safety limits on hostile data. */
+#define GH_GOR_MAX_GS (1u << 22)       /* len(allgs) */
+#define GH_GOR_MAX_LABELS 4096         /* labels of one goroutine */
+#define GH_GOR_MAX_LABEL_LEN (1u << 20)/* bytes of one key or value */
+#define GH_GOR_MAX_PHYS_FRAMES 100000  /* physical frames of one stack */
+
+/*
+ * Fill p (kind GOHEAP_PROFILE_GOROUTINE, already set up by the session)
+ * with the target's goroutines.  0 or a GOHEAP_E* code with s->err set.
+ */
+int gh_gor_collect(gh_profile *p, goheap_session *s);
+
+/*
+ * Go's strconv.Quote of s[0..n) appended to b (printable ASCII as is,
+ * valid UTF-8 kept, other bytes as \xNN; the C escapes Go uses).
+ */
+void gh_gor_quote(gh_buf *b, const char *s, size_t n);
+
+#endif

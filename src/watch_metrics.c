@@ -1,0 +1,264 @@
+/*
+ * watch_metrics.c - /metrics (Prometheus text format 0.0.4) and the index
+ * page, from a snapshot (wm_snapshot): the targets' numbers (wt_views),
+ * the fleet's and the server's figures.  Pure rendering: no I/O.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "watch_metrics.h"
+
+static void put_label(sbuf *b, const char *name, const char *v, int first)
+{
+	sb_printf(b, "%s%s=\"", first ? "" : ",", name);
+	for (; *v != '\0'; v++) {
+		if (*v == '\\' || *v == '"')
+			sb_printf(b, "\\%c", *v);
+		else if (*v == '\n')
+			sb_add(b, "\\n", 2);
+		else
+			sb_add(b, v, 1);
+	}
+	sb_add(b, "\"", 1);
+}
+
+/* {pid=...,comm=...,exe=...,container_id=...[,state=...]} */
+static void put_target_labels(sbuf *b, const wt_view *t, const char *state)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", t->pid);
+	sb_add(b, "{", 1);
+	put_label(b, "pid", pid, 1);
+	put_label(b, "comm", t->comm, 0);
+	put_label(b, "exe", t->exe, 0);
+	put_label(b, "container_id", t->container, 0);
+	if (state != NULL)
+		put_label(b, "state", state, 0);
+	sb_add(b, "}", 1);
+}
+
+/* One per-target metric family: HELP, TYPE, then a line per Go process. */
+enum per_target { PT_COLLECT_SECONDS, PT_ERRORS, PT_OVER_BUDGET };
+
+static void put_per_target(sbuf *b, const wm_snapshot *s,
+			   enum per_target which, const char *name,
+			   const char *type, const char *help)
+{
+	size_t i;
+
+	sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	for (i = 0; i < s->nt; i++) {
+		const wt_view *t = &s->t[i];
+
+		sb_str(b, name);
+		put_target_labels(b, t, NULL);
+		if (which == PT_COLLECT_SECONDS)
+			sb_printf(b, " %.6f\n", t->collect_seconds);
+		else
+			sb_printf(b, " %llu\n", which == PT_ERRORS ?
+				  t->errors : t->over_budget);
+	}
+}
+
+void wm_metrics(const wm_snapshot *s, sbuf *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+		int which;
+	} per[] = {
+		{ "container_go_alloc_bytes_total", "counter",
+		  "Bytes allocated (heap profile estimate, per-interval "
+		  "deltas of the runtime's cumulative bucket counters).", 0 },
+		{ "container_go_alloc_objects_total", "counter",
+		  "Objects allocated (heap profile estimate).", 1 },
+		{ "container_go_inuse_bytes", "gauge",
+		  "Bytes in use as of the last completed GC (heap profile).", 2 },
+		{ "container_go_inuse_objects", "gauge",
+		  "Objects in use as of the last completed GC (heap profile).",
+		  3 },
+		{ "container_go_mem_profile_rate", "gauge",
+		  "runtime.MemProfileRate of the process.", 4 },
+	};
+	const wt_totals *f = &s->fleet;
+	const wh_stats *h = &s->http;
+	size_t i, k, nok = 0;
+
+	for (k = 0; k < WATCH_ARRAY_LEN(per); k++) {
+		sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", per[k].name,
+			  per[k].help, per[k].name, per[k].type);
+		for (i = 0; i < s->nt; i++) {
+			const wt_view *t = &s->t[i];
+
+			if (!t->have_stats)
+				continue;
+			sb_add(b, per[k].name, strlen(per[k].name));
+			put_target_labels(b, t, NULL);
+			switch (per[k].which) {
+			case 0:
+				sb_printf(b, " %.0f\n", t->alloc_bytes);
+				break;
+			case 1:
+				sb_printf(b, " %.0f\n", t->alloc_objects);
+				break;
+			case 2:
+				sb_printf(b, " %lld\n", t->inuse_bytes);
+				break;
+			case 3:
+				sb_printf(b, " %lld\n", t->inuse_objects);
+				break;
+			default:
+				sb_printf(b, " %lld\n", t->rate);
+				break;
+			}
+		}
+	}
+	sb_printf(b, "# HELP go_heap_watch_target_state 1 for the state of "
+		  "each Go process's last collection.\n"
+		  "# TYPE go_heap_watch_target_state gauge\n");
+	for (i = 0; i < s->nt; i++) {
+		const wt_view *t = &s->t[i];
+
+		nok += t->ok != 0;
+		sb_str(b, "go_heap_watch_target_state");
+		put_target_labels(b, t, t->state);
+		sb_str(b, " 1\n");
+	}
+	put_per_target(b, s, PT_COLLECT_SECONDS,
+		       "go_heap_watch_target_collect_seconds", "gauge",
+		       "Time of the last collection of each process.");
+	put_per_target(b, s, PT_ERRORS, "go_heap_watch_target_errors_total",
+		       "counter", "Failed collections per process.");
+	put_per_target(b, s, PT_OVER_BUDGET,
+		       "go_heap_watch_target_over_budget_total", "counter",
+		       "Collections that took longer than --target-budget.");
+	sb_printf(b,
+		  "# HELP go_heap_watch_targets Go processes found.\n"
+		  "# TYPE go_heap_watch_targets gauge\n"
+		  "go_heap_watch_targets %zu\n"
+		  "# HELP go_heap_watch_targets_ok Go processes whose last "
+		  "collection succeeded.\n"
+		  "# TYPE go_heap_watch_targets_ok gauge\n"
+		  "go_heap_watch_targets_ok %zu\n"
+		  "# HELP go_heap_watch_scrape_duration_seconds Wall time of "
+		  "the last collection round.\n"
+		  "# TYPE go_heap_watch_scrape_duration_seconds gauge\n"
+		  "go_heap_watch_scrape_duration_seconds %.6f\n"
+		  "# HELP go_heap_watch_scrape_cpu_seconds CPU time of the last "
+		  "collection round.\n"
+		  "# TYPE go_heap_watch_scrape_cpu_seconds gauge\n"
+		  "go_heap_watch_scrape_cpu_seconds %.6f\n"
+		  "# HELP go_heap_watch_scrapes_total Collection rounds.\n"
+		  "# TYPE go_heap_watch_scrapes_total counter\n"
+		  "go_heap_watch_scrapes_total %llu\n"
+		  "# HELP go_heap_watch_scrape_errors_total Failed target "
+		  "collections.\n"
+		  "# TYPE go_heap_watch_scrape_errors_total counter\n"
+		  "go_heap_watch_scrape_errors_total %llu\n"
+		  "# HELP go_heap_watch_http_requests_total HTTP requests.\n"
+		  "# TYPE go_heap_watch_http_requests_total counter\n"
+		  "go_heap_watch_http_requests_total %llu\n"
+		  "# HELP go_heap_watch_http_errors_total HTTP requests "
+		  "answered with 4xx/5xx.\n"
+		  "# TYPE go_heap_watch_http_errors_total counter\n"
+		  "go_heap_watch_http_errors_total %llu\n"
+		  "# HELP go_heap_watch_output_files_written_total Delta "
+		  "profiles written to --output-dir.\n"
+		  "# TYPE go_heap_watch_output_files_written_total counter\n"
+		  "go_heap_watch_output_files_written_total %llu\n"
+		  "# HELP go_heap_watch_output_files_removed_total Files "
+		  "removed by rotation.\n"
+		  "# TYPE go_heap_watch_output_files_removed_total counter\n"
+		  "go_heap_watch_output_files_removed_total %llu\n"
+		  "# HELP go_heap_watch_cpu_seconds_total CPU time of the "
+		  "exporter.\n"
+		  "# TYPE go_heap_watch_cpu_seconds_total counter\n"
+		  "go_heap_watch_cpu_seconds_total %.6f\n"
+		  "# HELP go_heap_watch_resident_memory_bytes Resident set "
+		  "size of the exporter.\n"
+		  "# TYPE go_heap_watch_resident_memory_bytes gauge\n"
+		  "go_heap_watch_resident_memory_bytes %ld\n",
+		  s->nt, nok, f->round_seconds, f->round_cpu, f->rounds,
+		  f->errors, h->requests, h->errors, f->out_written,
+		  f->out_removed, s->cpu_seconds, s->rss_bytes);
+	sb_printf(b,
+		  "# HELP go_heap_watch_connections Open HTTP connections "
+		  "(this scrape's included).\n"
+		  "# TYPE go_heap_watch_connections gauge\n"
+		  "go_heap_watch_connections %zu\n"
+		  "# HELP go_heap_watch_connections_max Connection cap; at "
+		  "it, the connection idle longest is closed for a new one.\n"
+		  "# TYPE go_heap_watch_connections_max gauge\n"
+		  "go_heap_watch_connections_max %zu\n"
+		  "# HELP go_heap_watch_connections_evicted_total Idle or "
+		  "incomplete connections closed to make room.\n"
+		  "# TYPE go_heap_watch_connections_evicted_total counter\n"
+		  "go_heap_watch_connections_evicted_total %llu\n"
+		  "# HELP go_heap_watch_connections_refused_total Connections "
+		  "closed at once: every open one was being answered.\n"
+		  "# TYPE go_heap_watch_connections_refused_total counter\n"
+		  "go_heap_watch_connections_refused_total %llu\n"
+		  "# HELP go_heap_watch_connection_memory_bytes Memory held "
+		  "by open connections: state, header buffers, unsent "
+		  "responses (not the base profiles of parked ?seconds=N "
+		  "requests).\n"
+		  "# TYPE go_heap_watch_connection_memory_bytes gauge\n"
+		  "go_heap_watch_connection_memory_bytes %zu\n"
+		  "# HELP go_heap_watch_http_busy_total /pprof requests "
+		  "answered 503: too many responses in progress.\n"
+		  "# TYPE go_heap_watch_http_busy_total counter\n"
+		  "go_heap_watch_http_busy_total %llu\n"
+		  "# HELP go_heap_watch_bucket_state_bytes Memory kept "
+		  "between collections for the counters' deltas (per-bucket "
+		  "cumulative counters).\n"
+		  "# TYPE go_heap_watch_bucket_state_bytes gauge\n"
+		  "go_heap_watch_bucket_state_bytes %zu\n",
+		  h->conns, h->conns_max, h->evicted, h->refused,
+		  h->conn_memory, h->busy, f->bucket_state_bytes);
+}
+
+static const char *const kinds[] = { "heap", "allocs", "block", "mutex" };
+
+static void put_html(sbuf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '<')
+			sb_add(b, "&lt;", 4);
+		else if (*s == '>')
+			sb_add(b, "&gt;", 4);
+		else if (*s == '&')
+			sb_add(b, "&amp;", 5);
+		else if (*s == '"')
+			sb_add(b, "&quot;", 6);
+		else
+			sb_add(b, s, 1);
+	}
+}
+
+void wm_index(const wt_view *v, size_t nt, sbuf *b)
+{
+	size_t i, k;
+
+	sb_printf(b, "<html><head><title>go-heap watch</title></head>"
+		  "<body><h1>go-heap watch</h1><p><a href=\"/metrics\">"
+		  "metrics</a></p><table><tr><th>pid</th><th>comm</th>"
+		  "<th>exe</th><th>container</th><th>state</th>"
+		  "<th>profiles</th></tr>\n");
+	for (i = 0; i < nt; i++) {
+		const wt_view *t = &v[i];
+
+		sb_printf(b, "<tr><td>%d</td><td>", t->pid);
+		put_html(b, t->comm);
+		sb_printf(b, "</td><td>");
+		put_html(b, t->exe);
+		sb_printf(b, "</td><td>%.12s</td><td>%s</td><td>",
+			  t->container, t->state);
+		for (k = 0; k < WATCH_ARRAY_LEN(kinds); k++)
+			sb_printf(b, "<a href=\"/pprof/%d/%s?debug=1\">%s</a> ",
+				  t->pid, kinds[k], kinds[k]);
+		sb_printf(b, "</td></tr>\n");
+	}
+	sb_printf(b, "</table></body></html>\n");
+}

@@ -1,0 +1,921 @@
+/*
+ * watch_targets.c - `go-heap watch`'s fleet (doc/watch.md): which Go
+ * processes there are, what is kept of each, and their collection.
+ *
+ *   - Discovery: the PIDs given, or every process whose /proc/PID/exe is
+ *     an ELF file with .go.buildinfo or .gopclntab (goheap_is_go_executable:
+ *     section headers only).  A PID whose start time changed is a new
+ *     process and starts over; exited ones are dropped.
+ *   - A round runs as steps (wt_round_step): discovery, then one target
+ *     collected per step, visited from a rotating start, then the output
+ *     directory's rotation.  The caller serves HTTP between steps, so the
+ *     longest it waits is one target's collection, which the budget
+ *     bounds (--target-budget is the session's time limit,
+ *     goheap_set_time_limit: the library stops a walk that reaches it
+ *     within one read).  A target over budget or failing is skipped for
+ *     1, 2, 4, ... 32 rounds.  (Opening a session is not bounded by the
+ *     budget: the library's safety limits bound that.)
+ *   - Counters: each collection's per-bucket cumulative alloc counters
+ *     minus the previous collection's, keyed by bucket address (a record's
+ *     id; a bucket never seen counts from zero), scaled like pprof's
+ *     scaleHeapSample.  Only the public API is used (goheap_profile_record,
+ *     goheap_profile_delta).
+ *   - Memory between rounds: a target keeps its buckets' cumulative
+ *     counters as {bucket address, objects, bytes} sorted by address (24
+ *     bytes a bucket); each profile is freed right after it is accounted
+ *     for, except with --output-dir, whose delta profiles need the last
+ *     whole profile as their base.  Sessions stay open between rounds only
+ *     while there are at most KEEP_SESSIONS (16) Go targets: an open
+ *     session maps the executable and holds the library's read cache
+ *     (about 1.8 MiB for a small program), so a larger fleet closes each
+ *     one after use and reopens it next time (about 1 ms;
+ *     bench/watch-mem.sh: 100 targets of 10 000 buckets in 34 MiB).
+ *   - --output-dir: each collection's delta profile as
+ *     PID-COMM-TIME.pb.gz; the oldest of ours go first beyond
+ *     --output-max-bytes.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "goheap.h"
+#include "options.h"
+#include "watch_targets.h"
+#include "watch_util.h"
+
+enum {
+	KEEP_SESSIONS = 16,     /* more Go targets: close sessions after use */
+	MAX_TARGETS = 4096,
+	MAX_BACKOFF = 32,
+	FORCE_RATE = 512 * 1024,
+};
+
+/*
+ * runtime/pprof's scaleHeapSample: the estimated true count and size
+ * behind `count` sampled objects of `size` bytes at MemProfileRate `rate`
+ * (libm's exp: metrics need no bit-exactness).
+ */
+static void scale_sample(int64_t count, int64_t size, int64_t rate,
+			 double *c, double *s)
+{
+	double avg, scale;
+
+	*c = (double)count;
+	*s = (double)size;
+	if (count == 0 || size == 0 || rate <= 1)
+		return;
+	avg = (double)size / (double)count;
+	scale = 1 / (1 - exp(-avg / (double)rate));
+	*c *= scale;
+	*s *= scale;
+}
+
+/* ---- targets ---------------------------------------------------------- */
+
+enum tstate { T_NEW, T_OK, T_DISABLED, T_ERROR, T_SKIPPED };
+
+static const char *const tstate_name[] = {
+	"new", "ok", "profiling-disabled", "error", "backoff"
+};
+
+/*
+ * What a target keeps of a collection for the next one's deltas: a bucket's
+ * cumulative alloc counters, keyed by bucket address (a record's id).
+ */
+typedef struct bucket_count {
+	uint64_t id;
+	int64_t objects, bytes;
+} bucket_count;
+
+typedef struct target {
+	int pid;
+	unsigned long long start;  /* /proc/PID/stat starttime */
+	int is_go;
+	int seen;                  /* found in the last discovery */
+	char comm[64], exe[512], container[80];
+	goheap_session *s;
+	double budget;             /* --target-budget: each collection's limit */
+	bucket_count *base;        /* the last collection's counters, by id */
+	size_t nbase;
+	int have_base;
+	goheap_profile *prev;      /* --output-dir only: the last heap profile */
+	double alloc_bytes, alloc_objects;  /* counters (scaled) */
+	int64_t inuse_bytes, inuse_objects, rate;
+	int have_stats;
+	int forced;                /* force applied (or refused) once */
+	enum tstate state;
+	char err[200];
+	unsigned long long errors, collections, over_budget;
+	double last_seconds;
+	int skip, backoff;
+} target;
+
+/* The steps of a round. */
+enum rphase { R_IDLE, R_DISCOVER, R_TARGETS };
+
+struct wt_fleet {
+	wt_config cfg;
+	target **t;
+	size_t nt;
+	size_t rot;                /* the round's first target */
+	/* the round in progress */
+	enum rphase phase;
+	size_t k;                  /* targets visited */
+	size_t ngo;                /* Go targets found by its discovery */
+	double round_start, round_cpu;
+	/* totals */
+	double last_round_seconds, last_round_cpu;
+	unsigned long long rounds, errors, out_written, out_removed;
+};
+
+static void target_reset(target *t)
+{
+	goheap_close(t->s);
+	t->s = NULL;
+	goheap_profile_free(t->prev);
+	t->prev = NULL;
+	free(t->base);
+	t->base = NULL;
+	t->nbase = 0;
+	t->have_base = 0;
+	t->alloc_bytes = t->alloc_objects = 0;
+	t->inuse_bytes = t->inuse_objects = t->rate = 0;
+	t->have_stats = 0;
+	t->forced = 0;
+	t->state = T_NEW;
+	t->err[0] = '\0';
+	t->skip = t->backoff = 0;
+}
+
+static void target_free(target *t)
+{
+	if (t == NULL)
+		return;
+	target_reset(t);
+	free(t);
+}
+
+/* Field 22 of /proc/PID/stat (after the comm in parentheses). */
+static int proc_start(int pid, unsigned long long *out)
+{
+	char path[64], buf[1024], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strrchr(buf, ')');
+	if (p == NULL)
+		return -1;
+	p++;
+	/* fields 3..21 precede it */
+	for (i = 3; i <= 21; i++) {
+		p = strchr(p + 1, ' ');
+		if (p == NULL)
+			return -1;
+	}
+	*out = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+/* Is /proc/PID/exe a Go program?  (Section headers only: the library's.) */
+static int is_go_exe(int pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	return goheap_is_go_executable(path) == 1;
+}
+
+static int is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/*
+ * The container id: the last run of 64 hex digits in /proc/PID/cgroup
+ * (docker-ID.scope, /docker/ID, cri-containerd-ID.scope, crio-ID.scope,
+ * /kubepods/.../ID); "" for processes outside containers.
+ */
+static void container_id(int pid, char *out, size_t len)
+{
+	char path[64], buf[8192];
+	size_t i, run = 0;
+	int n;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n <= 0)
+		return;
+	for (i = 0; i <= (size_t)n; i++) {
+		if (i < (size_t)n && is_hex(buf[i])) {
+			run++;
+			continue;
+		}
+		if (run == 64 && len > 64) {
+			memcpy(out, buf + i - 64, 64);
+			out[64] = '\0';
+		}
+		run = 0;
+	}
+}
+
+static void target_labels(target *t)
+{
+	char path[64];
+	ssize_t n;
+	size_t l;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", t->pid);
+	if (read_small(path, t->comm, sizeof(t->comm)) <= 0)
+		t->comm[0] = '\0';
+	l = strlen(t->comm);
+	if (l > 0 && t->comm[l - 1] == '\n')
+		t->comm[l - 1] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
+	n = readlink(path, t->exe, sizeof(t->exe) - 1);
+	t->exe[n > 0 ? n : 0] = '\0';
+	container_id(t->pid, t->container, sizeof(t->container));
+}
+
+static target *find_target(const wt_fleet *f, int pid)
+{
+	size_t i;
+
+	for (i = 0; i < f->nt; i++)
+		if (f->t[i]->pid == pid)
+			return f->t[i];
+	return NULL;
+}
+
+/* Note pid as present; add it (checking whether it runs Go) if new. */
+static void discover_pid(wt_fleet *f, int pid)
+{
+	unsigned long long start;
+	target *t, **nv;
+
+	if (pid == getpid() || proc_start(pid, &start) != 0)
+		return;
+	t = find_target(f, pid);
+	if (t != NULL && t->start != start) {
+		/* The PID was reused, or the process exec'd: start over. */
+		target_reset(t);
+		t->start = start;
+		t->is_go = is_go_exe(pid);
+		if (t->is_go)
+			target_labels(t);
+	}
+	if (t != NULL) {
+		t->seen = 1;
+		return;
+	}
+	if (f->nt >= MAX_TARGETS)
+		return;
+	t = calloc(1, sizeof(*t));
+	nv = realloc(f->t, (f->nt + 1) * sizeof(*nv));
+	if (t == NULL || nv == NULL) {
+		free(t);
+		if (nv != NULL)
+			f->t = nv;
+		return;
+	}
+	f->t = nv;
+	t->pid = pid;
+	t->budget = f->cfg.budget;
+	t->start = start;
+	t->seen = 1;
+	t->is_go = is_go_exe(pid);
+	if (t->is_go)
+		target_labels(t);
+	f->t[f->nt++] = t;
+}
+
+static void discover(wt_fleet *f)
+{
+	size_t i, j;
+
+	for (i = 0; i < f->nt; i++)
+		f->t[i]->seen = 0;
+	if (f->cfg.npids > 0) {
+		for (i = 0; i < f->cfg.npids; i++)
+			discover_pid(f, f->cfg.pids[i]);
+	} else {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		while (d != NULL && (de = readdir(d)) != NULL) {
+			char *end;
+			long v = strtol(de->d_name, &end, 10);
+
+			if (*end == '\0' && v > 0 && v <= 0x7fffffff)
+				discover_pid(f, (int)v);
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	/* Drop the processes that exited. */
+	for (i = j = 0; i < f->nt; i++) {
+		if (f->t[i]->seen) {
+			f->t[j++] = f->t[i];
+		} else {
+			if (f->cfg.verbose && f->t[i]->is_go)
+				fprintf(stderr, "go-heap watch: pid %d (%s) "
+					"exited\n", f->t[i]->pid,
+					f->t[i]->comm);
+			target_free(f->t[i]);
+		}
+	}
+	f->nt = j;
+}
+
+/* ---- collection -------------------------------------------------------- */
+
+static int ensure_session(target *t)
+{
+	int rc;
+
+	if (t->s != NULL)
+		return 0;
+	rc = goheap_open_pid(&t->s, t->pid, NULL);
+	if (rc != 0) {
+		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
+		goheap_close(t->s);
+		t->s = NULL;
+		return rc;
+	}
+	/* The budget is a hard bound on the walk (the library stops at it). */
+	goheap_set_time_limit(t->s, t->budget);
+	return 0;
+}
+
+/* Write p's delta over t->prev to --output-dir as PID-COMM-TIME.pb.gz. */
+static void write_output(wt_fleet *f, target *t, const goheap_profile *p)
+{
+	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	goheap_profile *d = NULL;
+	unsigned char *buf = NULL;
+	size_t len = 0, i;
+	char name[4200], comm[64], stamp[32], tmp[4300];
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *fp;
+
+	if (goheap_profile_delta(&d, p, t->prev) != 0)
+		return;
+	wo.format = GOHEAP_FORMAT_PPROF;
+	if (goheap_profile_write(t->s, d, &wo, &buf, &len) != 0)
+		goto out;
+	snprintf(comm, sizeof(comm), "%s", t->comm[0] ? t->comm : "go");
+	for (i = 0; comm[i] != '\0'; i++)
+		if (!((comm[i] >= 'a' && comm[i] <= 'z') ||
+		      (comm[i] >= 'A' && comm[i] <= 'Z') ||
+		      (comm[i] >= '0' && comm[i] <= '9') || comm[i] == '_' ||
+		      comm[i] == '.'))
+			comm[i] = '_';
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(name, sizeof(name), "%s/%d-%s-%s.pb.gz", f->cfg.outdir,
+		 t->pid, comm, stamp);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	fp = fopen(tmp, "wb");
+	if (fp == NULL)
+		goto out;
+	if (fwrite(buf, 1, len, fp) != len) {
+		fclose(fp);
+		unlink(tmp);
+		goto out;
+	}
+	if (fclose(fp) != 0 || rename(tmp, name) != 0) {
+		unlink(tmp);
+		goto out;
+	}
+	f->out_written++;
+out:
+	goheap_free(buf);
+	goheap_profile_free(d);
+}
+
+typedef struct ofile {
+	char name[256];
+	time_t mtime;
+	unsigned long long size;
+} ofile;
+
+static int ofile_cmp(const void *a, const void *b)
+{
+	const ofile *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Ours: "PID-...-STAMP.pb.gz". */
+static int is_output_name(const char *n)
+{
+	size_t l = strlen(n);
+
+	return l > 6 && n[0] >= '0' && n[0] <= '9' &&
+	       strcmp(n + l - 6, ".pb.gz") == 0 && strchr(n, '-') != NULL;
+}
+
+/* Delete our oldest files until the directory holds at most --output-max. */
+static void rotate_output(wt_fleet *f)
+{
+	DIR *d = opendir(f->cfg.outdir);
+	struct dirent *de;
+	ofile *v = NULL, *nv;
+	size_t n = 0, cap = 0, i;
+	unsigned long long total = 0;
+	char path[4400];
+	struct stat st;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!is_output_name(de->d_name) ||
+		    strlen(de->d_name) >= sizeof(v->name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", f->cfg.outdir, de->d_name);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (nv == NULL)
+				break;
+			v = nv;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		v[n].mtime = st.st_mtime;
+		v[n].size = (unsigned long long)st.st_size;
+		total += v[n].size;
+		n++;
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), ofile_cmp);
+	for (i = 0; i < n && total > f->cfg.outmax; i++) {
+		snprintf(path, sizeof(path), "%s/%s", f->cfg.outdir, v[i].name);
+		if (unlink(path) == 0) {
+			total -= v[i].size;
+			f->out_removed++;
+		}
+	}
+	free(v);
+}
+
+static int bucket_cmp(const void *a, const void *b)
+{
+	const bucket_count *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Fold heap profile p into t's counters (the allocations since the last
+ * collection: each bucket's cumulative counters minus those t->base holds
+ * for its id, as goheap_profile_delta would subtract them; all of p the
+ * first time) and gauges (in use now), then make p's counters, sorted by
+ * id, the next base.  The profile itself is not kept: p stays the
+ * caller's.  0, or -1 (out of memory: t is unchanged).
+ */
+static int account(target *t, const goheap_profile *p)
+{
+	goheap_profile_stats st;
+	goheap_record r;
+	bucket_count *cur = NULL;
+	size_t i, j, k, n, ncur = 0;
+	double c, s, ao = 0, ab = 0;
+	int64_t io = 0, ib = 0, dobj, dbytes;
+
+	goheap_profile_stats_get(p, &st);
+	n = goheap_profile_nrecords(p);
+	if (n > 0 && (cur = malloc(n * sizeof(*cur))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		goheap_profile_record(p, i, &r);
+		scale_sample(r.alloc_objects - r.free_objects,
+			     r.alloc_bytes - r.free_bytes, st.mem_profile_rate,
+			     &c, &s);
+		io += (int64_t)c;
+		ib += (int64_t)s;
+		if (r.id != 0) {
+			cur[ncur].id = r.id;
+			cur[ncur].objects = r.alloc_objects;
+			cur[ncur].bytes = r.alloc_bytes;
+			ncur++;
+		} else if (r.alloc_objects > 0 && r.alloc_bytes > 0) {
+			/* No id: never matched, all of it is new. */
+			scale_sample(r.alloc_objects, r.alloc_bytes,
+				     st.mem_profile_rate, &c, &s);
+			ao += c;
+			ab += s;
+		}
+	}
+	if (ncur > 1)
+		qsort(cur, ncur, sizeof(*cur), bucket_cmp);
+	/* Merge with the base (both sorted by id). */
+	for (i = j = 0; i < ncur; i++) {
+		while (j < t->nbase && t->base[j].id < cur[i].id)
+			j++;
+		dobj = cur[i].objects;
+		dbytes = cur[i].bytes;
+		if (j < t->nbase && t->base[j].id == cur[i].id) {
+			dobj -= t->base[j].objects;
+			dbytes -= t->base[j].bytes;
+		}
+		/* Counters only grow; a smaller value means a reset bucket. */
+		if (dobj > 0 && dbytes > 0) {
+			scale_sample(dobj, dbytes, st.mem_profile_rate, &c, &s);
+			ao += c;
+			ab += s;
+		}
+	}
+	/* One entry per id (a bucket address is unique: a duplicate would be
+	 * a torn read; keep the last, as an index of the profile would). */
+	for (i = k = 0; i < ncur; i++) {
+		if (k > 0 && cur[k - 1].id == cur[i].id)
+			k--;
+		cur[k++] = cur[i];
+	}
+	ncur = k;
+	if (ncur > 0 && ncur < n) {
+		bucket_count *shrunk = realloc(cur, ncur * sizeof(*cur));
+
+		if (shrunk != NULL)
+			cur = shrunk;
+	} else if (ncur == 0) {
+		free(cur);
+		cur = NULL;
+	}
+	free(t->base);
+	t->base = cur;
+	t->nbase = ncur;
+	t->have_base = 1;
+	t->alloc_objects += ao;
+	t->alloc_bytes += ab;
+	t->inuse_objects = io;
+	t->inuse_bytes = ib;
+	t->rate = st.mem_profile_rate;
+	t->have_stats = 1;
+	return 0;
+}
+
+/*
+ * Close t's session when there are more Go targets than KEEP_SESSIONS: an
+ * open session holds the target's executable mapped and the library's
+ * read cache (about 1.7 MiB together for a small program), so a large
+ * fleet reopens each target at its next collection instead.
+ */
+static size_t count_go(const wt_fleet *f)
+{
+	size_t i, ngo = 0;
+
+	for (i = 0; i < f->nt; i++)
+		ngo += f->t[i]->is_go != 0;
+	return ngo;
+}
+
+static void release_session(target *t, size_t ngo)
+{
+	if (ngo > KEEP_SESSIONS && t->s != NULL) {
+		goheap_close(t->s);
+		t->s = NULL;
+	}
+}
+
+static void collect_target(wt_fleet *f, target *t)
+{
+	goheap_profile *p = NULL;
+	goheap_profile_stats st;
+	goheap_force_result fr;
+	int rc;
+
+	rc = ensure_session(t);
+	if (rc != 0)
+		goto fail;
+	rc = goheap_profile_collect(&p, t->s, GOHEAP_PROFILE_HEAP);
+	if (rc == 0) {
+		goheap_profile_stats_get(p, &st);
+		if (st.mem_profile_rate == 0)
+			rc = GOHEAP_EDISABLED;
+	}
+	if (rc == GOHEAP_EDISABLED && f->cfg.mode == GH_WATCH_FORCE &&
+	    !t->forced) {
+		int frc;
+
+		t->forced = 1;
+		frc = goheap_force(t->s, FORCE_RATE, 0, &fr);
+		if (f->cfg.verbose)
+			fprintf(stderr, "go-heap watch: pid %d: force: %s\n",
+				t->pid, frc == 0 ? "profiling enabled" :
+				goheap_errmsg(t->s));
+	}
+	if (rc == GOHEAP_EDISABLED && p == NULL) {
+		t->state = T_DISABLED;
+		return;
+	}
+	if (rc == GOHEAP_ETIMEDOUT) {
+		/* Over budget: not an error; the caller backs it off. */
+		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
+		t->state = T_SKIPPED;
+		return;
+	}
+	if (rc != 0 && rc != GOHEAP_EDISABLED)
+		goto fail;
+	if (f->cfg.outdir != NULL && t->prev != NULL)
+		write_output(f, t, p);
+	if (account(t, p) != 0) {
+		snprintf(t->err, sizeof(t->err), "out of memory");
+		rc = GOHEAP_ENOMEM;
+		goto fail;
+	}
+	/* Only --output-dir's delta profiles need the whole profile. */
+	goheap_profile_free(t->prev);
+	t->prev = NULL;
+	if (f->cfg.outdir != NULL)
+		t->prev = p;
+	else
+		goheap_profile_free(p);
+	p = NULL;
+	t->state = rc == GOHEAP_EDISABLED ? T_DISABLED : T_OK;
+	t->collections++;
+	return;
+fail:
+	if (t->s != NULL)
+		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
+	goheap_profile_free(p);
+	t->state = T_ERROR;
+	t->errors++;
+	f->errors++;
+	/* The executable may have been replaced: reopen next time. */
+	goheap_close(t->s);
+	t->s = NULL;
+	if (f->cfg.verbose)
+		fprintf(stderr, "go-heap watch: pid %d: %s\n", t->pid, t->err);
+}
+
+
+/* Collect t (one step of a round) and back it off if it was slow or
+ * failed. */
+static void round_collect(wt_fleet *f, target *t)
+{
+	double t1 = now_mono();
+
+	collect_target(f, t);
+	release_session(t, f->ngo);
+	t->last_seconds = now_mono() - t1;
+	/* Over budget, or failing (gone wrong for good, as an unsupported
+	 * runtime): back off, so that neither costs a full collection every
+	 * interval. */
+	if (t->last_seconds > f->cfg.budget || t->state == T_ERROR) {
+		if (t->last_seconds > f->cfg.budget)
+			t->over_budget++;
+		t->backoff = t->backoff ? t->backoff * 2 : 1;
+		if (t->backoff > MAX_BACKOFF)
+			t->backoff = MAX_BACKOFF;
+		t->skip = t->backoff;
+	} else {
+		t->backoff = 0;
+	}
+}
+
+/* ---- rounds ------------------------------------------------------------- */
+
+wt_fleet *wt_new(const wt_config *cfg)
+{
+	wt_fleet *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return NULL;
+	f->cfg = *cfg;
+	f->phase = R_IDLE;
+	return f;
+}
+
+void wt_free(wt_fleet *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < f->nt; i++)
+		target_free(f->t[i]);
+	free(f->t);
+	free(f);
+}
+
+void wt_round_start(wt_fleet *f)
+{
+	if (f->phase != R_IDLE)
+		return;
+	f->phase = R_DISCOVER;
+	f->round_start = now_mono();
+	f->round_cpu = 0;
+}
+
+int wt_round_active(const wt_fleet *f)
+{
+	return f->phase != R_IDLE;
+}
+
+/*
+ * One step: the discovery; or the next target that is due (those backed
+ * off are passed over in the same step); or, when none is left, the
+ * rotation of --output-dir and the round's figures.
+ */
+int wt_round_step(wt_fleet *f)
+{
+	double c0 = cpu_seconds();
+	int more = 1;
+
+	switch (f->phase) {
+	case R_IDLE:
+		return 0;
+	case R_DISCOVER:
+		discover(f);
+		f->ngo = count_go(f);
+		f->k = 0;
+		if (f->cfg.mode != GH_WATCH_DISABLED && f->nt > 0)
+			f->rot = (f->rot + 1) % f->nt;
+		else
+			f->k = f->nt;   /* nothing to collect */
+		f->phase = R_TARGETS;
+		break;
+	case R_TARGETS:
+		while (f->k < f->nt) {
+			target *t = f->t[(f->rot + f->k) % f->nt];
+
+			f->k++;
+			if (!t->is_go)
+				continue;
+			if (t->skip > 0) {
+				t->skip--;
+				t->state = T_SKIPPED;
+				continue;
+			}
+			round_collect(f, t);
+			break;
+		}
+		if (f->k < f->nt)
+			break;
+		/* Every target visited: the round ends with this step (after
+		 * the collection, if there was one). */
+		if (f->cfg.outdir != NULL)
+			rotate_output(f);
+		more = 0;
+		break;
+	}
+	f->round_cpu += cpu_seconds() - c0;
+	if (!more) {
+		f->rounds++;
+		f->last_round_seconds = now_mono() - f->round_start;
+		f->last_round_cpu = f->round_cpu;
+		f->phase = R_IDLE;
+	}
+	return more;
+}
+
+/* ---- views -------------------------------------------------------------- */
+
+long wt_views(const wt_fleet *f, wt_view **out)
+{
+	wt_view *v;
+	size_t i, n = 0;
+
+	*out = NULL;
+	for (i = 0; i < f->nt; i++)
+		n += f->t[i]->is_go != 0;
+	if (n == 0)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	if (v == NULL)
+		return -1;
+	for (i = n = 0; i < f->nt; i++) {
+		const target *t = f->t[i];
+		wt_view *x = &v[n];
+
+		if (!t->is_go)
+			continue;
+		x->pid = t->pid;
+		x->comm = t->comm;
+		x->exe = t->exe;
+		x->container = t->container;
+		x->state = tstate_name[t->state];
+		x->ok = t->state == T_OK;
+		x->have_stats = t->have_stats;
+		x->alloc_bytes = t->alloc_bytes;
+		x->alloc_objects = t->alloc_objects;
+		x->inuse_bytes = (long long)t->inuse_bytes;
+		x->inuse_objects = (long long)t->inuse_objects;
+		x->rate = (long long)t->rate;
+		x->collect_seconds = t->last_seconds;
+		x->errors = t->errors;
+		x->over_budget = t->over_budget;
+		n++;
+	}
+	*out = v;
+	return (long)n;
+}
+
+void wt_totals_get(const wt_fleet *f, wt_totals *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->round_seconds = f->last_round_seconds;
+	out->round_cpu = f->last_round_cpu;
+	out->rounds = f->rounds;
+	out->errors = f->errors;
+	out->out_written = f->out_written;
+	out->out_removed = f->out_removed;
+	for (i = 0; i < f->nt; i++)
+		out->bucket_state_bytes += f->t[i]->nbase *
+					   sizeof(bucket_count);
+}
+
+int wt_watches(const wt_fleet *f, int pid)
+{
+	const target *t = find_target(f, pid);
+
+	return t != NULL && t->is_go;
+}
+
+/* ---- on demand ---------------------------------------------------------- */
+
+int wt_collect(wt_fleet *f, int pid, int kind, goheap_profile **out,
+	       char *err, size_t errlen)
+{
+	target *t = find_target(f, pid);
+	int rc;
+
+	*out = NULL;
+	if (t == NULL || !t->is_go) {
+		snprintf(err, errlen, "the process exited");
+		return GOHEAP_ENOPROC;
+	}
+	rc = ensure_session(t);
+	if (rc == 0) {
+		rc = goheap_profile_collect(out, t->s, kind);
+		if (rc != 0 && rc != GOHEAP_EDISABLED) {
+			snprintf(t->err, sizeof(t->err), "%s",
+				 goheap_errmsg(t->s));
+			if (rc != GOHEAP_ETIMEDOUT) {
+				goheap_close(t->s);
+				t->s = NULL;
+			}
+		}
+	}
+	snprintf(err, errlen, "%s", t->err);
+	return rc;
+}
+
+int wt_write(wt_fleet *f, int pid, const goheap_profile *p,
+	     const goheap_profile *base, int format, unsigned char **buf,
+	     size_t *len, char *err, size_t errlen)
+{
+	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	goheap_profile *d = NULL;
+	target *t = find_target(f, pid);
+	int rc = -1;
+
+	*buf = NULL;
+	*len = 0;
+	if (t == NULL || t->s == NULL) {
+		snprintf(err, errlen, "Could not write profile: no session");
+		return -1;
+	}
+	if (base != NULL) {
+		if (goheap_profile_delta(&d, p, base) != 0) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		p = d;
+	}
+	wo.format = format;
+	if (goheap_profile_write(t->s, p, &wo, buf, len) == 0)
+		rc = 0;
+	else
+		snprintf(err, errlen, "Could not write profile: %s",
+			 goheap_errmsg(t->s));
+	goheap_profile_free(d);
+	return rc;
+}
+
+void wt_release(wt_fleet *f, int pid)
+{
+	target *t = find_target(f, pid);
+
+	if (t != NULL)
+		release_session(t, count_go(f));
+}

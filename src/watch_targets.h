@@ -1,0 +1,93 @@
+/*
+ * watch_targets.h - `go-heap watch`'s fleet: discovery of the Go processes,
+ * per-target state, collection in steps, counters' deltas, --output-dir
+ * (src/watch_targets.c, doc/watch.md).  Knows nothing of HTTP.
+ */
+#ifndef GH_WATCH_TARGETS_H
+#define GH_WATCH_TARGETS_H
+
+#include <stddef.h>
+
+#include "goheap.h"
+
+typedef struct wt_config {
+	double budget;              /* --target-budget, seconds */
+	int mode;                   /* enum gh_watch_mode */
+	const char *outdir;         /* --output-dir, or NULL */
+	unsigned long long outmax;  /* --output-max-bytes */
+	const int *pids;            /* the PIDs given (borrowed), or none: */
+	size_t npids;               /* every process of the host */
+	int verbose;
+} wt_config;
+
+typedef struct wt_fleet wt_fleet;
+
+/*
+ * One Go process as /metrics and the index page show it.  The strings
+ * point into the fleet: valid until the next wt_round_step.
+ */
+typedef struct wt_view {
+	int pid;
+	const char *comm, *exe, *container;
+	const char *state;          /* new, ok, profiling-disabled, error,
+	                               backoff */
+	int ok;                     /* its last collection succeeded */
+	int have_stats;             /* the figures below are set */
+	double alloc_bytes, alloc_objects;     /* counters, scaled */
+	long long inuse_bytes, inuse_objects, rate;
+	double collect_seconds;     /* its last collection */
+	unsigned long long errors, over_budget;
+} wt_view;
+
+/* The fleet's own figures. */
+typedef struct wt_totals {
+	double round_seconds;       /* wall time of the last round */
+	double round_cpu;           /* CPU time of its steps */
+	unsigned long long rounds, errors, out_written, out_removed;
+	size_t bucket_state_bytes;  /* kept between collections */
+} wt_totals;
+
+/* NULL when out of memory.  cfg is copied; cfg->pids must outlive it. */
+wt_fleet *wt_new(const wt_config *cfg);
+void wt_free(wt_fleet *f);
+
+/*
+ * A round (discovery, then each target's collection, then the output
+ * directory's rotation) runs as a sequence of steps, each of which
+ * collects at most one target: the caller serves between steps.
+ * wt_round_start begins one (nothing is done yet); wt_round_step does the
+ * next step and returns 1 while the round goes on, 0 once it has ended.
+ */
+void wt_round_start(wt_fleet *f);
+int wt_round_step(wt_fleet *f);
+int wt_round_active(const wt_fleet *f);
+
+/* The Go processes, in discovery order: a malloc'd array (NULL when there
+ * are none or on out of memory: -1).  Returns the count. */
+long wt_views(const wt_fleet *f, wt_view **out);
+void wt_totals_get(const wt_fleet *f, wt_totals *out);
+
+/* Is pid a Go process of the fleet? */
+int wt_watches(const wt_fleet *f, int pid);
+
+/*
+ * On demand (the /pprof endpoints): collect a profile of `kind` from pid,
+ * through the fleet's session for it (opened if needed).  0, or a
+ * GOHEAP_E* code with the detail in err (GOHEAP_ENOPROC: not a Go process
+ * of the fleet); *out may be set either way and is the caller's.
+ */
+int wt_collect(wt_fleet *f, int pid, int kind, goheap_profile **out,
+	       char *err, size_t errlen);
+/*
+ * Write p, or its delta over base when base is not NULL, in `format`
+ * (enum goheap_format) into *buf (goheap_free).  0, or -1 with the
+ * message for the client in err.  Needs pid's session: call between
+ * wt_collect and wt_release.
+ */
+int wt_write(wt_fleet *f, int pid, const goheap_profile *p,
+	     const goheap_profile *base, int format, unsigned char **buf,
+	     size_t *len, char *err, size_t errlen);
+/* Done with pid's session for now (closed when the fleet is large). */
+void wt_release(wt_fleet *f, int pid);
+
+#endif
