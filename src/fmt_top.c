@@ -61,6 +61,15 @@ int gh_sample_resolve(const gh_profile *p, int sample_index, int *out_col,
 		*unit = heap_units[col];
 		return 0;
 	}
+	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
+		/* One sample type: goroutine/count. */
+		if (col != GOHEAP_SAMPLE_DEFAULT)
+			return GOHEAP_EINVAL;
+		*out_col = 0;
+		*name = "goroutine";
+		*unit = "count";
+		return 0;
+	}
 	if (p->kind != GOHEAP_PROFILE_BLOCK && p->kind != GOHEAP_PROFILE_MUTEX)
 		return GOHEAP_EINVAL;
 	/* pprof's default sample type is the last one: delay. */
@@ -94,6 +103,8 @@ int64_t gh_sample_value(const gh_profile *p, const gh_record *r, int col)
 					     p->rate, &c, &s);
 		return col % 2 == 0 ? c : s;
 	}
+	if (p->kind == GOHEAP_PROFILE_GOROUTINE)
+		return r->count;
 	if (col == 0)
 		return mscale ? gh_wmul(r->count, p->rate) : r->count;
 	/* printCountCycleProfile: int64(float64(Cycles) / cpuGHz). */
@@ -319,6 +330,8 @@ static const char *kind_name(int kind)
 		return "allocs";
 	case GOHEAP_PROFILE_BLOCK:
 		return "block";
+	case GOHEAP_PROFILE_GOROUTINE:
+		return "goroutine";
 	default:
 		return "mutex";
 	}
@@ -348,8 +361,9 @@ static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
 		      p->source[0] != '\0' ? p->source : "an unnamed source");
 	if (w->exe_path != NULL)
 		gh_buf_printf(out, " (%s)", w->exe_path);
-	gh_buf_printf(out, ": %" PRIu64 " buckets walked, %zu records",
-		      p->nbuckets, p->nrecs);
+	gh_buf_printf(out, ": %" PRIu64 " %s walked, %zu records",
+		      p->nbuckets, p->kind == GOHEAP_PROFILE_GOROUTINE ?
+		      "goroutines (allgs)" : "buckets", p->nrecs);
 	if (is_heap(p)) {
 		scaler_init(&sc, "bytes");
 		scaled_label(&sc, gh_wsub(ab, fb), l1, sizeof(l1));
@@ -360,6 +374,12 @@ static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
 			      " objects, %s allocated in %" PRId64
 			      " objects.\n",
 			      p->rate, l1, gh_wsub(ao, fo), l2, ao);
+		return;
+	}
+	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
+		gh_buf_printf(out, "; %" PRId64 " goroutines%s%s.\n", cnt,
+			      p->gor_note[0] != '\0' ? "; " : "",
+			      p->gor_note);
 		return;
 	}
 	scaler_init(&sc, "nanoseconds");

@@ -408,6 +408,12 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 		return rc;
 	/* A sample index belongs to its kind of profile: -p block -s delay,
 	 * but -p heap -s delay is a mistake, not alloc_space. */
+	if (c->sample_index != GOHEAP_SAMPLE_DEFAULT &&
+	    c->profile == GOHEAP_PROFILE_GOROUTINE) {
+		snprintf(err, errlen, "--sample-index: a goroutine profile has "
+			 "one sample type (goroutine count)");
+		return 2;
+	}
 	if (c->sample_index != GOHEAP_SAMPLE_DEFAULT) {
 		int blockish = c->profile == GOHEAP_PROFILE_BLOCK ||
 			       c->profile == GOHEAP_PROFILE_MUTEX;

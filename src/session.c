@@ -814,10 +814,12 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 			rc = gh_write_goroutine_collapsed(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_PPROF)
 			rc = gh_write_pprof(p, &w, &b, &s->err);
+		else if (wo->format == GOHEAP_FORMAT_TOP)
+			rc = gh_write_top(p, &w, &b, &s->err);
 		else
 			rc = gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
 				     "goroutine profiles are written as text, "
-				     "pprof or collapsed so far");
+				     "pprof, top or collapsed so far");
 	} else
 	switch (wo->format) {
 	case GOHEAP_FORMAT_PPROF:

@@ -219,7 +219,8 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 		  h->conn_memory, h->busy, f->bucket_state_bytes);
 }
 
-static const char *const kinds[] = { "heap", "allocs", "block", "mutex" };
+static const char *const kinds[] = { "heap", "allocs", "block", "mutex",
+				      "goroutine" };
 
 static void put_html(sbuf *b, const char *s)
 {

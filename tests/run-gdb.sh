@@ -421,4 +421,43 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		fi
 	fi
 done
+# The goroutine profile through gdb: the same library, the same walker over gdb's reads; its
+# text equals the CLI's on a still program (newest toolchain; live and a gcore core).
+last=$((${#GH_GO_NAMES[@]} - 1))
+if [ "$last" -ge 0 ] && gh_have_goheap; then
+	goname=${GH_GO_NAMES[$last]}
+	d="$GH_TMP/$goname-goroutine"
+	mkdir -p "$d/out"
+	if gh_build_or_fail "$goname: gdb goroutine" goroutineprog "$goname" "${GH_GO_ROOTS[$last]}" default &&
+		gh_start "$GH_BIN" -out "$d/out" 2>"$GH_TMP/start.err"; then
+		gbin=$GH_BIN
+		"$GH_GOHEAP" -p goroutine -f text "$GH_PID" >"$d/cli.txt" 2>"$d/cli.err"
+		gdb_run gor -p "$GH_PID" -- 'go-heap -p goroutine -f text'
+		timeout 300 gcore -o "$d/core" "$GH_PID" >"$d/gcore.log" 2>&1
+		gh_stop "$GH_PID"
+		if [ -s "$d/cli.txt" ] && cmp -s "$d/cli.txt" "$d/gor.0.out"; then
+			gh_pass "$goname: go-heap -p goroutine -f text in gdb (live) == the CLI's ($(head -n 1 "$d/cli.txt"))"
+		else
+			gh_fail "$goname: goroutine text in gdb (live) differs from the CLI's"
+			diff "$d/cli.txt" "$d/gor.0.out" | head -n 8 | sed 's/^/    | /'
+			gh_show "$d/gor.err" 5
+		fi
+		core=$(ls "$d"/core.* 2>/dev/null | head -n 1)
+		if [ -n "$core" ]; then
+			gdb_run gorc "$gbin" "$core" -- 'go-heap -p goroutine -f text'
+			"$GH_GOHEAP" -p goroutine -f text "$core" "$gbin" >"$d/clic.txt" 2>"$d/clic.err"
+			if [ -s "$d/clic.txt" ] && cmp -s "$d/clic.txt" "$d/gorc.0.out" &&
+				cmp -s "$d/clic.txt" "$d/cli.txt"; then
+				gh_pass "$goname: goroutine text in gdb (core) == the CLI's on the core == live"
+			else
+				gh_fail "$goname: goroutine text in gdb (core) differs"
+				diff "$d/clic.txt" "$d/gorc.0.out" | head -n 8 | sed 's/^/    | /'
+			fi
+		else
+			gh_fail "$goname: gcore wrote no core of goroutineprog"
+		fi
+	else
+		gh_fail "$goname: goroutineprog did not start: $(cat "$GH_TMP/start.err" 2>/dev/null)"
+	fi
+fi
 gh_summary

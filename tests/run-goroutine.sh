@@ -76,6 +76,16 @@ compare() {
 checks() { # PID-or-CORE [EXE] ; $kind = live|core
 	run text -p goroutine -f text "$@"
 	ok text "$kind text" && compare "$d/out/goroutine.txt" "$d/text.out" "$kind: text == in-process goroutine debug=1"
+	run top -p goroutine -f top -n 5 "$@"
+	if ok top "$kind top"; then
+		if grep -q '^Type: goroutine$' "$d/top.out" && grep -q 'runtime.gopark$' "$d/top.out" &&
+			[ "$(grep -cE '^ +[0-9]+ +[0-9.]+%' "$d/top.out")" -eq 5 ]; then
+			gh_pass "$tag: $kind: top table of goroutine counts (5 rows)"
+		else
+			gh_fail "$tag: $kind: top table"
+			gh_show "$d/top.out" 12
+		fi
+	fi
 	run col -p goroutine -f collapsed "$@"
 	if ok col "$kind collapsed"; then
 		local total sum
