@@ -141,6 +141,14 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 		say(r, "%s", goheap_errmsg(s));
 		return rc;
 	}
+	if (goheap_profile_stats_get(p, &st) == 0 && st.skipped_buckets > 0)
+		warn(r, "%llu of %llu buckets hold numbers the runtime cannot "
+		     "produce (damaged or changing data) and are left out of "
+		     "the profile; the first, at 0x%llx: %s",
+		     (unsigned long long)st.skipped_buckets,
+		     (unsigned long long)(st.records + st.skipped_buckets),
+		     (unsigned long long)st.first_skipped_bucket,
+		     st.first_skipped_reason);
 	if (goheap_profile_stats_get(p, &st) == 0 && !c.quiet &&
 	    (c.profile == GOHEAP_PROFILE_BLOCK ||
 	     c.profile == GOHEAP_PROFILE_MUTEX)) {

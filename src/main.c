@@ -126,6 +126,8 @@ static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 
 static int write_all(FILE *f, const unsigned char *p, size_t n)
 {
+	if (n == 0)
+		return 0;       /* an empty output: p may be NULL */
 	return fwrite(p, 1, n, f) == n ? 0 : -1;
 }
 

@@ -19,6 +19,23 @@
 
 #include "rtlayout.h"
 
+/*
+ * runtime.class_to_size (Go 1.18-1.24 src/runtime/sizeclasses.go) =
+ * gc.SizeClassToSize (1.25-1.27 src/internal/runtime/gc/sizeclasses.go):
+ * the same 67 sizes in every release go-heap reads, with _PageSize 8192
+ * and _MaxSmallSize 32768.  A release with other classes gets a table of
+ * its own in its row (tests/run-mutate.sh and run-core.sh would show every
+ * bucket skipped otherwise).
+ */
+static const uint16_t size_classes_118[] = {
+	8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208,
+	224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704,
+	768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072,
+	3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472,
+	9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480,
+	21760, 24576, 27264, 28672, 32768,
+};
+
 /* Common to every row: runtime.bucket {next, allnext, typ, hash, size,
  * nstk}; bucketType memProfile = 1, blockProfile, mutexProfile;
  * blockRecord {count float64; cycles int64}; mProfCycleWrap
@@ -27,7 +44,10 @@
 	.bucket_words = 6, .w_allnext = 1, .w_typ = 2, .w_size = 4, \
 	.w_nstk = 5, .typ_mem = 1, .typ_block = 2, .typ_mutex = 3, \
 	.blockrec_size = 16, .blockrec_count = 0, .blockrec_cycles = 8, \
-	.cycle_wrap = 3u * (2u << 24), .md_text = 22
+	.cycle_wrap = 3u * (2u << 24), .md_text = 22, \
+	.size_classes = size_classes_118, \
+	.nsize_classes = GH_ARRAY_LEN(size_classes_118), \
+	.page_size = 8192, .max_small_size = 32768
 
 /* abi.FuncID numberings (goexit, gopanic, panicwrap, sigpanic,
  * systemstack_switch, wrapper). */

@@ -42,6 +42,12 @@ typedef struct gh_rtlayout {
 	int cycle_flag_bit;
 	/* Largest nstk the runtime can record (maxStack / maxProfStackDepth). */
 	unsigned max_stack;
+	/* The sizes mallocgc records for a sampled object: a size class
+	 * (class_to_size) or whole pages above max_small_size (the walker's
+	 * plausibility check) */
+	const uint16_t *size_classes;
+	unsigned nsize_classes;
+	uint32_t page_size, max_small_size;
 	/* bucketType values */
 	int typ_mem, typ_block, typ_mutex;
 	/* blockRecord {count float64; cycles int64} */

@@ -101,35 +101,16 @@ typedef struct walk_state {
 
 /* ---- plausibility ---------------------------------------------------- */
 
-/*
- * runtime.class_to_size (Go 1.18-1.24 src/runtime/sizeclasses.go) =
- * gc.SizeClassToSize (1.25-1.27 src/internal/runtime/gc/sizeclasses.go):
- * the same 67 sizes in every release go-heap reads.  A release with other
- * classes needs its own table here (a new row in rtlayout.c is the
- * reminder: tests/run-mutate.sh and run-core.sh would show every bucket
- * skipped).
- */
-static const uint16_t size_classes[] = {
-	8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208,
-	224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704,
-	768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072,
-	3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472,
-	9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480,
-	21760, 24576, 27264, 28672, 32768,
-};
-
-#define GH_PAGE_SIZE 8192u          /* _PageSize, every release */
-#define GH_MAX_SMALL 32768u         /* _MaxSmallSize */
-
 /* A size mallocgc records for a sampled object on a ps-byte target. */
-static int plausible_size(uint64_t size, unsigned ps)
+static int plausible_size(const gh_rtlayout *lay, uint64_t size, unsigned ps)
 {
-	size_t lo = 0, hi = GH_ARRAY_LEN(size_classes), mid;
+	const uint16_t *size_classes = lay->size_classes;
+	size_t lo = 0, hi = lay->nsize_classes, mid;
 	/* maxAlloc: 1<<heapAddrBits (48) on 64-bit, 1<<32 - 1 on 32-bit */
 	uint64_t max = ps == 4 ? 0xffffffffu : (uint64_t)1 << 48;
 
-	if (size > GH_MAX_SMALL)
-		return size % GH_PAGE_SIZE == 0 && size <= max;
+	if (size > lay->max_small_size)
+		return size % lay->page_size == 0 && size <= max;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (size_classes[mid] < size)
@@ -137,7 +118,7 @@ static int plausible_size(uint64_t size, unsigned ps)
 		else
 			hi = mid;
 	}
-	return lo < GH_ARRAY_LEN(size_classes) && size_classes[lo] == size;
+	return lo < lay->nsize_classes && size_classes[lo] == size;
 }
 
 /* A return PC the runtime could have stored: not in the zero page, and
@@ -353,7 +334,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	w->p->bucket_bytes += ((uint64_t)lay->bucket_words + nstk) * ps +
 			      reclen;
 	/* The allnext link stays trusted: a skipped bucket is walked past. */
-	if (want_typ == lay->typ_mem ? !plausible_size(size, ps) : size != 0)
+	if (want_typ == lay->typ_mem ? !plausible_size(lay, size, ps) : size != 0)
 		return skip(w, addr, "size %llu is not one the runtime records "
 			    "for a %s bucket", (unsigned long long)size,
 			    want_typ == lay->typ_mem ? "memory" : "block/mutex");

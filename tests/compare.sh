@@ -13,6 +13,9 @@
 #   --tolerance N            proto values may differ by N (default 1: libm exp vs Go's)
 #   --any-order              proto samples may come in any order (default: same order)
 #   --max-report N           differences to print (default 5)
+#   --drop-from F,..         proto: drop every sample whose stack holds one of these functions,
+#                            on both sides, whatever its values (data that changes by itself,
+#                            such as the runtime's own lock contention in a mutex profile)
 #   --drop-sample E,A        proto: drop the one sample whose stack holds function E from the
 #                            expected side and the one holding A from the actual side (a
 #                            goroutine profile's writer: busy writing in-process, parked
@@ -36,7 +39,7 @@ USAGE = "usage: compare.sh [--ignore-zero-from F,...] [--tolerance N] [--any-ord
         "[--max-report N] text|pprof EXPECTED ACTUAL | dump FILE"
 
 opts = {"ignore": "main.writeProfiles,main.recheckProfiles", "tol": 1, "any_order": False, "max": 5,
-        "drop": None}
+        "drop": None, "drop_from": ""}
 args, rest = [], sys.argv[1:]
 try:
     while rest:
@@ -49,6 +52,8 @@ try:
             opts["any_order"] = True
         elif a == "--max-report":
             opts["max"] = int(rest.pop(0))
+        elif a == "--drop-from":
+            opts["drop_from"] = rest.pop(0)
         elif a == "--drop-sample":
             opts["drop"] = rest.pop(0).split(",")
             if len(opts["drop"]) != 2:
@@ -384,6 +389,11 @@ def cmp_pprof(exp_path, act_path):
                 diff(f"--drop-sample: {len(hit)} samples hold {fn}, want one of count 1")
             else:
                 del side["sample"][hit[0]]
+    dfs = set(f for f in opts["drop_from"].split(",") if f)
+    if dfs:
+        for side in (e, a):
+            side["sample"] = [x for x in side["sample"]
+                              if not any(fr[0] in dfs for l in x[2] for fr in l[3])]
     es, en = proto_filter(e["sample"])
     as_, an = proto_filter(a["sample"])
     if en or an:

@@ -333,7 +333,8 @@ static fake *image(unsigned words, unsigned nb)
 static int guard(fake *f, int minor, char *how, size_t howlen, gh_err *err)
 {
 	gh_gover v = { 1, minor, 0 };
-	gh_rtaddrs a = { A_M, A_B, A_X, A_CYCLE, A_RATE, 0, 0, 0 };
+	gh_rtaddrs a = { .mbuckets = A_M, .bbuckets = A_B, .xbuckets = A_X,
+			 .mprofcycle = A_CYCLE, .memprofilerate = A_RATE };
 	gh_fakemem src = { f->img, IMG_SIZE, IMG_BASE };
 	gh_mem m;
 	int rc;

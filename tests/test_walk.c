@@ -90,7 +90,9 @@ static int run_limited(fake *f, gh_profile *p, int minor, int kind,
 		       gh_err *err, double deadline, uint64_t *nreads)
 {
 	const gh_rtlayout *lay = gh_rtlayout_for(ver(minor));
-	gh_rtaddrs a = { A_MBUCKETS, A_BBUCKETS, A_XBUCKETS, A_CYCLE, A_RATE, 0, 0, 0 };
+	gh_rtaddrs a = { .mbuckets = A_MBUCKETS, .bbuckets = A_BBUCKETS,
+			 .xbuckets = A_XBUCKETS, .mprofcycle = A_CYCLE,
+			 .memprofilerate = A_RATE };
 	gh_fakemem src = { f->img, IMG_SIZE, IMG_BASE };
 	gh_mem m;
 	int rc;
@@ -597,6 +599,9 @@ static void test_layout_table(void **state)
 			assert_true(l->blockrec_size <= GH_RT_MAX_BLOCKREC);
 			assert_true(l->blockrec_cycles + 8 <= l->blockrec_size);
 			assert_non_null(l->memprof_reader);
+			assert_true(l->nsize_classes > 0 &&
+				    l->size_classes[l->nsize_classes - 1] ==
+				    l->max_small_size);
 		}
 	}
 }

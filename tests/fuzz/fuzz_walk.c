@@ -69,8 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int oldest = gh_rtlayout_oldest(), newest = gh_rtlayout_newest();
 	gh_gover ver = { 1, 0, 0 };
 	const gh_rtlayout *lay;
-	gh_rtaddrs a = { IMG_BASE + 0x10, IMG_BASE + 0x18, IMG_BASE + 0x20,
-			 IMG_BASE + 0x28, IMG_BASE + 0x30, 0, 0, 0 };
+	gh_rtaddrs a = { .mbuckets = IMG_BASE + 0x10, .bbuckets = IMG_BASE + 0x18,
+			 .xbuckets = IMG_BASE + 0x20, .mprofcycle = IMG_BASE + 0x28,
+			 .memprofilerate = IMG_BASE + 0x30 };
 	gh_err err = { 0, "" };
 	gh_profile p;
 	gh_fakemem f;
