@@ -288,6 +288,7 @@ enum goheap_format {
 	GOHEAP_FORMAT_TEXT = 1,      /* Go's debug=1 text */
 	GOHEAP_FORMAT_TOP = 2,       /* summary and top table */
 	GOHEAP_FORMAT_COLLAPSED = 3, /* folded stacks */
+	GOHEAP_FORMAT_TRACEBACK = 4, /* goroutines: debug=2 (runtime.Stack) */
 };
 
 enum goheap_sample_index {

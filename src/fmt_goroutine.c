@@ -20,243 +20,6 @@
 #include "tabwriter.h"
 
 /* Length of the valid UTF-8 sequence at p (1..4), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	uint32_t c;
-	size_t k, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		k = 2, c = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		k = 3, c = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		k = 4, c = p[0] & 0x07;
-	else
-		return 0;
-	if (k > n)
-		return 0;
-	for (i = 1; i < k; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (p[i] & 0x3f);
-	}
-	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (k == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return k;
-}
-
-void gh_gor_quote(gh_buf *b, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, k;
-
-	gh_buf_putc(b, '"');
-	while (i < n) {
-		unsigned char c = p[i];
-
-		if (c >= 0x80) {
-			k = utf8_len(p + i, n - i);
-			if (k > 0) {
-				/* (Go escapes non-printable runes as \u;
-				 * taken as printable here: doc/goroutines.md) */
-				gh_buf_append(b, p + i, k);
-				i += k;
-			} else {
-				gh_buf_printf(b, "\\x%02x", c);
-				i++;
-			}
-			continue;
-		}
-		switch (c) {
-		case '"': gh_buf_append(b, "\\\"", 2); break;
-		case '\\': gh_buf_append(b, "\\\\", 2); break;
-		case '\a': gh_buf_append(b, "\\a", 2); break;
-		case '\b': gh_buf_append(b, "\\b", 2); break;
-		case '\f': gh_buf_append(b, "\\f", 2); break;
-		case '\n': gh_buf_append(b, "\\n", 2); break;
-		case '\r': gh_buf_append(b, "\\r", 2); break;
-		case '\t': gh_buf_append(b, "\\t", 2); break;
-		case '\v': gh_buf_append(b, "\\v", 2); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				gh_buf_printf(b, "\\x%02x", c);
-			else
-				gh_buf_putc(b, (char)c);
-		}
-		i++;
-	}
-	gh_buf_putc(b, '"');
-}
-
-typedef struct gkey {
-	char *key;            /* printCountProfile's key */
-	size_t first;         /* index of its first goroutine */
-	int64_t count;
-} gkey;
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* labelMap.String() */
-static int labels_string(gh_buf *b, const gh_goroutine *g)
-{
-	gh_buf tmp = GH_BUF_INIT;
-	char **kv;
-	size_t i, *off;
-	int rc = 0;
-
-	kv = gh_calloc(g->nlabels + 1, sizeof(*kv));
-	off = gh_calloc(g->nlabels + 1, sizeof(*off));
-	if (kv == NULL || off == NULL) {
-		rc = GOHEAP_ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < g->nlabels; i++) {
-		off[i] = tmp.len;
-		gh_gor_quote(&tmp, g->labels[i].key, strlen(g->labels[i].key));
-		gh_buf_putc(&tmp, ':');
-		gh_gor_quote(&tmp, g->labels[i].value,
-			     strlen(g->labels[i].value));
-		gh_buf_putc(&tmp, '\0');
-	}
-	if (tmp.oom) {
-		rc = GOHEAP_ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < g->nlabels; i++)
-		kv[i] = (char *)tmp.data + off[i];
-	qsort(kv, g->nlabels, sizeof(*kv), cmp_str);
-	gh_buf_putc(b, '{');
-	for (i = 0; i < g->nlabels; i++) {
-		if (i > 0)
-			gh_buf_append(b, ", ", 2);
-		gh_buf_append(b, kv[i], strlen(kv[i]));
-	}
-	gh_buf_putc(b, '}');
-out:
-	free(kv);
-	free(off);
-	gh_buf_free(&tmp);
-	return rc;
-}
-
-static char *make_key(const gh_goroutine *g)
-{
-	gh_buf b = GH_BUF_INIT;
-	size_t i, len;
-
-	gh_buf_putc(&b, '@');
-	for (i = 0; i < g->nstk; i++)
-		gh_buf_printf(&b, " %#llx", (unsigned long long)g->stk[i]);
-	if (g->has_labels) {
-		gh_buf_printf(&b, "\n# labels: ");
-		if (labels_string(&b, g) != 0)
-			b.oom = 1;
-	}
-	gh_buf_putc(&b, '\0');
-	if (b.oom) {
-		gh_buf_free(&b);
-		return NULL;
-	}
-	return (char *)gh_buf_detach(&b, &len);
-}
-
-static int key_cmp_str(const void *a, const void *b)
-{
-	const gkey *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-
-	if (c != 0)
-		return c;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
-static int key_cmp_count(const void *a, const void *b)
-{
-	const gkey *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
-/* The groups of printCountProfile, sorted as keysByCount. */
-static int group(const gh_profile *p, gkey **out, size_t *nout)
-{
-	gkey *k;
-	size_t i, n = 0;
-
-	*out = NULL;
-	*nout = 0;
-	k = gh_calloc(p->ngors + 1, sizeof(*k));
-	if (k == NULL)
-		return GOHEAP_ENOMEM;
-	for (i = 0; i < p->ngors; i++) {
-		k[i].key = make_key(&p->gors[i]);
-		k[i].first = i;
-		k[i].count = 1;
-		if (k[i].key == NULL) {
-			while (i-- > 0)
-				free(k[i].key);
-			free(k);
-			return GOHEAP_ENOMEM;
-		}
-	}
-	qsort(k, p->ngors, sizeof(*k), key_cmp_str);
-	for (i = 0; i < p->ngors; i++) {
-		if (n > 0 && strcmp(k[n - 1].key, k[i].key) == 0) {
-			k[n - 1].count++;
-			free(k[i].key);
-			continue;
-		}
-		k[n++] = k[i];
-	}
-	qsort(k, n, sizeof(*k), key_cmp_count);
-	*out = k;
-	*nout = n;
-	return 0;
-}
-
-static void free_groups(gkey *k, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(k[i].key);
-	free(k);
-}
-
-int gh_gor_groups(const gh_profile *p, gh_gor_group **out, size_t *nout)
-{
-	gh_gor_group *g;
-	gkey *k = NULL;
-	size_t n = 0, i;
-	int rc;
-
-	*out = NULL;
-	*nout = 0;
-	rc = group(p, &k, &n);
-	if (rc != 0)
-		return rc;
-	g = gh_calloc(n + 1, sizeof(*g));
-	if (g == NULL) {
-		free_groups(k, n);
-		return GOHEAP_ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		g[i].first = k[i].first;
-		g[i].count = k[i].count;
-	}
-	free_groups(k, n);
-	*out = g;
-	*nout = n;
-	return 0;
-}
 
 typedef struct gtext {
 	gh_stackx *x;
@@ -325,7 +88,7 @@ static int print_stack_record(gtext *c, const uint64_t *stk, size_t n,
 int gh_write_goroutine_text(const gh_profile *p, const gh_wctx *w,
 			    gh_buf *out, gh_err *err)
 {
-	gkey *k = NULL;
+	gh_gor_group *k = NULL;
 	size_t nk = 0, i;
 	gtext *c;
 	int rc;
@@ -337,7 +100,7 @@ int gh_write_goroutine_text(const gh_profile *p, const gh_wctx *w,
 	gh_tabwriter_init(&c->tw, out, 1, 8, 1, '\t', 0);
 	rc = gh_stackx_new(&c->x, w->sym, p->ver);
 	if (rc == 0)
-		rc = group(p, &k, &nk);
+		rc = gh_gor_groups(p, &k, &nk);
 	if (rc != 0)
 		goto out;
 	gh_buf_printf(&c->line, "goroutine profile: total %zu\n", p->ngors);
@@ -360,7 +123,7 @@ int gh_write_goroutine_text(const gh_profile *p, const gh_wctx *w,
 out:
 	if (rc == GOHEAP_ENOMEM)
 		gh_errf(err, rc, "text: out of memory");
-	free_groups(k, nk);
+	gh_gor_groups_free(k, nk);
 	if (w->stats != NULL)
 		w->stats->suspect += gh_stackx_suspect(c->x) +
 				     c->frames.suspect;
@@ -377,13 +140,13 @@ int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
 {
 	gh_framevec fv = { NULL, 0, 0, 0 };
 	gh_stackx *x = NULL;
-	gkey *k = NULL;
+	gh_gor_group *k = NULL;
 	size_t nk = 0, i, j;
 	int rc;
 
 	rc = gh_stackx_new(&x, w->sym, p->ver);
 	if (rc == 0)
-		rc = group(p, &k, &nk);
+		rc = gh_gor_groups(p, &k, &nk);
 	for (i = 0; i < nk && rc == 0; i++) {
 		const gh_goroutine *g = &p->gors[k[i].first];
 		int any = 0;
@@ -403,8 +166,311 @@ int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
 	}
 	if (rc == GOHEAP_ENOMEM)
 		gh_errf(err, rc, "collapsed: out of memory");
-	free_groups(k, nk);
+	gh_gor_groups_free(k, nk);
 	gh_framevec_free(&fv);
 	gh_stackx_free(x);
+	return rc;
+}
+
+/* ---- debug=2: runtime.Stack(buf, true) ------------------------------------------ */
+
+/* isExportedRuntime (traceback.go); rcvr: the 1.23+ receiver rule. */
+static int exported_runtime(const char *name, int rcvr)
+{
+	const char *r, *fn;
+	size_t i, nl;
+
+	if (strncmp(name, "runtime.", 8) != 0)
+		return 0;
+	name += 8;
+	if (!rcvr)
+		return name[0] >= 'A' && name[0] <= 'Z';
+	nl = strlen(name);
+	for (i = nl; i > 0 && name[i - 1] != '.'; i--)
+		;
+	fn = name + i;
+	if (i == 0)
+		return fn[0] >= 'A' && fn[0] <= 'Z';
+	r = name;
+	if (i - 1 >= 3 && r[0] == '(' && r[1] == '*' && r[i - 2] == ')')
+		r += 2;
+	return fn[0] >= 'A' && fn[0] <= 'Z' && r[0] >= 'A' && r[0] <= 'Z';
+}
+
+/* showfuncinfo at GOTRACEBACK level 1 (runtime.Stack sets m.traceback =
+ * 1), wrappers already elided by the collector with the same rule. */
+static int show_frame(const gh_rtlayout *rt, const char *name, int first)
+{
+	if (rt->tb_show_fincleanup &&
+	    (strcmp(name, "runtime.runFinalizers") == 0 ||
+	     strcmp(name, "runtime.runCleanups") == 0))
+		return 1;
+	if (strcmp(name, "runtime.gopanic") == 0 && !first)
+		return 1;
+	return strchr(name, '.') != NULL &&
+	       (strncmp(name, "runtime.", 8) != 0 ||
+		exported_runtime(name, rt->tb_exported_rcvr));
+}
+
+/* printFuncName (1.21+) / funcNameForPrint (1.19) */
+static void tb_func_name(gh_buf *b, const char *name, char *tmp, size_t n)
+{
+	if (strcmp(name, "runtime.gopanic") == 0)
+		name = "panic";
+	else if (strchr(name, '[') != NULL)
+		name = gh_func_name_for_print(name, tmp, n);
+	gh_buf_append(b, name, strlen(name));
+}
+
+/* printquoted (1.26+ print.go): printable ASCII, \n \r \t \\ \", else
+ * \xNN (bytes < 127 and invalid UTF-8), \uNNNN, \UNNNNNNNN */
+static void tb_quoted(gh_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, k;
+
+	gh_buf_putc(b, '"');
+	while (i < n) {
+		uint32_t r = p[i];
+
+		k = gh_gor_utf8_len(p + i, n - i);
+		if (k == 0) {
+			gh_buf_printf(b, "\\x%02x", p[i]);
+			i++;
+			continue;
+		}
+		if (k > 1) {
+			r = p[i] & (k == 2 ? 0x1f : k == 3 ? 0x0f : 0x07);
+			for (size_t j = 1; j < k; j++)
+				r = (r << 6) | (p[i + j] & 0x3f);
+		}
+		i += k;
+		if (r == '\n')
+			gh_buf_append(b, "\\n", 2);
+		else if (r == '\r')
+			gh_buf_append(b, "\\r", 2);
+		else if (r == '\t')
+			gh_buf_append(b, "\\t", 2);
+		else if (r == '\\' || r == '"')
+			gh_buf_printf(b, "\\%c", (char)r);
+		else if (r >= ' ' && r <= '~')
+			gh_buf_putc(b, (char)r);
+		else if (r < 127)
+			gh_buf_printf(b, "\\x%02x", (unsigned)r);
+		else if (r < 0x10000)
+			gh_buf_printf(b, "\\u%04x", (unsigned)r);
+		else
+			gh_buf_printf(b, "\\U%08x", (unsigned)r);
+	}
+	gh_buf_putc(b, '"');
+}
+
+/* 1.27: tracebackStringNeedsQuoting */
+static void tb_maybe_quoted(gh_buf *b, const char *s)
+{
+	const char *q;
+
+	for (q = s; *q != '\0'; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		      (*q >= '0' && *q <= '9') || *q == '.' || *q == '/' ||
+		      *q == '_'))
+			break;
+	if (*q != '\0')
+		tb_quoted(b, s);
+	else
+		gh_buf_append(b, s, strlen(s));
+}
+
+static void tb_labels(gh_buf *b, const gh_goroutine *g, int style)
+{
+	size_t i;
+
+	gh_buf_append(b, style == 1 ? " labels:{" : " {", style == 1 ? 9 : 2);
+	for (i = 0; i < g->nlabels; i++) {
+		if (style == 1)
+			tb_quoted(b, g->labels[i].key);
+		else
+			tb_maybe_quoted(b, g->labels[i].key);
+		gh_buf_append(b, ": ", 2);
+		if (style == 1)
+			tb_quoted(b, g->labels[i].value);
+		else
+			tb_maybe_quoted(b, g->labels[i].value);
+		if (i + 1 < g->nlabels)
+			gh_buf_append(b, ", ", 2);
+	}
+	gh_buf_putc(b, '}');
+}
+
+/* goroutineheader */
+static void tb_header(gh_buf *b, const gh_profile *p, const gh_rtlayout *rt,
+		      const gh_goroutine *g)
+{
+	const char *st = "???";
+	int labels = rt->tb_labels != 0 && p->tb_labels_on &&
+		     g->has_labels && g->nlabels > 0;
+
+	if (g->status < rt->ngstatus)
+		st = rt->gstatus_strings[g->status];
+	if ((g->status == GH_G_WAITING ||
+	     (rt->g_leaked != 0 && g->status == rt->g_leaked)) &&
+	    g->waitreason != 0)
+		st = g->waitreason < rt->nwaitreason ?
+		     rt->waitreason_strings[g->waitreason] :
+		     "unknown wait reason";
+	gh_buf_printf(b, "goroutine %llu [%s", (unsigned long long)g->goid, st);
+	if (rt->g_leaked != 0 && g->status == rt->g_leaked)
+		gh_buf_printf(b, " (leaked)");
+	if (g->scan)
+		gh_buf_printf(b, " (scan)");
+	if (g->wait_minutes >= 1)
+		gh_buf_printf(b, ", %lld minutes", (long long)g->wait_minutes);
+	if (g->locked)
+		gh_buf_printf(b, ", locked to thread");
+	if (labels && rt->tb_labels == 1)
+		tb_labels(b, g, 1);
+	gh_buf_putc(b, ']');
+	if (labels && rt->tb_labels == 2)
+		tb_labels(b, g, 2);
+	gh_buf_append(b, ":\n", 2);
+}
+
+/* printcreatedby */
+static int tb_created_by(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
+			 const gh_goroutine *g, gh_framevec *fv)
+{
+	gh_funcinfo fi;
+	char tmp[4096];
+	int rc;
+
+	if (g->goid == 1 || gh_sym_funcinfo(w->sym, g->gopc, &fi) != 0 ||
+	    fi.funcid == rt->funcid.wrapper ||
+	    !show_frame(rt, fi.name, 0))
+		return 0;
+	fv->n = 0;
+	rc = gh_sym_callers_frames(w->sym, &g->gopc, 1, fv);
+	if (rc != 0)
+		return rc;
+	gh_buf_printf(b, "created by ");
+	if (rt->tb_style == 0)
+		gh_buf_append(b, fi.name, strlen(fi.name));
+	else
+		tb_func_name(b, fi.name, tmp, sizeof(tmp));
+	if (rt->tb_style != 0 && g->parent_goid != 0)
+		gh_buf_printf(b, " in goroutine %llu",
+			      (unsigned long long)g->parent_goid);
+	gh_buf_printf(b, "\n\t%s:%lld", fv->n ? fv->v[0].file : "?",
+		      (long long)(fv->n ? fv->v[0].line : 0));
+	if (g->gopc > fi.entry)
+		gh_buf_printf(b, " +%#llx",
+			      (unsigned long long)(g->gopc - fi.entry));
+	gh_buf_putc(b, '\n');
+	return 0;
+}
+
+/* One logical frame as traceback2 (or 1.19's gentraceback) prints it. */
+static void tb_frame(gh_buf *b, const gh_rtlayout *rt, const gh_frame *f,
+		     uint64_t physpc)
+{
+	char tmp[4096];
+
+	if (f->inlined && rt->tb_style == 0)
+		gh_buf_append(b, f->function, strlen(f->function));
+	else
+		tb_func_name(b, f->function, tmp, sizeof(tmp));
+	/* the argument words are not printed: "(...)" (doc/goroutines.md) */
+	gh_buf_printf(b, "(...)\n\t%s:%lld", f->file, (long long)f->line);
+	if (!f->inlined && physpc > f->entry)
+		gh_buf_printf(b, " +%#llx",
+			      (unsigned long long)(physpc - f->entry));
+	gh_buf_putc(b, '\n');
+}
+
+/* traceback1 of one goroutine (not running elsewhere). */
+static int tb_stack(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
+		    const gh_goroutine *g, gh_framevec *fv, size_t *shown)
+{
+	size_t i, ns = 0, j, total;
+	int rc, all;
+
+	/* symbolize every logical frame (one frame per return PC) */
+	fv->n = 0;
+	for (i = 0; i < g->ntb; i++) {
+		size_t before = fv->n;
+
+		rc = gh_sym_callers_frames(w->sym, &g->tb_pcs[i], 1, fv);
+		if (rc != 0)
+			return rc;
+		if (fv->n != before + 1)
+			return GOHEAP_ECORRUPT;
+	}
+	/* showRuntime false, then true if that printed nothing */
+	for (all = 0; all < 2 && ns == 0; all++)
+		for (i = 0; i < g->ntb; i++)
+			if (all || show_frame(rt, fv->v[i].function, ns == 0))
+				shown[ns++] = i;
+	total = ns;
+	for (j = 0; j < ns; j++) {
+		if (rt->tb_style != 0 && total > rt->tb_inner + rt->tb_outer &&
+		    j == rt->tb_inner) {
+			gh_buf_printf(b, "...%zu frames elided...\n",
+				      total - rt->tb_inner - rt->tb_outer);
+			j = total - rt->tb_outer;
+		}
+		i = shown[j];
+		tb_frame(b, rt, &fv->v[i], g->tb_phys[i]);
+	}
+	if (rt->tb_style == 0 && ns == rt->tb_max_phys)
+		gh_buf_printf(b, "...additional frames elided...\n");
+	return 0;
+}
+
+int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
+				 gh_buf *out, gh_err *err)
+{
+	const gh_rtlayout *rt = gh_profile_rt(p);
+	gh_framevec fv = { NULL, 0, 0, 0 };
+	size_t i, maxn = 1, *shown;
+	int rc = 0;
+
+	if (rt->ngstatus == 0)
+		return gh_errf(err, GOHEAP_EVERSION, "traceback: no "
+			       "traceback rules for go1.%d", rt->minor);
+	for (i = 0; i < p->ngors; i++)
+		if (p->gors[i].ntb > maxn)
+			maxn = p->gors[i].ntb;
+	shown = gh_calloc(maxn, sizeof(*shown));
+	if (shown == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "traceback: out of memory");
+	for (i = 0; i < p->ngors && rc == 0; i++) {
+		const gh_goroutine *g = &p->gors[i];
+
+		if (i > 0)
+			gh_buf_putc(out, '\n');
+		tb_header(out, p, rt, g);
+		if (g->status == GH_G_RUNNING &&
+		    !(rt->tb_running_syscallsp && g->in_syscall)) {
+			gh_buf_printf(out, "\tgoroutine running on other "
+				      "thread; stack unavailable\n");
+		} else {
+			rc = tb_stack(out, w, rt, g, &fv, shown);
+			if (rc != 0)
+				break;
+		}
+		rc = tb_created_by(out, w, rt, g, &fv);
+	}
+	if (rc == 0 && p->gor_note[0] != '\0')
+		gh_buf_printf(out, "\n# go-heap: %s\n", p->gor_note);
+	if (rc == 0 && out->oom)
+		rc = GOHEAP_ENOMEM;
+	if (rc == GOHEAP_ENOMEM)
+		gh_errf(err, rc, "traceback: out of memory");
+	else if (rc != 0)
+		gh_errf(err, rc, "traceback: a return PC did not symbolize "
+			"to one frame");
+	if (w->stats != NULL)
+		w->stats->suspect += fv.suspect;
+	gh_framevec_free(&fv);
+	free(shown);
 	return rc;
 }

@@ -380,15 +380,16 @@ typedef struct rtpc_slot {
 } rtpc_slot;
 
 /*
- * Direct-mapped memo of scaleHeapSample for this profile's rate: records
- * repeat (count, size) pairs (one object of a size class), and each costs
- * two of Go's math.Exp.
+ * Direct-mapped memo of scaleHeapSample's scale factor for this profile's
+ * rate, keyed by the average object size (see scale_cached): a profile has
+ * few distinct ones, and each costs one of Go's math.Exp.
  */
 #define SCALE_CACHE 1024u
 
 typedef struct scale_slot {
-	int64_t count, size;  /* count 0 = empty (never scaled) */
-	int64_t out_count, out_size;
+	uint64_t avg_bits;    /* the average object size's double, as bits */
+	double scale;         /* 1 / (1 - exp(-avg / rate)) */
+	int used;
 } scale_slot;
 
 typedef struct builder {
@@ -1090,27 +1091,37 @@ static void heap_locs(builder *b, const gh_record *r)
 	}
 }
 
-/* gh_scale_heap_sample_impl at the profile's rate, through b->scale. */
+/*
+ * gh_scale_heap_sample_impl at the profile's rate, with its one costly
+ * step memoised: scale = 1/(1-exp(-avg/rate)) depends only on the average
+ * object size avg = float64(size)/float64(count), and a profile has few
+ * distinct ones (a bucket holds one size class), while counts differ from
+ * bucket to bucket.  The key is avg's exact bits, so the products below
+ * are the very operations Go performs: bit for bit the same results.
+ */
 static void scale_cached(builder *b, int64_t count, int64_t size, int impl,
 			 int64_t *out_count, int64_t *out_size)
 {
 	scale_slot *slot;
+	double avg;
+	uint64_t bits;
 
-	if (b->scale == NULL || count == 0) {
+	if (b->scale == NULL || count == 0 || size == 0 || b->p->rate <= 1) {
 		gh_scale_heap_sample_impl(count, size, b->p->rate, impl,
 					  out_count, out_size);
 		return;
 	}
-	slot = &b->scale[hash_u64((uint64_t)count * 0x9e3779b97f4a7c15ULL ^
-				  (uint64_t)size) & (SCALE_CACHE - 1)];
-	if (slot->count != count || slot->size != size) {
-		slot->count = count;
-		slot->size = size;
-		gh_scale_heap_sample_impl(count, size, b->p->rate, impl,
-					  &slot->out_count, &slot->out_size);
+	avg = (double)size / (double)count;
+	memcpy(&bits, &avg, sizeof(bits));
+	slot = &b->scale[hash_u64(bits) & (SCALE_CACHE - 1)];
+	if (!slot->used || slot->avg_bits != bits) {
+		slot->used = 1;
+		slot->avg_bits = bits;
+		slot->scale = 1 / (1 - gh_go_exp(-avg / (double)b->p->rate,
+						 impl));
 	}
-	*out_count = slot->out_count;
-	*out_size = slot->out_size;
+	*out_count = go_f2i64((double)count * slot->scale, impl);
+	*out_size = go_f2i64((double)size * slot->scale, impl);
 }
 
 static void write_heap_proto(builder *b)
@@ -1279,7 +1290,7 @@ static int write_goroutine_proto(builder *b)
 		gh_pb_end_message(&b->pb, tagProfile_Sample, start);
 		builder_flush(b);
 	}
-	free(g);
+	gh_gor_groups_free(g, ng);
 	return 0;
 }
 

@@ -25,12 +25,14 @@
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "goroutine.h"
 
 typedef struct gor_tmp {
 	gh_goroutine g;
-	size_t stk_off, lab_off;
+	size_t stk_off, lab_off, tb_off;
 } gor_tmp;
 
 typedef struct lab_tmp {
@@ -49,9 +51,21 @@ typedef struct gor_build {
 	gh_buf strs;
 	uint64_t *frame;          /* one stack's PCs, max_pcs long */
 	size_t max_pcs;
+	/* -f traceback: one whole stack (tbframe, tbphys: GH_GOR_MAX_TB_FRAMES
+	 * each), every goroutine's (tbpcs, tbphyss: ntb) and the target's
+	 * nanotime() now (now_ok 0: unknown) */
+	uint64_t *tbframe, *tbphys, *tbpcs, *tbphyss;
+	size_t ntb, captb, captb2;
+	int64_t now;
+	int now_ok;
 	int fing_running;
 	/* what went wrong, for the note */
 	uint64_t unreadable, first_unreadable, partial, running;
+	/* a core's threads (memsrc_core.c), NULL for other sources; running
+	 * goroutines unwound from their thread's registers */
+	const gh_thread_regs *threads;
+	size_t nthreads;
+	uint64_t running_regs;
 } gor_build;
 
 static int grow(void **v, size_t *cap, size_t need, size_t el)
@@ -237,7 +251,8 @@ static int injected_call(const char *name)
  * implausible data (partial), 0 otherwise; *n the PCs recorded.
  */
 static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
-		  uint64_t lo, uint64_t hi, size_t *n)
+		  uint64_t lo, uint64_t hi, size_t *n, uint64_t *out,
+		  uint64_t *physpc, size_t cap, size_t physmax)
 {
 	const gh_sym *sym = bd->s->sym;
 	gh_mem *m = &bd->s->mem;
@@ -276,14 +291,18 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 			return 1;
 		/* tracebackPCs: the logical frames of this physical one */
 		sympc = !trap && pc > fi.entry ? pc - 1 : pc;
-		k = gh_sym_inline_pcs(sym, sympc, &callee, bd->frame + *n,
-				      bd->max_pcs - *n);
-		/* 1.19's gentraceback records the physical pc itself */
-		if (!bd->lay->gor_unwinder && k > 0 &&
-		    bd->frame[*n] == sympc + 1)
-			bd->frame[*n] = pc;
+		k = gh_sym_inline_pcs(sym, sympc, &callee, out + *n, cap - *n);
+		/* 1.19's gentraceback records the physical pc itself (the
+		 * profile; the traceback printer keeps uf.pc+1, physpc set) */
+		if (physpc == NULL && !bd->lay->gor_unwinder && k > 0 &&
+		    out[*n] == sympc + 1)
+			out[*n] = pc;
+		for (size_t j = 0; physpc != NULL && j < k; j++)
+			physpc[*n + j] = pc;
 		*n += k;
-		if (*n >= bd->max_pcs || lr == 0)
+		if (physpc != NULL && *n >= cap)
+			return 1;  /* traceback longer than we keep */
+		if (*n >= cap || lr == 0 || (physmax && phys + 1 >= physmax))
 			return 0;
 		if (gh_sym_funcinfo(sym, lr, &fl) != 0)
 			return 0;  /* unexpected return pc: stop, silently */
@@ -300,6 +319,109 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 		if (sp < lo || sp > hi)
 			return 1;
 	}
+}
+
+/* ---- running goroutines in cores ---------------------------------------------------- */
+
+/* Bounds of the walk from a thread's registers to the signal frame. */
+#define GOR_SIG_MAX_FRAMES 64
+#define GOR_SIG_MAX_SPAN ((uint64_t)1 << 20)
+/* amd64 rt_sigframe {pretcode; ucontext uc; ...}: uc_mcontext at 40 in
+ * the ucontext, rsp and rip at 120 and 128 in struct sigcontext */
+#define GOR_UC_MCONTEXT 40
+#define GOR_MC_RSP 120
+#define GOR_MC_RIP 128
+
+/*
+ * The registers a running goroutine (g at gp, stack [lo, hi)) really has,
+ * from its thread in the core: g.m's procid names the thread (and m.curg
+ * must be gp).  When the thread's sp is on the goroutine's stack (a core
+ * taken with the thread stopped in Go code: gcore) they are the thread's
+ * rip/rsp; when it is elsewhere (g0 or gsignal: a kernel core written
+ * from the runtime's crash handler), the thread's stack is unwound
+ * through the pcsp tables to runtime.sigtramp, the frame the kernel
+ * called (its return address must be the signal restorer: Go's
+ * runtime.sigreturn__sigaction, 1.19's runtime.sigreturn, or one outside
+ * Go's code: libc's, in cgo programs), and the interrupted rip/rsp are
+ * read from the kernel's signal frame just above it; the rsp must be on
+ * the goroutine's stack (else, a signal inside a handler, the walk goes
+ * on from the interrupted registers) and the rip in Go code.  1 and *pc, *sp set, or 0 (then g.sched is used, as live).
+ */
+static int running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
+			uint64_t lo, uint64_t hi, uint64_t *pc, uint64_t *sp)
+{
+	const gh_rtlayout *l = bd->lay;
+	gh_mem *m = &bd->s->mem;
+	const gh_thread_regs *t = NULL;
+	uint64_t mp, procid, curg, p, q, sp0, lr;
+	gh_funcinfo fi, fl;
+	size_t i;
+	int k;
+
+	mp = gh_mem_word(m, gb + l->g_m, 8);
+	if (mp == 0 || l->m_procid == 0 ||
+	    gh_mem_read_ptr(m, mp + l->m_procid, &procid, "m.procid") != 0 ||
+	    gh_mem_read_ptr(m, mp + l->m_curg, &curg, "m.curg") != 0 ||
+	    curg != gp)
+		return 0;
+	for (i = 0; i < bd->nthreads; i++)
+		if ((uint64_t)bd->threads[i].tid == procid) {
+			t = &bd->threads[i];
+			break;
+		}
+	if (t == NULL)
+		return 0;
+	if (t->sp >= lo && t->sp < hi) {
+		*pc = t->pc;
+		*sp = t->sp;
+		return 1;
+	}
+	p = t->pc;
+	q = sp0 = t->sp;
+	for (k = 0; k < GOR_SIG_MAX_FRAMES; k++) {
+		uint64_t fp;
+
+		if (gh_sym_funcinfo(bd->s->sym, p, &fi) != 0 || !fi.has_pcsp ||
+		    fi.spdelta < 0)
+			return 0;
+		fp = q + (uint64_t)fi.spdelta + 8;
+		if (fp - sp0 > GOR_SIG_MAX_SPAN ||
+		    gh_mem_read_ptr(m, fp - 8, &lr, "thread stack") != 0)
+			return 0;
+		if (strcmp(fi.name, "runtime.sigtramp") == 0 ||
+		    strcmp(fi.name, "runtime.cgoSigtramp") == 0) {
+			/* the kernel called it: fp - 8 is the rt_sigframe,
+			 * whose pretcode (lr) is the restorer, Go's own
+			 * or libc's (cgo); uc follows it */
+			uint64_t mc = fp + GOR_UC_MCONTEXT;
+
+			if (gh_sym_funcinfo(bd->s->sym, lr, &fl) == 0 &&
+			    (lr != fl.entry ||
+			     (strcmp(fl.name, "runtime.sigreturn__sigaction") &&
+			      strcmp(fl.name, "runtime.sigreturn"))))
+				return 0;
+			if (gh_mem_read_ptr(m, mc + GOR_MC_RIP, pc,
+					    "signal frame") != 0 ||
+			    gh_mem_read_ptr(m, mc + GOR_MC_RSP, sp,
+					    "signal frame") != 0 ||
+			    gh_sym_funcinfo(bd->s->sym, *pc, &fl) != 0)
+				return 0;
+			if (*sp >= lo && *sp < hi)
+				return 1;
+			/* a signal taken inside a signal handler (the
+			 * crash thread's raise): go on from there */
+			if (*sp <= fp || *sp - sp0 > GOR_SIG_MAX_SPAN)
+				return 0;
+			p = *pc;
+			q = *sp;
+			continue;
+		}
+		if (fp <= q)
+			return 0;
+		p = lr;
+		q = fp;
+	}
+	return 0;
 }
 
 /* ---- isSystemGoroutine ------------------------------------------------------------ */
@@ -334,7 +456,15 @@ static void read_fing(gor_build *bd)
 	goheap_session *s = bd->s;
 	uint64_t addr, v;
 
-	if (gh_exe_symbol(s->exe, "runtime.fingStatus", &addr, NULL) == 0) {
+	if (!gh_exe_has_symtab(s->exe) && s->addrs.fing != 0) {
+		/* stripped: located from machine code (locate.c find_fing) */
+		if (gh_mem_read_uint(&s->mem, s->addrs.fing,
+				     s->addrs.fing_size, &v,
+				     "runtime.fingStatus") == 0)
+			bd->fing_running = s->addrs.fing_size == 4 ?
+					   (v & 2) != 0 : v != 0;
+	} else if (gh_exe_symbol(s->exe, "runtime.fingStatus", &addr,
+				 NULL) == 0) {
 		if (gh_mem_read_uint(&s->mem, addr + s->bias, 4, &v,
 				     "runtime.fingStatus") == 0)
 			bd->fing_running = (v & 2) != 0;
@@ -354,7 +484,7 @@ static unsigned g_span(const gh_rtlayout *l)
 			 l->g_syscallpc, l->g_atomicstatus, l->g_goid,
 			 l->g_waitsince, l->g_waitreason, l->g_gopc,
 			 l->g_startpc, l->g_labels, l->g_parentgoid,
-			 l->g_runningcleanups };
+			 l->g_runningcleanups, l->g_lockedm };
 	unsigned mx = 16;
 	size_t i;
 
@@ -362,6 +492,55 @@ static unsigned g_span(const gh_rtlayout *l)
 		if (v[i] + 8 > mx)
 			mx = v[i] + 8;
 	return mx;
+}
+
+/*
+ * What the traceback printer (runtime.Stack(all)) needs beyond the
+ * profile: goroutineheader's fields and the whole stack (traceback1: from
+ * syscallpc/sp in _Gsyscall, else as saveg; 1.19: at most tb_max_phys
+ * physical frames).
+ */
+static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
+		     uint64_t pc0, uint64_t sp0, uint64_t syscallsp,
+		     uint64_t lo, uint64_t hi)
+{
+	const gh_rtlayout *l = bd->lay;
+	gh_mem *m = &bd->s->mem;
+	gh_goroutine *g = &t->g;
+	size_t n = 0;
+	int rc;
+
+	g->scan = (gh_mem_word(m, gb + l->g_atomicstatus, 4) & 0x1000u) != 0;
+	g->locked = l->g_lockedm != 0 &&
+		    gh_mem_word(m, gb + l->g_lockedm, 8) != 0;
+	g->in_syscall = syscallsp != 0;
+	g->wait_minutes = -1;
+	if (g->status != GH_G_WAITING && g->status != GH_G_SYSCALL)
+		g->wait_minutes = 0;
+	else if (g->waitsince == 0)
+		g->wait_minutes = 0;
+	else if (bd->now_ok)
+		g->wait_minutes = (bd->now - g->waitsince) / 60000000000LL;
+	if (g->status == GH_G_SYSCALL && syscallsp == 0)
+		sp0 = 0;    /* traceback1 unwinds from syscallsp: nothing */
+	if (!g->partial && sp0 != 0 && bd->tbframe != NULL &&
+	    unwind(bd, pc0, sp0, syscallsp != 0, lo, hi, &n, bd->tbframe,
+		   bd->tbphys, GH_GOR_MAX_TB_FRAMES,
+		   l->tb_style == 0 ? l->tb_max_phys : 0) != 0)
+		g->partial = 1;
+	rc = grow((void **)&bd->tbpcs, &bd->captb, bd->ntb + n,
+		  sizeof(*bd->tbpcs));
+	if (rc == 0)
+		rc = grow((void **)&bd->tbphyss, &bd->captb2, bd->ntb + n,
+			  sizeof(*bd->tbphyss));
+	if (rc != 0)
+		return rc;
+	t->tb_off = bd->ntb;
+	memcpy(bd->tbpcs + bd->ntb, bd->tbframe, n * sizeof(uint64_t));
+	memcpy(bd->tbphyss + bd->ntb, bd->tbphys, n * sizeof(uint64_t));
+	bd->ntb += n;
+	g->ntb = n;
+	return 0;
 }
 
 /* 0: done (recorded or left out); a GOHEAP_E* code only for ENOMEM and
@@ -421,11 +600,18 @@ static int one_g(gor_build *bd, uint64_t gp)
 	}
 	g->running = g->status == GH_G_RUNNING;
 	bd->running += g->running != 0;
+	if (g->running && bd->threads != NULL && syscallsp == 0 &&
+	    running_regs(bd, gb, gp, lo, hi, &pc0, &sp0))
+		bd->running_regs++;
 	if (hi <= lo || hi - lo > ((uint64_t)1 << 32))
 		g->partial = 1;     /* absurd stack bounds: no traceback */
 	else
-		g->partial = unwind(bd, pc0, sp0, syscallsp != 0, lo, hi, &n);
+		g->partial = unwind(bd, pc0, sp0, syscallsp != 0, lo, hi, &n,
+				    bd->frame, NULL, bd->max_pcs, 0);
 	bd->partial += g->partial != 0;
+	rc = tb_record(bd, t, gb, pc0, sp0, syscallsp, lo, hi);
+	if (rc != 0)
+		return rc;
 	rc = grow((void **)&bd->pcs, &bd->cappcs, bd->npcs + n,
 		  sizeof(*bd->pcs));
 	if (rc != 0)
@@ -464,7 +650,8 @@ static int freeze(gor_build *bd, gh_profile *p)
 	size_t szg = bd->ngs * sizeof(gh_goroutine);
 	size_t szl = bd->nlabs * sizeof(gh_glabel);
 	size_t szp = bd->npcs * sizeof(uint64_t);
-	size_t total = szg + szl + szp + bd->strs.len + 8, i, j;
+	size_t szt = bd->ntb * sizeof(uint64_t);
+	size_t total = szg + szl + szp + 2 * szt + bd->strs.len + 8, i, j;
 	unsigned char *blk;
 	gh_glabel *labs;
 	uint64_t *pcs;
@@ -476,9 +663,13 @@ static int freeze(gor_build *bd, gh_profile *p)
 	p->gors = (gh_goroutine *)blk;
 	labs = (gh_glabel *)(blk + szg);
 	pcs = (uint64_t *)(blk + szg + szl);
-	strs = (char *)(blk + szg + szl + szp);
+	strs = (char *)(blk + szg + szl + szp + 2 * szt);
 	if (szp > 0)
 		memcpy(pcs, bd->pcs, szp);
+	if (szt > 0) {
+		memcpy(blk + szg + szl + szp, bd->tbpcs, szt);
+		memcpy(blk + szg + szl + szp + szt, bd->tbphyss, szt);
+	}
 	if (bd->strs.len > 0)
 		memcpy(strs, bd->strs.data, bd->strs.len);
 	for (i = 0; i < bd->nlabs; i++) {
@@ -489,6 +680,10 @@ static int freeze(gor_build *bd, gh_profile *p)
 		p->gors[i] = bd->gs[i].g;
 		p->gors[i].stk = pcs + bd->gs[i].stk_off;
 		p->gors[i].labels = labs + bd->gs[i].lab_off;
+		p->gors[i].tb_pcs = (uint64_t *)(blk + szg + szl + szp) +
+				    bd->gs[i].tb_off;
+		p->gors[i].tb_phys = (uint64_t *)(blk + szg + szl + szp +
+						  szt) + bd->gs[i].tb_off;
 	}
 	p->ngors = bd->ngs;
 	p->pcpool = (uint64_t *)blk;
@@ -506,6 +701,61 @@ static int freeze(gor_build *bd, gh_profile *p)
 }
 
 /* ---- collect -------------------------------------------------------------------------- */
+
+/*
+ * The traceback's extras: its stack buffers (none on ENOMEM: tracebacks
+ * then empty, marked partial), runtime debug.tracebacklabels, and the
+ * target's nanotime() now for "N minutes": CLOCK_MONOTONIC (Go's
+ * nanotime on linux) for a live process; for a core, the same clock at
+ * the core file's modification (dump) time, if analysed on the same boot
+ * (a later boot: unknown, the minutes are left out and noted).
+ */
+static void tb_setup(gor_build *bd, gh_profile *p)
+{
+	goheap_session *s = bd->s;
+	const gh_rtlayout *l = bd->lay;
+	struct timespec mono, real;
+	uint64_t addr, v;
+
+	bd->tbframe = gh_calloc(GH_GOR_MAX_TB_FRAMES, sizeof(uint64_t));
+	bd->tbphys = gh_calloc(GH_GOR_MAX_TB_FRAMES, sizeof(uint64_t));
+	if (bd->tbframe == NULL || bd->tbphys == NULL) {
+		free(bd->tbframe);
+		free(bd->tbphys);
+		bd->tbframe = bd->tbphys = NULL;
+	}
+	if (l->tb_labels != 0 &&
+	    gh_exe_symbol(s->exe, "runtime.debug", &addr, NULL) == 0 &&
+	    gh_mem_read_uint(&s->mem, addr + s->bias + l->debug_tracebacklabels,
+			     4, &v, "runtime.debug.tracebacklabels") == 0)
+		p->tb_labels_on = v == 1;
+	if (clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
+		return;
+	bd->now = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
+	if (strncmp(s->source, "live process ", 13) == 0) {
+		bd->now_ok = 1;
+	} else if (strncmp(s->source, "core file ", 10) == 0 &&
+		   clock_gettime(CLOCK_REALTIME, &real) == 0) {
+		char path[256];
+		const char *e = strstr(s->source + 10, " (");
+		size_t len = e ? (size_t)(e - s->source - 10) : 0;
+		struct stat st;
+		int64_t ago;
+
+		if (len == 0 || len >= sizeof(path))
+			return;
+		memcpy(path, s->source + 10, len);
+		path[len] = '\0';
+		if (stat(path, &st) != 0)
+			return;
+		ago = ((int64_t)real.tv_sec - (int64_t)st.st_mtim.tv_sec) *
+		      1000000000 + (real.tv_nsec - st.st_mtim.tv_nsec);
+		if (ago < 0 || ago > bd->now)
+			return;    /* not this boot */
+		bd->now -= ago;
+		bd->now_ok = 1;
+	}
+}
 
 int gh_gor_collect(gh_profile *p, goheap_session *s)
 {
@@ -525,14 +775,16 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
 			       "goroutine profile: only little-endian 64-bit "
 			       "x86 (amd64) targets are supported so far");
-	if (gh_exe_symbol(s->exe, "runtime.allgs", &allgs, NULL) != 0)
+	if (gh_exe_symbol(s->exe, "runtime.allgs", &allgs, NULL) == 0)
+		allgs += s->bias;
+	else if (!gh_exe_has_symtab(s->exe) && s->addrs.allgs != 0)
+		allgs = s->addrs.allgs;   /* located: locate.c find_allgs */
+	else
 		return gh_errf(&s->err, GOHEAP_ENOSYM,
 			       "goroutine profile: runtime.allgs not found "
-			       "(%s); stripped binaries (-s) are not "
-			       "supported for goroutine profiles yet",
-			       gh_exe_has_symtab(s->exe) ? "not in .symtab" :
-			       "no .symtab");
-	allgs += s->bias;
+			       "(%s)", gh_exe_has_symtab(s->exe) ?
+			       "not in .symtab" : "no .symtab, and not "
+			       "located from runtime.allgadd/forEachG");
 	memset(&bd, 0, sizeof(bd));
 	bd.s = s;
 	bd.lay = l;
@@ -542,6 +794,9 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	if (bd.frame == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
 	read_fing(&bd);
+	if (gh_core_threads(s->ops, s->ctx, &bd.threads, &bd.nthreads) != 0)
+		bd.threads = NULL;
+	tb_setup(&bd, p);
 
 	rc = gh_mem_read_ptr(&s->mem, allgs, &arr, "runtime.allgs");
 	if (rc == 0)
@@ -584,10 +839,19 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 		char *note = p->gor_note;
 		size_t nl = sizeof(p->gor_note);
 
-		if (bd.running > 0)
+		if (bd.running > bd.running_regs)
 			snprintf(note, nl, "%llu running goroutine(s): stack "
-				 "from g.sched, may be stale (live, not "
-				 "stopped)", (unsigned long long)bd.running);
+				 "from g.sched, may be stale (%s)",
+				 (unsigned long long)(bd.running -
+						      bd.running_regs),
+				 bd.threads != NULL ? "no thread registers "
+				 "found for it" : "live, not stopped");
+		if (bd.running_regs > 0)
+			snprintf(note + strlen(note), nl - strlen(note),
+				 "%s%llu running goroutine(s) unwound from "
+				 "their thread's registers (core)",
+				 note[0] ? "; " : "",
+				 (unsigned long long)bd.running_regs);
 		if (bd.unreadable > 0 || bd.partial > 0)
 			snprintf(note + strlen(note), nl - strlen(note),
 				 "%s%llu g unreadable (first %#llx), %llu "
@@ -600,6 +864,10 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	p->t_walk = gh_now() - t0;
 out:
 	free(bd.frame);
+	free(bd.tbframe);
+	free(bd.tbphys);
+	free(bd.tbpcs);
+	free(bd.tbphyss);
 	free(bd.gs);
 	free(bd.pcs);
 	free(bd.labs);

@@ -19,6 +19,7 @@
 #define GH_GOR_MAX_LABELS 4096         /* labels of one goroutine */
 #define GH_GOR_MAX_LABEL_LEN (1u << 20)/* bytes of one key or value */
 #define GH_GOR_MAX_PHYS_FRAMES 100000  /* physical frames of one stack */
+#define GH_GOR_MAX_TB_FRAMES (1u << 17)/* logical frames kept for -f traceback */
 
 /*
  * Fill p (kind GOHEAP_PROFILE_GOROUTINE, already set up by the session)
@@ -31,5 +32,8 @@ int gh_gor_collect(gh_profile *p, goheap_session *s);
  * valid UTF-8 kept, other bytes as \xNN; the C escapes Go uses).
  */
 void gh_gor_quote(gh_buf *b, const char *s, size_t n);
+
+/* Length of the valid UTF-8 sequence at p[0..n) (1..4), 0 if invalid. */
+size_t gh_gor_utf8_len(const unsigned char *p, size_t n);
 
 #endif

@@ -486,8 +486,9 @@ static size_t distinct_targets(const loc *L, const gh_refvec *rv, int sec,
 }
 
 typedef struct found {
-	uint64_t m, b, x, cycle, rate, ticks, mrate;
-	char how[384];
+	uint64_t m, b, x, cycle, rate, ticks, mrate, allgs, fing;
+	unsigned fing_size;
+	char how[512];
 } located;
 
 static void how_add(located *f, const char *fmt, ...)
@@ -945,6 +946,116 @@ static int find_rate(const loc *L, gh_refvec *rv, gh_gover ver, located *f)
 	return 0;
 }
 
+/*
+ * runtime.allgs ([]*g in .bss, {ptr, len, cap}): runtime.allgadd appends
+ * to it ("allgs = append(allgs, gp)", Go 1.19-1.27 src/runtime/proc.go),
+ * storing all three words; allgptr and allglen, the other globals it
+ * writes, are single words.  The candidate is the one pointer-aligned .bss
+ * address A whose A, A+ps and A+2ps allgadd all stores as words.
+ * Confirmed by runtime.forEachG ("for _, gp := range allgs" under
+ * allglock), whose only .bss targets are A (loaded) and A+ps, and which
+ * takes the same lock (its first .noptrbss address) as allgadd.  Optional
+ * (heap profiles do not need it): 1 when not confirmed, with a note.
+ */
+static int find_allgs(const loc *L, gh_refvec *rv, located *f)
+{
+	uint64_t t[32], u[4], lock = 0, entry, cand = 0;
+	const gh_ref *r;
+	size_t n, i, ncand = 0;
+	unsigned ps = L->ps;
+	int rc;
+
+	rc = func_refs(L, "runtime.allgadd", rv, &entry);
+	if (rc != 0)
+		goto none;
+	r = first_ref(L, rv, GH_REF_ADDR, 0, SEC_NOPTRBSS);
+	lock = r != NULL ? r->target : 0;
+	n = distinct_targets(L, rv, SEC_BSS, t, GH_ARRAY_LEN(t));
+	if (n > GH_ARRAY_LEN(t))
+		goto none;
+	for (i = 0; i < n; i++)
+		if (t[i] % ps == 0 && has_ref(rv, t[i], GH_REF_STORE, ps) &&
+		    has_ref(rv, t[i] + ps, GH_REF_STORE, ps) &&
+		    has_ref(rv, t[i] + 2 * ps, GH_REF_STORE, ps) &&
+		    t[i] != cand) {
+			cand = t[i];
+			ncand++;
+		}
+	if (ncand != 1 || lock == 0)
+		goto none;
+	rc = func_refs(L, "runtime.forEachG", rv, &entry);
+	if (rc != 0)
+		goto none;
+	/* arm64 loads {ptr, len} with one LDP: only A may be seen */
+	n = distinct_targets(L, rv, SEC_BSS, u, GH_ARRAY_LEN(u));
+	if (n < 1 || n > 2 || (u[0] != cand && u[0] != cand + ps) ||
+	    (n == 2 && u[1] != cand && u[1] != cand + ps) ||
+	    !has_ref(rv, cand, GH_REF_LOAD, ps) ||
+	    !has_ref(rv, lock, GH_REF_ADDR, 0))
+		goto none;
+	f->allgs = cand;
+	how_add(f, "allgs via allgadd (confirmed by forEachG)");
+	return 0;
+none:
+	/* optional: only running out of memory ends the location */
+	if (rc == GOHEAP_ENOMEM)
+		return rc;
+	how_add(f, "allgs not confirmed (%s)", ncand > 1 ?
+		"several candidates in allgadd" : "allgadd/forEachG");
+	return 1;
+}
+
+/*
+ * The finalizer goroutine's state, as isSystemGoroutine reads it:
+ * runtime.fingStatus (atomic.Uint32, 1.21+) or fingRunning (bool, 1.19),
+ * both in .noptrbss.  isSystemGoroutine loads exactly one 4- or 1-byte
+ * .noptrbss word; the finalizer loop (runfinq, runFinalizers 1.25+) must
+ * refer to it too.  Optional: 1 when not confirmed.
+ */
+static int find_fing(const loc *L, gh_refvec *rv, located *f)
+{
+	static const char *const loops[] = {
+		"runtime.runFinalizers", "runtime.runfinq"
+	};
+	uint64_t cand = 0, entry;
+	unsigned size = 0;
+	size_t i, ncand = 0;
+	int rc;
+
+	rc = func_refs(L, "runtime.isSystemGoroutine", rv, &entry);
+	if (rc != 0)
+		goto none;
+	for (i = 0; i < rv->n; i++) {
+		const gh_ref *r = &rv->v[i];
+
+		if (!(r->kind & GH_REF_LOAD) || (r->size != 4 && r->size != 1) ||
+		    sec_class(L->exe, r->target, r->size) != SEC_NOPTRBSS ||
+		    (r->target == cand && r->size == size))
+			continue;
+		cand = r->target;
+		size = r->size;
+		ncand++;
+	}
+	if (ncand != 1 || cand % size != 0)
+		goto none;
+	rc = 1;
+	for (i = 0; i < GH_ARRAY_LEN(loops) && rc == 1; i++)
+		rc = func_refs(L, loops[i], rv, &entry);
+	if (rc != 0 || !has_ref(rv, cand, GH_REF_ADDR | GH_REF_STORE, 0))
+		goto none;
+	f->fing = cand;
+	f->fing_size = size;
+	how_add(f, "%s via isSystemGoroutine and %s", size == 4 ?
+		"fingStatus" : "fingRunning", short_name(loops[i - 1]));
+	return 0;
+none:
+	/* optional: only running out of memory ends the location */
+	if (rc == GOHEAP_ENOMEM)
+		return rc;
+	how_add(f, "fingStatus not confirmed");
+	return 1;
+}
+
 int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		      uint64_t bias, gh_rtaddrs *out, char *how,
 		      size_t howlen, gh_err *err)
@@ -993,6 +1104,13 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		if (rc == 1)
 			rc = 0;
 	}
+	/* Optional, for goroutine profiles: unconfirmed leaves them 0. */
+	if (rc == 0)
+		rc = find_allgs(&L, &rv, &f);
+	if (rc == 0 || rc == 1)
+		rc = find_fing(&L, &rv, &f);
+	if (rc == 1)
+		rc = 0;
 	if (rc != 0) {
 		gh_err_prefix(err, "%s has no symbol table; decoding its "
 			      "runtime code", gh_exe_path(exe));
@@ -1005,6 +1123,9 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 	out->memprofilerate = f.rate + bias;
 	out->ticks_val = f.ticks != 0 ? f.ticks + bias : 0;
 	out->mutexprofilerate = f.mrate != 0 ? f.mrate + bias : 0;
+	out->allgs = f.allgs != 0 ? f.allgs + bias : 0;
+	out->fing = f.fing != 0 ? f.fing + bias : 0;
+	out->fing_size = f.fing != 0 ? f.fing_size : 0;
 	if (how != NULL && howlen > 0)
 		snprintf(how, howlen, "%s", f.how);
 out:

@@ -76,6 +76,10 @@ int gh_decode_refs(unsigned machine, const unsigned char *code, size_t len,
  * confirmed (the heap profile does not need them; `how` says so).
  * `how` (may be NULL) receives a short description of what was used, e.g.
  * "mbuckets via runtime.mProf_FlushLocked+0x20, ...".
+ * For goroutine profiles, runtime.allgs (allgadd's three stored words,
+ * confirmed by forEachG) and fingStatus/fingRunning (isSystemGoroutine,
+ * confirmed by the finalizer loop) are located too; left 0 (and `how`
+ * says so) when not confirmed.
  */
 int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		      uint64_t bias, gh_rtaddrs *out, char *how,

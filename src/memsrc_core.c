@@ -134,6 +134,8 @@ typedef struct core_ctx {
 	int signal;            /* pr_cursig of the first thread, or si_signo */
 	int siginfo_signo;
 	unsigned nthreads;     /* NT_PRSTATUS notes */
+	gh_thread_regs *regs;  /* amd64 64-bit cores: each NT_PRSTATUS */
+	size_t nregs, capregs;
 	uint64_t need_size;    /* file size the headers promise (truncation) */
 	core_fd fds[CORE_MAX_FDS];
 	unsigned nfds;
@@ -635,6 +637,7 @@ static void core_close(void *ctx)
 	if (c->map != NULL)
 		munmap((void *)c->map, c->size);
 	free(c->files);
+	free(c->regs);
 	free(c->synth_name);
 	free(c->segs);
 	free(c->sysroot);
@@ -769,6 +772,57 @@ static int name_is_core(const unsigned char *name, uint64_t namesz)
 	       (namesz == 4 || name[4] == '\0');
 }
 
+/*
+ * amd64 struct elf_prstatus (include/uapi/linux/elfcore.h): pr_pid at 32,
+ * pr_reg (struct user_regs_struct, 27 words) at 112; in pr_reg r14 is
+ * word 1, rbp 4, rip 16, rsp 19, fs_base 21.
+ */
+#define PRSTATUS_AMD64_PID 32
+#define PRSTATUS_AMD64_REG 112
+#define PRSTATUS_AMD64_SIZE (PRSTATUS_AMD64_REG + 27 * 8)
+
+/* Keep one thread's registers (amd64, 64-bit little-endian only). */
+static int keep_regs(core_ctx *c, const unsigned char *d, uint64_t dsz)
+{
+	gh_thread_regs *t;
+	const unsigned char *r = d + PRSTATUS_AMD64_REG;
+
+	if (c->machine != EM_X86_64 || !c->is64 || c->big ||
+	    dsz < PRSTATUS_AMD64_SIZE || c->nregs >= GH_CORE_MAX_THREADS)
+		return 0;
+	if (c->nregs == c->capregs) {
+		size_t nc = c->capregs ? 2 * c->capregs : 16;
+		gh_thread_regs *nv = realloc(c->regs, nc * sizeof(*nv));
+
+		if (nv == NULL)
+			return GOHEAP_ENOMEM;
+		c->regs = nv;
+		c->capregs = nc;
+	}
+	t = &c->regs[c->nregs++];
+	t->tid = (int32_t)gh_load(d + PRSTATUS_AMD64_PID, 4, 0);
+	t->g = gh_load(r + 8 * 1, 8, 0);
+	t->fp = gh_load(r + 8 * 4, 8, 0);
+	t->pc = gh_load(r + 8 * 16, 8, 0);
+	t->sp = gh_load(r + 8 * 19, 8, 0);
+	t->fsbase = gh_load(r + 8 * 21, 8, 0);
+	return 0;
+}
+
+int gh_core_threads(const goheap_memsrc_ops *ops, void *ctx,
+		    const gh_thread_regs **regs, size_t *n)
+{
+	const core_ctx *c = ctx;
+
+	*regs = NULL;
+	*n = 0;
+	if (ops != &gh_core_ops || c == NULL || c->nregs == 0)
+		return -1;
+	*regs = c->regs;
+	*n = c->nregs;
+	return 0;
+}
+
 /* Walk one PT_NOTE segment at p[0..size). */
 static int parse_notes(core_ctx *c, const unsigned char *p, uint64_t size,
 		       uint64_t align, gh_err *err)
@@ -806,6 +860,9 @@ static int parse_notes(core_ctx *c, const unsigned char *p, uint64_t size,
 				c->signal = (int16_t)gh_load(
 					desc + PRSTATUS_CURSIG_OFF, 2, c->big);
 			c->nthreads++;
+			rc = keep_regs(c, desc, descsz);
+			if (rc != 0)
+				return gh_errf(err, rc, "out of memory");
 			break;
 		case NT_SIGINFO:
 			if (descsz >= 4 && c->siginfo_signo == 0)

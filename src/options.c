@@ -132,7 +132,7 @@ static const struct opt_def watch_opts[] = {
 #define GH_WATCH_OPTS_LEN (sizeof(watch_opts) / sizeof(watch_opts[0]))
 
 static const char *const format_names[] = { "pprof", "text", "top",
-					    "collapsed" };
+					    "collapsed", "traceback" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
 					     "mutex", "goroutine" };
 static const char *const sample_names[] = { "alloc_objects", "alloc_space",
@@ -201,10 +201,11 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 		}
 		break;
 	case OPT_FORMAT:
-		k = lookup(format_names, 4, val);
+		k = lookup(format_names, sizeof(format_names) /
+			   sizeof(format_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown format '%s' (pprof, "
-				 "text, top, collapsed)", val);
+				 "text, top, collapsed, traceback)", val);
 			return 2;
 		}
 		c->format = k;

@@ -50,6 +50,16 @@ typedef struct gh_goroutine {
 	size_t nlabels;
 	int running;          /* _Grunning: stack from g.sched (may be stale) */
 	int partial;          /* unwinding stopped on implausible data */
+	/* -f traceback (runtime.Stack(all)): the whole stack as the
+	 * traceback printer walks it: logical frames' return PCs (uf.pc+1,
+	 * wrappers elided) and, for each, its physical frame's pc (for
+	 * "+0x.."); 1.19: at most rt->tb_max_phys physical frames */
+	const uint64_t *tb_pcs, *tb_phys;
+	size_t ntb;
+	int scan;             /* atomicstatus had _Gscan */
+	int locked;           /* g.lockedm != 0 */
+	int in_syscall;       /* g.syscallsp != 0 */
+	int64_t wait_minutes; /* goroutineheader's waitfor; -1 unknown */
 } gh_goroutine;
 
 /* One executable mapping of the target, for pprof Mapping messages. */
@@ -97,6 +107,7 @@ typedef struct goheap_profile {
 	gh_goroutine *gors;
 	size_t ngors;
 	char gor_note[256];   /* what the output's comment must say, or "" */
+	int tb_labels_on;     /* runtime debug.tracebacklabels == 1 */
 } gh_profile;
 
 void gh_profile_destroy(gh_profile *p);
@@ -138,18 +149,24 @@ int gh_write_collapsed(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 /*
  * printCountProfile's records of a goroutine profile, in its order (count
  * descending, then key): each group's first goroutine (p->gors index) and
- * how many share its stack and labels.  *out freed with free().
+ * how many share its stack and labels (gorgroup.c).  Freed with
+ * gh_gor_groups_free.
  */
 typedef struct gh_gor_group {
-	size_t first;
+	char *key;            /* printCountProfile's key */
+	size_t first;         /* index of its first goroutine */
 	int64_t count;
 } gh_gor_group;
 int gh_gor_groups(const gh_profile *p, gh_gor_group **out, size_t *nout);
+void gh_gor_groups_free(gh_gor_group *g, size_t n);
 
 /* Goroutine profiles (fmt_goroutine.c): debug=1 text, folded stacks. */
 int gh_write_goroutine_text(const gh_profile *p, const gh_wctx *w,
 			    gh_buf *out, gh_err *err);
 int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
+				 gh_buf *out, gh_err *err);
+/* debug=2: runtime.Stack(buf, true) of every goroutine (fmt_goroutine.c) */
+int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 				 gh_buf *out, gh_err *err);
 
 /*

@@ -116,6 +116,31 @@ typedef struct gh_rtlayout {
 	 * a frame stopped at its function's entry as entry+1; 0: 1.19's
 	 * gentraceback records entry itself */
 	int gor_unwinder;
+	/* ---- runtime.Stack(buf, true) / goroutine debug=2 (traceback.go:
+	 * goroutineheader, traceback1/2, showfuncinfo, printcreatedby) ---- */
+	/* 0: gentraceback prints (1.19: inlined names raw, "created by F"
+	 * raw, at most tb_max_phys physical frames, "...additional frames
+	 * elided..." when exactly that many were printed); 1: the unwinder
+	 * and traceback2 (1.21+: printFuncName, "created by F in goroutine
+	 * N", tb_inner + tb_outer logical frames, "...N frames elided...") */
+	int tb_style;
+	unsigned tb_max_phys, tb_inner, tb_outer;
+	int tb_exported_rcvr;     /* isExportedRuntime: exported methods of
+	                           * exported receivers only (1.23+) */
+	int tb_show_fincleanup;   /* runFinalizers/runCleanups shown (1.25+) */
+	int tb_running_syscallsp; /* "stack unavailable" only when syscallsp
+	                           * == 0 (1.26+) */
+	/* goroutine labels in the header while debug.tracebacklabels == 1:
+	 * 0 never, 1 " labels:{"k": "v"}" before "]" (1.26), 2 " {k: v}"
+	 * after "]", quoted only when needed (1.27) */
+	int tb_labels;
+	unsigned debug_tracebacklabels; /* offset in runtime.debug */
+	unsigned g_lockedm;       /* g.lockedm: ", locked to thread" */
+	unsigned g_leaked;        /* _Gleaked (1.26+: status 10), 0: none */
+	const char *const *gstatus_strings;   /* gStatusStrings */
+	unsigned ngstatus;
+	const char *const *waitreason_strings;/* waitReasonStrings */
+	unsigned nwaitreason;
 } gh_rtlayout;
 
 /*

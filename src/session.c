@@ -812,6 +812,8 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 			rc = gh_write_goroutine_text(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_COLLAPSED)
 			rc = gh_write_goroutine_collapsed(p, &w, &b, &s->err);
+		else if (wo->format == GOHEAP_FORMAT_TRACEBACK)
+			rc = gh_write_goroutine_traceback(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_PPROF)
 			rc = gh_write_pprof(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_TOP)

@@ -39,6 +39,11 @@ typedef struct gh_rtaddrs {
 	/* 1: the program has no reader of the memory profile, so the linker
 	 * set runtime.disableMemoryProfiling (rtlayout memprof_reader). */
 	int linker_disabled;
+	/* goroutine profiles of stripped binaries (locate.c; 0 when unknown
+	 * or when .symtab has them): runtime.allgs, and fingStatus
+	 * (fing_size 4) or 1.19's fingRunning (fing_size 1) */
+	uint64_t allgs, fing;
+	unsigned fing_size;
 } gh_rtaddrs;
 
 /*

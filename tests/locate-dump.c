@@ -13,9 +13,10 @@
  *   xbuckets 0x5ef688
  *   mProfCycle 0x60f858
  *   MemProfileRate 0x5e4370
+ *   allgs 0x5ef2a0              (0x0 when not confirmed)
  *   how mbuckets via ...
  *
- * --symtab prints the same five names from .symtab instead (the truth for
+ * --symtab prints the same six names from .symtab instead (the truth for
  * an unstripped twin); --infer ignores .go.buildinfo; --dwarf adds a line
  * "dwarf ..." from the DWARF layout check.  Exit 0, or 1 with the
  * library's message on stderr.
@@ -75,15 +76,15 @@ int main(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"mbuckets", "bbuckets", "xbuckets", "mProfCycle",
-		"MemProfileRate"
+		"MemProfileRate", "allgs"
 	};
 	gh_err err;
 	gh_exe *exe = NULL;
 	gh_sym *sym = NULL;
 	gh_gover ver = { 0, 0, 0 };
 	gh_rtaddrs a;
-	uint64_t bias = 0, v[5];
-	char verstr[160], how[512], rep[256];
+	uint64_t bias = 0, v[6];
+	char verstr[160], how[768], rep[256];
 	const char *path = NULL, *refs = NULL;
 	int symtab = 0, infer = 0, dwarf = 0, rc, i;
 
@@ -128,10 +129,10 @@ int main(int argc, char **argv)
 		static const char *const syms[] = {
 			"runtime.mbuckets", "runtime.bbuckets",
 			"runtime.xbuckets", "runtime.mProfCycle",
-			"runtime.MemProfileRate"
+			"runtime.MemProfileRate", "runtime.allgs"
 		};
 
-		for (i = 0; i < 5; i++) {
+		for (i = 0; i < 6; i++) {
 			v[i] = 0;
 			if (gh_exe_symbol(exe, syms[i], &v[i], NULL) == 0)
 				v[i] += bias;
@@ -147,8 +148,9 @@ int main(int argc, char **argv)
 		v[2] = a.xbuckets;
 		v[3] = a.mprofcycle;
 		v[4] = a.memprofilerate;
+		v[5] = a.allgs;
 	}
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		printf("%s 0x%llx\n", names[i], (unsigned long long)v[i]);
 	if (how[0] != '\0')
 		printf("how %s\n", how);

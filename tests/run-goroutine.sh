@@ -9,10 +9,15 @@
 #   - live:  go-heap -p goroutine -f text PID   == goroutine.txt
 #   - core:  gcore, go-heap -p goroutine -f text CORE EXE == goroutine.txt (default build)
 #   - collapsed: the counts sum to the header's total
-#   - stripped build: refused with a clear message (allgs is not located without .symtab yet)
+#   - running goroutines (oldest and newest toolchain): goroutineprog -spin, SIGABRT with
+#     GOTRACEBACK=crash, the kernel's core: the spinning goroutine (_Grunning) is unwound from
+#     its thread's NT_PRSTATUS registers through the signal frame and holds main.spinForever
+#   - stripped build (-s -w): live text == goroutine.txt (allgs located from allgadd/forEachG, -v
+#     says so); core text too on the oldest and newest toolchain
 #   - pprof (-o .pb.gz) == the program's own goroutine.pb.gz (tests/compare.sh pprof, its writer's
-#     sample dropped on each side); traceback (debug=2) output is not implemented yet
-#     (doc/goroutines.md)
+#     sample dropped on each side)
+#   - traceback: go-heap -p goroutine -f traceback == goroutine.2.txt (debug=2), live and core,
+#     block by block (cmp_tb: writer dropped, argument lists normalised to "(...)")
 # The comparison drops exactly one goroutine from each side: the main goroutine, which wrote
 # the in-process profile (its record holds main.writeProfiles) and is parked in
 # main.idleForever afterwards; the totals are compared as they are (both count it).
@@ -73,9 +78,53 @@ compare() {
 	fi
 }
 
+# cmp_tb EXPECTED ACTUAL: debug=2 tracebacks (runtime.Stack(all)) equal block by block, but for
+# the writer goroutine (main.writeProfiles in-process, main.idleForever outside) and the
+# argument words: go-heap prints "(...)", so every frame's trailing "(...)" group is normalised
+# on both sides.  Headers ("N minutes", labels, "locked to thread"), frame names, file:line,
+# "+0x..", "created by ... in goroutine N" and the order (allgs) are compared as they are.
+cmp_tb() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+def blocks(path, drop):
+    data = open(path, encoding="utf-8").read()
+    bs = [b for b in data.rstrip("\n").split("\n\n") if b.strip()]
+    kept = [b for b in bs if drop not in b]
+    if len(bs) - len(kept) != 1:
+        print(f"{path}: {len(bs) - len(kept)} blocks hold {drop}, want 1"); sys.exit(1)
+    out = []
+    for b in kept:
+        lines = b.split("\n")
+        for i, l in enumerate(lines):
+            if i > 0 and not l.startswith("\t") and not l.startswith("created by ") and not l.startswith("..."):
+                lines[i] = re.sub(r"\([^()]*\)$", "(...)", l)
+        out.append("\n".join(lines))
+    return out
+e = blocks(sys.argv[1], "main.writeProfiles")
+a = blocks(sys.argv[2], "main.idleForever")
+if len(e) != len(a):
+    print(f"goroutines: want {len(e)}, got {len(a)}")
+for i, (x, y) in enumerate(zip(e, a)):
+    if x != y:
+        print(f"goroutine block {i} differs:\n--- want\n{x}\n--- got\n{y}"); sys.exit(1)
+if len(e) != len(a):
+    sys.exit(1)
+print(f"{len(e)} goroutine tracebacks equal")
+PY
+}
+
 checks() { # PID-or-CORE [EXE] ; $kind = live|core
 	run text -p goroutine -f text "$@"
 	ok text "$kind text" && compare "$d/out/goroutine.txt" "$d/text.out" "$kind: text == in-process goroutine debug=1"
+	run tb -p goroutine -f traceback "$@"
+	if ok tb "$kind traceback"; then
+		if cmp_tb "$d/out/goroutine.2.txt" "$d/tb.out" >"$d/cmptb.log" 2>&1; then
+			gh_pass "$tag: $kind: traceback == in-process goroutine debug=2, args normalised ($(tail -n 1 "$d/cmptb.log"))"
+		else
+			gh_fail "$tag: $kind: traceback differs from goroutine.2.txt"
+			gh_show "$d/cmptb.log" 40
+		fi
+	fi
 	run top -p goroutine -f top -n 5 "$@"
 	if ok top "$kind top"; then
 		if grep -q '^Type: goroutine$' "$d/top.out" && grep -q 'runtime.gopark$' "$d/top.out" &&
@@ -142,6 +191,60 @@ hostile() { # PID BIN: corrupt the live target with gdb, go-heap must not crash
 	hostile_done=1
 }
 
+# spin_core BIN: running goroutines in kernel cores.  goroutineprog -spin leaves one goroutine
+# spinning in main.spinForever (_Grunning; GODEBUG=asyncpreemptoff=1 keeps the crash handler
+# from preempting it); SIGABRT with GOTRACEBACK=crash makes the kernel write ./core while every
+# thread sits in the runtime's signal handler.  The running goroutine must be unwound from its
+# thread's registers (NT_PRSTATUS -> signal frame) and its stack must hold main.spinForever.
+spin_core() {
+	local bin=$1 sd="$d/spin" pattern spid t core
+	pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null || echo '?')
+	if [ "$(ulimit -H -c)" = 0 ] || [ "$pattern" != core ]; then
+		gh_skip "$tag: running goroutine in a kernel core: core_pattern '$pattern' / ulimit -H -c $(ulimit -H -c)"
+		return
+	fi
+	mkdir -p "$sd/out"
+	( ulimit -c unlimited; cd "$sd" && GOTRACEBACK=crash GODEBUG=asyncpreemptoff=1 \
+		exec "$bin" -out "$sd/out" -spin >"$sd/run.out" 2>"$sd/run.err" </dev/null ) &
+	spid=$!
+	GH_PIDS+=("$spid")
+	for ((t = 0; t < 1200; t++)); do
+		grep -q '^SPINNING' "$sd/run.out" 2>/dev/null && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q '^SPINNING' "$sd/run.out" 2>/dev/null; then
+		gh_fail "$tag: goroutineprog -spin did not get READY and SPINNING ($(tr '\n' ' ' <"$sd/run.out"))"
+		gh_show "$sd/run.err" 5
+		kill -KILL "$spid" 2>/dev/null
+		return
+	fi
+	kill -ABRT "$spid"
+	for ((t = 0; t < 600; t++)); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	core="$sd/core"
+	if [ ! -s "$core" ]; then
+		gh_fail "$tag: SIGABRT with GOTRACEBACK=crash wrote no $core"
+		return
+	fi
+	run spin -p goroutine -f text "$core" "$bin"
+	if ok spin "running goroutine (kernel core)"; then
+		if grep -q '^# go-heap: 1 running goroutine(s) unwound from their thread.s registers (core)$' "$d/spin.out" &&
+			awk -v RS= '/^1 @ / && /main\.spinForever/ { f = 1 } END { exit !f }' "$d/spin.out"; then
+			gh_pass "$tag: kernel core: the running goroutine unwound from its thread's registers ($(awk -v RS= '/main\.spinForever/' "$d/spin.out" | grep -c '^#') frames, main.spinForever)"
+		else
+			gh_fail "$tag: kernel core: running goroutine not unwound from registers to main.spinForever"
+			grep '^# go-heap' "$d/spin.out"
+			awk -v RS= '/spinForever/' "$d/spin.out" | head -n 5
+		fi
+	fi
+	rm -f "$core"
+}
+
 n=${#GH_GO_NAMES[@]}
 for i in "${!GH_GO_NAMES[@]}"; do
 	goname=${GH_GO_NAMES[$i]}
@@ -166,12 +269,32 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		elif ! gh_can_read_mem "$pid"; then
 			gh_skip "$tag: cannot read the target's memory (ptrace restricted)"
 		elif [ "$variant" = stripped ]; then
+			# -s -w: runtime.allgs and fingStatus located from machine code (locate.c)
 			run text -p goroutine -f text "$pid"
-			if [ "$rc" = 1 ] && grep -q 'stripped binaries' "$d/text.err"; then
-				gh_pass "$tag: stripped: refused clearly ($(head -n 1 "$d/text.err" | cut -c1-100))"
+			ok text "stripped live text" &&
+				compare "$d/out/goroutine.txt" "$d/text.out" "stripped: live: text == in-process goroutine debug=1"
+			run vv -v -p goroutine -f text "$pid"
+			if grep -q 'allgs via allgadd' "$d/vv.err" "$d/vv.out" 2>/dev/null; then
+				gh_pass "$tag: stripped: -v says how allgs was found"
 			else
-				gh_fail "$tag: stripped: rc $rc, want 1 with 'stripped binaries ... not supported'"
-				gh_show "$d/text.err" 3
+				gh_fail "$tag: stripped: -v does not say 'allgs via allgadd'"
+				gh_show "$d/vv.err" 5
+			fi
+			if [ "$i" = 0 ] || [ "$i" = $((n - 1)) ]; then
+				if [ "$have_gcore" = 0 ]; then
+					gh_skip "$tag: stripped core: gcore (gdb) not installed"
+				else
+					timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
+					if [ -s "$d/core.$pid" ]; then
+						run ctext -p goroutine -f text "$d/core.$pid" "$bin"
+						ok ctext "stripped core text" &&
+							compare "$d/out/goroutine.txt" "$d/ctext.out" "stripped: core: text == in-process goroutine debug=1"
+					else
+						gh_fail "$tag: stripped: gcore wrote no core"
+						gh_show "$d/gcore.log" 5
+					fi
+					rm -f "$d/core.$pid"
+				fi
 			fi
 		else
 			kind=live
@@ -206,6 +329,9 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			fi
 		fi
 		gh_stop "$pid"
+		if [ "$variant" = default ] && { [ "$i" = 0 ] || [ "$i" = $((n - 1)) ]; } && gh_have_goheap; then
+			spin_core "$bin"
+		fi
 	done
 done
 gh_summary

@@ -31,9 +31,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -188,8 +190,31 @@ func withoutWriter(s string) string {
 //go:noinline
 func idleForever() { select {} }
 
+// -spin (tests/run-goroutine.sh, running goroutines in kernel cores): after
+// the profiles are written, one goroutine spins in main.spinForever on a
+// locked thread (run with GODEBUG=asyncpreemptoff=1 so that the crash
+// handler's freezetheworld cannot preempt it: it stays _Grunning); the GC
+// is turned off first.
+var spinning int32
+var spinSink uint64
+
+//go:noinline
+func spinForever() {
+	runtime.LockOSThread()
+	atomic.StoreInt32(&spinning, 1)
+	fmt.Println("SPINNING")
+	x := uint64(1)
+	for {
+		x = x*6364136223846793005 + 1442695040888963407
+		if x == 0 {
+			spinSink++
+		}
+	}
+}
+
 func main() {
 	out := flag.String("out", "", "directory for the profiles")
+	spin := flag.Bool("spin", false, "after the profiles, spin in main.spinForever")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: goroutineprog -out DIR")
@@ -252,6 +277,17 @@ func main() {
 			os.Exit(1)
 		}
 		prev = s
+	}
+	if *spin {
+		// No GC from now on: its stop-the-world would wait for the
+		// spinner forever (no preemption point, async preemption off).
+		// READY comes first and the spinner says SPINNING itself, so
+		// that nothing here waits on a scheduler the spinner may stall.
+		debug.SetGCPercent(-1)
+		runtime.GC()
+		fmt.Println("READY")
+		go spinForever()
+		idleForever()
 	}
 	fmt.Println("READY")
 	idleForever()

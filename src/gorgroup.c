@@ -1,0 +1,233 @@
+/*
+ * gorgroup.c - printCountProfile's grouping of a goroutine profile, shared
+ * by its text writer (fmt_goroutine.c) and its proto writer (fmt_pprof.c).
+ *
+ * One key per goroutine: "@ 0x.. 0x.." of its stack plus, when g.labels
+ * is set, "\n# labels: " + labelMap.String() (the "%q:%q" pairs sorted as
+ * strings, joined by ", ", in braces); goroutines grouped by key, sorted
+ * by count (descending) then key (ascending), as keysByCount does
+ * (runtime/pprof/pprof.go, the same in 1.19 to 1.27).  It depends on no
+ * symbolizer, so the proto writer can use it without the traceback code.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "goroutine.h"
+
+size_t gh_gor_utf8_len(const unsigned char *p, size_t n)
+{
+	uint32_t c;
+	size_t k, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		k = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		k = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		k = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	if (k > n)
+		return 0;
+	for (i = 1; i < k; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (k == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return k;
+}
+
+void gh_gor_quote(gh_buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, k;
+
+	gh_buf_putc(b, '"');
+	while (i < n) {
+		unsigned char c = p[i];
+
+		if (c >= 0x80) {
+			k = gh_gor_utf8_len(p + i, n - i);
+			if (k > 0) {
+				/* (Go escapes non-printable runes as \u;
+				 * taken as printable here: doc/goroutines.md) */
+				gh_buf_append(b, p + i, k);
+				i += k;
+			} else {
+				gh_buf_printf(b, "\\x%02x", c);
+				i++;
+			}
+			continue;
+		}
+		switch (c) {
+		case '"': gh_buf_append(b, "\\\"", 2); break;
+		case '\\': gh_buf_append(b, "\\\\", 2); break;
+		case '\a': gh_buf_append(b, "\\a", 2); break;
+		case '\b': gh_buf_append(b, "\\b", 2); break;
+		case '\f': gh_buf_append(b, "\\f", 2); break;
+		case '\n': gh_buf_append(b, "\\n", 2); break;
+		case '\r': gh_buf_append(b, "\\r", 2); break;
+		case '\t': gh_buf_append(b, "\\t", 2); break;
+		case '\v': gh_buf_append(b, "\\v", 2); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				gh_buf_printf(b, "\\x%02x", c);
+			else
+				gh_buf_putc(b, (char)c);
+		}
+		i++;
+	}
+	gh_buf_putc(b, '"');
+}
+
+typedef gh_gor_group gkey;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* labelMap.String() */
+static int labels_string(gh_buf *b, const gh_goroutine *g)
+{
+	gh_buf tmp = GH_BUF_INIT;
+	char **kv;
+	size_t i, *off;
+	int rc = 0;
+
+	kv = gh_calloc(g->nlabels + 1, sizeof(*kv));
+	off = gh_calloc(g->nlabels + 1, sizeof(*off));
+	if (kv == NULL || off == NULL) {
+		rc = GOHEAP_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < g->nlabels; i++) {
+		off[i] = tmp.len;
+		gh_gor_quote(&tmp, g->labels[i].key, strlen(g->labels[i].key));
+		gh_buf_putc(&tmp, ':');
+		gh_gor_quote(&tmp, g->labels[i].value,
+			     strlen(g->labels[i].value));
+		gh_buf_putc(&tmp, '\0');
+	}
+	if (tmp.oom) {
+		rc = GOHEAP_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < g->nlabels; i++)
+		kv[i] = (char *)tmp.data + off[i];
+	qsort(kv, g->nlabels, sizeof(*kv), cmp_str);
+	gh_buf_putc(b, '{');
+	for (i = 0; i < g->nlabels; i++) {
+		if (i > 0)
+			gh_buf_append(b, ", ", 2);
+		gh_buf_append(b, kv[i], strlen(kv[i]));
+	}
+	gh_buf_putc(b, '}');
+out:
+	free(kv);
+	free(off);
+	gh_buf_free(&tmp);
+	return rc;
+}
+
+static char *make_key(const gh_goroutine *g)
+{
+	gh_buf b = GH_BUF_INIT;
+	size_t i, len;
+
+	gh_buf_putc(&b, '@');
+	for (i = 0; i < g->nstk; i++)
+		gh_buf_printf(&b, " %#llx", (unsigned long long)g->stk[i]);
+	if (g->has_labels) {
+		gh_buf_printf(&b, "\n# labels: ");
+		if (labels_string(&b, g) != 0)
+			b.oom = 1;
+	}
+	gh_buf_putc(&b, '\0');
+	if (b.oom) {
+		gh_buf_free(&b);
+		return NULL;
+	}
+	return (char *)gh_buf_detach(&b, &len);
+}
+
+static int key_cmp_str(const void *a, const void *b)
+{
+	const gkey *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c != 0)
+		return c;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int key_cmp_count(const void *a, const void *b)
+{
+	const gkey *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* The groups of printCountProfile, sorted as keysByCount. */
+static int group(const gh_profile *p, gkey **out, size_t *nout)
+{
+	gkey *k;
+	size_t i, n = 0;
+
+	*out = NULL;
+	*nout = 0;
+	k = gh_calloc(p->ngors + 1, sizeof(*k));
+	if (k == NULL)
+		return GOHEAP_ENOMEM;
+	for (i = 0; i < p->ngors; i++) {
+		k[i].key = make_key(&p->gors[i]);
+		k[i].first = i;
+		k[i].count = 1;
+		if (k[i].key == NULL) {
+			while (i-- > 0)
+				free(k[i].key);
+			free(k);
+			return GOHEAP_ENOMEM;
+		}
+	}
+	qsort(k, p->ngors, sizeof(*k), key_cmp_str);
+	for (i = 0; i < p->ngors; i++) {
+		if (n > 0 && strcmp(k[n - 1].key, k[i].key) == 0) {
+			k[n - 1].count++;
+			free(k[i].key);
+			continue;
+		}
+		k[n++] = k[i];
+	}
+	qsort(k, n, sizeof(*k), key_cmp_count);
+	*out = k;
+	*nout = n;
+	return 0;
+}
+
+static void free_groups(gkey *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(k[i].key);
+	free(k);
+}
+
+int gh_gor_groups(const gh_profile *p, gh_gor_group **out, size_t *nout)
+{
+	return group(p, out, nout);
+}
+
+void gh_gor_groups_free(gh_gor_group *g, size_t n)
+{
+	free_groups(g, n);
+}
