@@ -188,14 +188,6 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 	if (wh_query_get(q, "debug", vbuf, sizeof(vbuf)) != NULL &&
 	    parse_long(vbuf, 0, 1000, &debug) != 0)
 		debug = 0;  /* Go: strconv.Atoi error means 0 */
-	if (kind == GOHEAP_PROFILE_GOROUTINE && debug >= 2) {
-		/* WriteTo(w, 2), the runtime's traceback of every goroutine,
-		 * is not written yet (doc/goroutines.md). */
-		wh_respond_text(w->http, c, 501, "goroutine ?debug=2 (full "
-				"tracebacks) is not implemented yet; ?debug=1 "
-				"and the proto are\n");
-		return;
-	}
 	if (wh_query_get(q, "seconds", vbuf, sizeof(vbuf)) != NULL) {
 		if (parse_long(vbuf, -0x7fffffff, 0x7fffffff, &secs) != 0 ||
 		    secs <= 0) {
@@ -243,7 +235,11 @@ static void send_profile(watch *w, wh_conn *c, const pprof_job *j,
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char disp[128], err[300], msg[320];
-	int fmt = j->debug > 0 ? GOHEAP_FORMAT_TEXT : GOHEAP_FORMAT_PPROF;
+	/* net/http/pprof: ?debug=2 of the goroutine profile is every
+	 * goroutine's traceback (WriteTo(w, 2)); other debug values text. */
+	int fmt = j->debug <= 0 ? GOHEAP_FORMAT_PPROF :
+		  j->kind == GOHEAP_PROFILE_GOROUTINE && j->debug >= 2 ?
+		  GOHEAP_FORMAT_TRACEBACK : GOHEAP_FORMAT_TEXT;
 
 	if (wt_write(w->fleet, j->pid, p, base, fmt, &buf, &len, err,
 		     sizeof(err)) != 0) {

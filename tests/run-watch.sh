@@ -33,8 +33,8 @@
 #     and /metrics reports them (go_heap_watch_connections, go_heap_watch_connection_memory_bytes);
 #     a second exporter whose descriptor limit caps it at 144 connections closes the connection
 #     idle longest for a new one (evictions counted) and still answers;
-#   - /pprof/PID/goroutine: ?debug=1 == go-heap -p goroutine -f text, the proto served, ?debug=2
-#     501 (not written yet), ?seconds=N 400;
+#   - /pprof/PID/goroutine: ?debug=1 == go-heap -p goroutine -f text, ?debug=2 == -f traceback,
+#     the proto served, ?seconds=N 400;
 #   - SIGTERM ends it with status 0.
 # Every wait is bounded; everything listens on 127.0.0.1 only.
 # Environment: as tests/run-live.sh; GOHEAP_WATCH_GO (toolchain, default the newest installed).
@@ -252,18 +252,20 @@ else
 	gh_show "$d/cmp.log" 10
 fi
 # The goroutine profile of the same process: ?debug=1 == go-heap -p goroutine -f text (heapprog
-# is still, so both see the same goroutines), the proto is served, ?debug=2 is 501 (not written
-# yet) and ?seconds=N is refused.
+# is still, so both see the same goroutines), the proto is served, ?debug=2 == -f traceback and
+# ?seconds=N is refused.
 st=$(http "http://$ADDR/pprof/$HP/goroutine?debug=1" "$d/http.gor.txt")
 "$GH_GOHEAP" -p goroutine -f text "$HP" >"$d/cli.gor.txt" 2>>"$d/cli.err"
+"$GH_GOHEAP" -p goroutine -f traceback "$HP" >"$d/cli.gor2.txt" 2>>"$d/cli.err"
 st2=$(http "http://$ADDR/pprof/$HP/goroutine" "$d/http.gor.pb.gz")
 st3=$(http "http://$ADDR/pprof/$HP/goroutine?debug=2" "$d/http.gor2.txt")
 st4=$(http "http://$ADDR/pprof/$HP/goroutine?seconds=1" "$d/http.gor3.txt")
 if [ "${st%% *}" = 200 ] && cmp -s "$d/cli.gor.txt" "$d/http.gor.txt" &&
 	grep -q '^goroutine profile: total [1-9]' "$d/http.gor.txt" &&
 	[ "${st2%% *}" = 200 ] && gzip -t "$d/http.gor.pb.gz" 2>/dev/null &&
-	[ "${st3%% *}" = 501 ] && [ "${st4%% *}" = 400 ]; then
-	gh_pass "pprof: /pprof/$HP/goroutine?debug=1 == go-heap -p goroutine -f text; proto 200, debug=2 501, seconds 400"
+	[ "${st3%% *}" = 200 ] && cmp -s "$d/cli.gor2.txt" "$d/http.gor2.txt" &&
+	grep -q '^goroutine [0-9]* \[' "$d/http.gor2.txt" && [ "${st4%% *}" = 400 ]; then
+	gh_pass "pprof: /pprof/$HP/goroutine?debug=1 == go-heap -p goroutine -f text, ?debug=2 == -f traceback; proto 200, seconds 400"
 else
 	gh_fail "pprof: goroutine: '$st' '$st2' '$st3' '$st4'"
 	diff "$d/cli.gor.txt" "$d/http.gor.txt" | head -n 10 | sed 's/^/    | /'
