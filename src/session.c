@@ -691,8 +691,8 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 	s->mem.deadline = 0;
 	if (rc == GOHEAP_ETIMEDOUT)
 		gh_errf(&s->err, rc, "collection stopped at its time limit of "
-			"%.3f s, after %zu buckets", s->time_limit,
-			p->nrecs);
+			"%.3f s, after %llu buckets", s->time_limit,
+			(unsigned long long)p->nbuckets);
 	if (rc != 0)
 		goto fail;
 	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {

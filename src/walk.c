@@ -729,7 +729,10 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 		p->recs[i].stk = p->pcpool + (uintptr_t)p->recs[i].stk;
 out:
 	if (rc != 0) {
-		/* Leave no half-fixed-up stack pointers behind. */
+		/* Leave no half-fixed-up stack pointers behind; nbuckets
+		 * still says how far the walk got (for messages). */
+		if (p->nbuckets == 0)
+			p->nbuckets = p->nrecs + p->skipped;
 		free(p->recs);
 		p->recs = NULL;
 		p->nrecs = 0;
