@@ -65,7 +65,8 @@ extern "C" {
 	X(ELIMIT, -13, "a safety limit was exceeded")                         \
 	X(ENOEXE, -14, "executable not found")                                \
 	X(EBUSY, -15, "target busy")                                          \
-	X(ETIMEDOUT, -16, "time limit exceeded")
+	X(ETIMEDOUT, -16, "time limit exceeded")                              \
+	X(EMISMATCH, -17, "the profiles come from different processes")
 
 enum goheap_error {
 #define GOHEAP_X_ENUM(name, value, msg) GOHEAP_##name = (value),
@@ -370,6 +371,11 @@ GOHEAP_EXTERN int goheap_profile_record(const goheap_profile *p, size_t i,
  * memory; free it with goheap_profile_free.  GOHEAP_EINVAL if the kinds
  * differ or base was collected after cur.
  */
+/* (Each profile of a live process carries the process's identity, its PID
+ * and start time: goheap_profile_delta refuses two profiles of different
+ * processes with GOHEAP_EMISMATCH, a recycled PID included, and
+ * goheap_profile_write refuses a profile from another process than the
+ * session's, whose executable would symbolize it wrongly.) */
 GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 				       const goheap_profile *cur,
 				       const goheap_profile *base);

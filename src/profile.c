@@ -152,6 +152,11 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 	if (cur == NULL || base == NULL || cur->kind != base->kind ||
 	    base->time_nanos > cur->time_nanos)
 		return GOHEAP_EINVAL;
+	/* Bucket addresses mean nothing across processes (a PID reused by a
+	 * new process included). */
+	if (cur->pid != 0 && base->pid != 0 &&
+	    (cur->pid != base->pid || cur->start_time != base->start_time))
+		return GOHEAP_EMISMATCH;
 	if (id_index_build(&ix, base) != 0)
 		return GOHEAP_ENOMEM;
 	for (i = 0; i < cur->nrecs; i++)

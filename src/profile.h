@@ -85,6 +85,8 @@ typedef struct goheap_profile {
 	gh_pmap *maps;        /* executable mappings in maps order */
 	size_t nmaps;
 	int64_t time_nanos;   /* collection time (TimeNanos) */
+	int pid;              /* the process it came from, 0 unknown ... */
+	unsigned long long start_time; /* ... and its start time (PID reuse) */
 	int64_t duration_nanos; /* deltas: time since the base (DurationNanos) */
 	uint64_t nbuckets;    /* buckets walked */
 	double t_read, t_walk;/* seconds in backend reads / the rest of the walk */

@@ -421,6 +421,27 @@ GOHEAP_EXTERN int goheap_open_memsrc(goheap_session **out,
 	return session_init(s, opts);
 }
 
+/* Field 22 of /proc/PID/stat (after the comm in parentheses), 0 if unread. */
+static unsigned long long proc_start_time(int pid)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	for (i = 3; p != NULL && i <= 22; i++)
+		p = strchr(p + 1, ' ');
+	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
+}
+
 GOHEAP_EXTERN int goheap_open_pid(goheap_session **out, int pid,
 				  const goheap_options *opts)
 {
@@ -438,6 +459,8 @@ GOHEAP_EXTERN int goheap_open_pid(goheap_session **out, int pid,
 		return rc;
 	s->ops = &gh_live_ops;
 	s->ctx = ctx;
+	s->pid = pid;
+	s->start_time = proc_start_time(pid);
 	return session_init(s, opts);
 }
 
@@ -668,6 +691,8 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 	if (p == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
 	p->kind = kind;
+	p->pid = s->pid;
+	p->start_time = s->start_time;
 	p->ver = s->ver;
 	p->rt = s->lay;
 	p->machine = gh_exe_machine(s->exe);
@@ -797,6 +822,13 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	*out_len = 0;
 	if (s == NULL || p == NULL)
 		return GOHEAP_EINVAL;
+	if (p->pid != 0 && s->pid != 0 &&
+	    (p->pid != s->pid || p->start_time != s->start_time))
+		return gh_errf(&s->err, GOHEAP_EMISMATCH, "this profile comes "
+			       "from process %d (started at tick %llu), not "
+			       "from this session's process %d (tick %llu): "
+			       "its executable would symbolize it wrongly",
+			       p->pid, p->start_time, s->pid, s->start_time);
 	if (wo == NULL)
 		wo = &def;
 	memset(&w, 0, sizeof(w));

@@ -27,6 +27,10 @@ struct goheap_session {
 	gh_rtaddrs addrs;
 	char exe_path[4096];
 	char source[256];
+	/* a live target's identity: PID and start time (/proc/PID/stat field
+	 * 22, clock ticks since boot); 0 when unknown (cores, memory sources) */
+	int pid;
+	unsigned long long start_time;
 	char *sysroot;
 	int version_inferred;     /* no .go.buildinfo: from the binary */
 	char how[768];            /* how the globals were found (-v) */

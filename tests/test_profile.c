@@ -156,6 +156,17 @@ static void test_delta_block_and_errors(void **state)
 	assert_int_equal(goheap_profile_delta(&d, base, cur), GOHEAP_EINVAL);
 	assert_int_equal(goheap_profile_delta(&d, NULL, cur), GOHEAP_EINVAL);
 	assert_int_equal(goheap_profile_delta(NULL, cur, base), GOHEAP_EINVAL);
+	/* Two processes (or a PID reused by another process): refused. */
+	cur->pid = base->pid = 42;
+	cur->start_time = 1000;
+	base->start_time = 999;
+	assert_int_equal(goheap_profile_delta(&d, cur, base), GOHEAP_EMISMATCH);
+	base->start_time = 1000;
+	base->pid = 43;
+	assert_int_equal(goheap_profile_delta(&d, cur, base), GOHEAP_EMISMATCH);
+	base->pid = 42;
+	assert_int_equal(goheap_profile_delta(&d, cur, base), 0);
+	goheap_profile_free(d);
 	goheap_profile_free(base);
 	goheap_profile_free(cur);
 	goheap_profile_free(heap);
