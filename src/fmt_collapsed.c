@@ -39,14 +39,7 @@ typedef struct fold_map {
 
 static uint64_t hash_bytes(const unsigned char *p, size_t n)
 {
-	uint64_t h = 14695981039346656037ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return gh_fnv1a(p, n);
 }
 
 static int fold_grow(fold_map *m)

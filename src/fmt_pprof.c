@@ -155,13 +155,7 @@ static uint64_t hash_u64(uint64_t x)
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;       /* FNV-1a */
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	return gh_fnv1a_str(s);
 }
 
 /*

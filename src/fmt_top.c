@@ -239,13 +239,7 @@ typedef struct node_map {
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL;
-
-	while (*s != '\0') {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return gh_fnv1a_str(s);
 }
 
 static int node_map_grow(node_map *m)

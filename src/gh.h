@@ -138,6 +138,44 @@ static inline int64_t gh_f2i64(double d)
 	return (int64_t)d;
 }
 
+/* ---- small shared helpers ----------------------------------------------- */
+
+/* FNV-1a over n bytes, and over a NUL-terminated string (the writers'
+ * hash tables). */
+static inline uint64_t gh_fnv1a(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static inline uint64_t gh_fnv1a_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	while (*s != '\0') {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Length of path without the " (deleted)" the kernel's d_path() appends to
+ * an unlinked file's name (in /proc/PID/maps and a core's NT_FILE). */
+static inline size_t gh_path_len_undeleted(const char *path)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(del) - 1;
+
+	return n >= d && strcmp(path + n - d, del) == 0 ? n - d : n;
+}
+
 /* ---- monotonic time --------------------------------------------------- */
 double gh_now(void);
 

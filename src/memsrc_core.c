@@ -90,8 +90,6 @@
  */
 #define PRSTATUS_CURSIG_OFF 12
 
-/* What the kernel's d_path() appends to the name of an unlinked file. */
-static const char deleted_suffix[] = " (deleted)";
 
 typedef struct core_seg {
 	uint64_t vaddr;
@@ -226,13 +224,11 @@ static const core_file *find_file(const core_ctx *c, uint64_t addr)
 static int resolve_path(const core_ctx *c, const char *name, char *buf,
 			size_t len)
 {
-	size_t n = strlen(name), d = sizeof(deleted_suffix) - 1;
+	size_t n = gh_path_len_undeleted(name);
 	const char *root = c->sysroot != NULL ? c->sysroot : "";
 	size_t rl = strlen(root);
 	int w;
 
-	if (n >= d && strcmp(name + n - d, deleted_suffix) == 0)
-		n -= d;
 	while (rl > 0 && root[rl - 1] == '/')
 		rl--;
 	if (n > INT_MAX || rl > INT_MAX)

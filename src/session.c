@@ -92,7 +92,6 @@ static const char *base_name(const char *p)
  */
 static int bias_cb(const goheap_mapping *m, void *payload)
 {
-	static const char del[] = " (deleted)";
 	bias_search *b = payload;
 	char path[4096];
 	size_t n;
@@ -103,9 +102,8 @@ static int bias_cb(const goheap_mapping *m, void *payload)
 	/* A binary replaced or removed after start is listed as
 	 * "PATH (deleted)" in maps and in a core's NT_FILE. */
 	snprintf(path, sizeof(path), "%s", m->path);
-	n = strlen(path);
-	if (n >= sizeof(del) - 1 && strcmp(path + n - (sizeof(del) - 1), del) == 0)
-		path[n - (sizeof(del) - 1)] = '\0';
+	n = gh_path_len_undeleted(path);
+	path[n] = '\0';
 	if (b->have_st && m->inode != 0)
 		same = (uint64_t)b->st.st_ino == m->inode;
 	else
@@ -503,14 +501,12 @@ typedef struct maps_collect {
 
 static int strip_deleted(char *f)
 {
-	static const char del[] = " (deleted)";
-	size_t n = strlen(f), d = sizeof(del) - 1;
+	size_t n = gh_path_len_undeleted(f);
 
-	if (n >= d && strcmp(f + n - d, del) == 0) {
-		f[n - d] = '\0';
-		return 1;
-	}
-	return 0;
+	if (f[n] == '\0')
+		return 0;
+	f[n] = '\0';
+	return 1;
 }
 
 /* runtime/pprof's parseProcSelfMaps: executable mappings, in order. */
