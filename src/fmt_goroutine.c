@@ -1,14 +1,8 @@
 /*
  * fmt_goroutine.c - writers of goroutine profiles.
  *
- * Text: pprof.Lookup("goroutine").WriteTo(w, 1), i.e. runtime/pprof's
- * printCountProfile (pprof.go, the same in 1.19 to 1.27): one key per
- * goroutine, "@ 0x.. 0x.." of its stack plus, when g.labels is set,
- * "\n# labels: " + labelMap.String() (the "%q:%q" pairs sorted as
- * strings, joined by ", ", in braces); records grouped by key, sorted by
- * count (descending) then key (ascending: a total order, so the output is
- * unique); each printed as "COUNT KEY" and printStackRecord(stack), all
- * through text/tabwriter (1, 8, 1, '\t', 0).
+ * Text (WriteTo(w, 1)) is fmt_text.c's, which has printStackRecord; the
+ * grouping of printCountProfile is gorgroup.c's.
  *
  * Collapsed: the same groups as folded stacks "root;..;leaf COUNT".
  */
@@ -18,122 +12,6 @@
 
 #include "goroutine.h"
 #include "tabwriter.h"
-
-/* Length of the valid UTF-8 sequence at p (1..4), 0 if invalid. */
-
-typedef struct gtext {
-	gh_stackx *x;
-	gh_tabwriter tw;
-	gh_buf line;
-	gh_framevec frames;
-	int print_names;
-	char namebuf[4096];
-} gtext;
-
-static void tw_line(gtext *c)
-{
-	if (c->line.oom) {
-		c->tw.oom = 1;
-		return;
-	}
-	gh_tabwriter_write(&c->tw, c->line.data, c->line.len);
-	c->line.len = 0;
-}
-
-static const char *frame_function(gtext *c, const char *raw)
-{
-	if (!c->print_names || strchr(raw, '[') == NULL)
-		return raw;
-	return gh_func_name_for_print(raw, c->namebuf, sizeof(c->namebuf));
-}
-
-/* printStackRecord (pprof.go), as fmt_text.c has it. */
-static int print_stack_record(gtext *c, const uint64_t *stk, size_t n,
-			      int all_frames)
-{
-	const gh_frame *f;
-	const char *name;
-	int show = all_frames, rc;
-	size_t i;
-
-	rc = gh_stackx_frames(c->x, stk, n, GH_STACKX_CALLERS, &c->frames);
-	if (rc != 0)
-		return rc;
-	if (c->frames.n == 0) {
-		show = 1;
-		gh_buf_printf(&c->line, "#\t0x0\n");
-		tw_line(c);
-	}
-	for (i = 0; i < c->frames.n; i++) {
-		f = &c->frames.v[i];
-		name = frame_function(c, f->function);
-		if (strcmp(name, "runtime.goexit") == 0)
-			continue;
-		if (!show && gh_stackx_is_runtime(c->x, name))
-			continue;
-		show = 1;
-		gh_buf_printf(&c->line, "#\t%#llx\t%s+%#llx\t%s:%lld\n",
-			      (unsigned long long)f->pc, name,
-			      (unsigned long long)(f->pc - f->entry),
-			      f->file, (long long)f->line);
-		tw_line(c);
-	}
-	if (!show)
-		return print_stack_record(c, stk, n, 1);
-	gh_buf_putc(&c->line, '\n');
-	tw_line(c);
-	return 0;
-}
-
-int gh_write_goroutine_text(const gh_profile *p, const gh_wctx *w,
-			    gh_buf *out, gh_err *err)
-{
-	gh_gor_group *k = NULL;
-	size_t nk = 0, i;
-	gtext *c;
-	int rc;
-
-	c = gh_calloc(1, sizeof(*c));
-	if (c == NULL)
-		return gh_errf(err, GOHEAP_ENOMEM, "text: out of memory");
-	c->print_names = gh_profile_rt(p)->text_func_names;
-	gh_tabwriter_init(&c->tw, out, 1, 8, 1, '\t', 0);
-	rc = gh_stackx_new(&c->x, w->sym, p->ver);
-	if (rc == 0)
-		rc = gh_gor_groups(p, &k, &nk);
-	if (rc != 0)
-		goto out;
-	gh_buf_printf(&c->line, "goroutine profile: total %zu\n", p->ngors);
-	tw_line(c);
-	for (i = 0; i < nk && rc == 0; i++) {
-		const gh_goroutine *g = &p->gors[k[i].first];
-
-		gh_buf_printf(&c->line, "%lld %s\n", (long long)k[i].count,
-			      k[i].key);
-		tw_line(c);
-		rc = print_stack_record(c, g->stk, g->nstk, 0);
-	}
-	if (rc == 0)
-		rc = gh_tabwriter_flush(&c->tw);
-	/* Not in Go's format: only when the profile is not what the runtime
-	 * would have written (running goroutines of a live target, partial
-	 * tracebacks, unreadable g's), so a clean read stays byte-equal. */
-	if (rc == 0 && p->gor_note[0] != '\0')
-		gh_buf_printf(out, "# go-heap: %s\n", p->gor_note);
-out:
-	if (rc == GOHEAP_ENOMEM)
-		gh_errf(err, rc, "text: out of memory");
-	gh_gor_groups_free(k, nk);
-	if (w->stats != NULL)
-		w->stats->suspect += gh_stackx_suspect(c->x) +
-				     c->frames.suspect;
-	gh_tabwriter_free(&c->tw);
-	gh_buf_free(&c->line);
-	gh_framevec_free(&c->frames);
-	gh_stackx_free(c->x);
-	free(c);
-	return rc;
-}
 
 int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
 				 gh_buf *out, gh_err *err)

@@ -709,6 +709,40 @@ static int write_cycles(text_ctx *c, const size_t *ord)
 	return 0;
 }
 
+/*
+ * The goroutine profile's debug=1 text: printCountProfile (pprof.go, the
+ * same in 1.19 to 1.27): "goroutine profile: total N", then per group of
+ * goroutines with one key (gorgroup.c: stack and labels, sorted by count)
+ * "COUNT KEY" and printStackRecord(stack, false).
+ */
+static int write_goroutines(text_ctx *c)
+{
+	const gh_profile *p = c->p;
+	gh_gor_group *k = NULL;
+	size_t nk = 0, i;
+	int rc;
+
+	rc = gh_gor_groups(p, &k, &nk);
+	if (rc != 0)
+		return rc;
+	put_str(&c->line, "goroutine profile: total ");
+	put_dec(&c->line, (int64_t)p->ngors);
+	put_c(&c->line, '\n');
+	tw_line(c);
+	for (i = 0; i < nk && rc == 0; i++) {
+		const gh_goroutine *g = &p->gors[k[i].first];
+
+		put_dec(&c->line, k[i].count);
+		put_c(&c->line, ' ');
+		put_str(&c->line, k[i].key);
+		put_c(&c->line, '\n');
+		tw_line(c);
+		rc = print_stack_record(c, g->stk, g->nstk, 0);
+	}
+	gh_gor_groups_free(k, nk);
+	return rc;
+}
+
 int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		  gh_err *err)
 {
@@ -733,12 +767,17 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	rc = gh_stackx_new(&c->x, w->sym, p->ver);
 	if (rc != 0)
 		goto out;
-	ord = sorted_order(p);
-	if (ord == NULL) {
-		rc = GOHEAP_ENOMEM;
-		goto out;
+	if (p->kind != GOHEAP_PROFILE_GOROUTINE) {
+		ord = sorted_order(p);
+		if (ord == NULL) {
+			rc = GOHEAP_ENOMEM;
+			goto out;
+		}
 	}
 	switch (p->kind) {
+	case GOHEAP_PROFILE_GOROUTINE:
+		rc = write_goroutines(c);
+		break;
 	case GOHEAP_PROFILE_HEAP:
 	case GOHEAP_PROFILE_ALLOCS:
 		rc = write_heap(c, ord);
@@ -754,6 +793,12 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	}
 	if (rc == 0)
 		rc = gh_tabwriter_flush(&c->tw);
+	/* Not in Go's format: only when a goroutine profile is not what the
+	 * runtime would have written (running goroutines of a live target,
+	 * partial tracebacks, unreadable g's), so a clean read stays equal. */
+	if (rc == 0 && p->kind == GOHEAP_PROFILE_GOROUTINE &&
+	    p->gor_note[0] != '\0')
+		gh_buf_printf(out, "# go-heap: %s\n", p->gor_note);
 out:
 	if (rc == GOHEAP_ENOMEM)
 		gh_errf(err, rc, "text: out of memory");

@@ -162,9 +162,8 @@ typedef struct gh_gor_group {
 int gh_gor_groups(const gh_profile *p, gh_gor_group **out, size_t *nout);
 void gh_gor_groups_free(gh_gor_group *g, size_t n);
 
-/* Goroutine profiles (fmt_goroutine.c): debug=1 text, folded stacks. */
-int gh_write_goroutine_text(const gh_profile *p, const gh_wctx *w,
-			    gh_buf *out, gh_err *err);
+/* Goroutine profiles (fmt_goroutine.c): folded stacks and tracebacks; their
+ * debug=1 text is gh_write_text's. */
 int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
 				 gh_buf *out, gh_err *err);
 /* debug=2: runtime.Stack(buf, true) of every goroutine (fmt_goroutine.c) */

@@ -837,7 +837,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* fmt_goroutine.c */
 		if (wo->format == GOHEAP_FORMAT_TEXT)
-			rc = gh_write_goroutine_text(p, &w, &b, &s->err);
+			rc = gh_write_text(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_COLLAPSED)
 			rc = gh_write_goroutine_collapsed(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_TRACEBACK)
