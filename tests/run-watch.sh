@@ -360,16 +360,20 @@ else
 fi
 
 # ---- idle clients do not stop scrapes ------------------------------------------------------------
+# flood_slow: the requests of $d/flood.out ("PATH STATUS SECONDS") not answered 200 within 1 s.
+flood_slow() {
+	local path line
+	for path in /metrics "/pprof/$HP/heap"; do
+		line=$(grep "^$path " "$d/flood.out")
+		set -- $line
+		if [ "${2:-}" != 200 ] || ! awk -v t="${3:-9}" 'BEGIN { exit !(t < 1.0) }'; then
+			printf ' [%s]' "$path: '${line:-no answer}'"
+		fi
+	done
+}
 flood "$HOST" "$PORT" 1000 /metrics "/pprof/$HP/heap" >"$d/flood.out" 2>&1
 held=$(sed -n 's/^held //p' "$d/flood.out")
-bad=
-for path in /metrics "/pprof/$HP/heap"; do
-	line=$(grep "^$path " "$d/flood.out")
-	set -- $line
-	if [ "${2:-}" != 200 ] || ! awk -v t="${3:-9}" 'BEGIN { exit !(t < 1.0) }'; then
-		bad="$bad [$path: '${line:-no answer}']"
-	fi
-done
+bad=$(flood_slow)
 conns=$(sed -n 's/^go_heap_watch_connections \([0-9]*\)$/\1/p' "$d/flood.body")
 cmax=$(sed -n 's/^go_heap_watch_connections_max \([0-9]*\)$/\1/p' "$d/flood.body")
 cmem=$(sed -n 's/^go_heap_watch_connection_memory_bytes \([0-9]*\)$/\1/p' "$d/flood.body")
@@ -399,14 +403,7 @@ if ! wait_for 10 clistening; then
 else
 	CADDR=$(sed -n 's/.*listening on //p' "$d/cap.err" | head -n 1)
 	flood "${CADDR%:*}" "${CADDR##*:}" 300 /metrics "/pprof/$HP/heap" >"$d/flood.out" 2>&1
-	bad=
-	for path in /metrics "/pprof/$HP/heap"; do
-		line=$(grep "^$path " "$d/flood.out")
-		set -- $line
-		if [ "${2:-}" != 200 ] || ! awk -v t="${3:-9}" 'BEGIN { exit !(t < 1.0) }'; then
-			bad="$bad [$path: '${line:-no answer}']"
-		fi
-	done
+	bad=$(flood_slow)
 	cmax=$(sed -n 's/^go_heap_watch_connections_max //p' "$d/flood.body")
 	ev=$(sed -n 's/^go_heap_watch_connections_evicted_total //p' "$d/flood.body")
 	if [ -z "$bad" ] && [ "${cmax:-0}" -lt 300 ] && [ "${ev:-0}" -gt 0 ]; then
