@@ -92,21 +92,35 @@ static int grow(void **v, size_t *cap, size_t need, size_t el)
 /* ---- labels ------------------------------------------------------------------ */
 
 /* A Go string {ptr, len} at addr, appended NUL-terminated to strs. */
+/* A Go {ptr, len} header at addr (a string, or a slice's first words),
+ * with len at most max. */
+static int read_ptr_len(gor_build *bd, uint64_t addr, uint64_t max,
+			const char *what, uint64_t *ptr, uint64_t *len)
+{
+	gh_mem *m = &bd->s->mem;
+	int rc;
+
+	rc = gh_mem_read_ptr(m, addr, ptr, what);
+	if (rc == 0)
+		rc = gh_mem_read_ptr(m, addr + m->ptr_size, len, what);
+	if (rc != 0)
+		return rc;
+	if (*len > max)
+		return gh_errf(&bd->s->err, GOHEAP_ECORRUPT, "%s of length %llu",
+			       what, (unsigned long long)*len);
+	return 0;
+}
+
 static int read_gostring(gor_build *bd, uint64_t addr, size_t *off)
 {
 	gh_mem *m = &bd->s->mem;
 	uint64_t ptr, len;
 	int rc;
 
-	rc = gh_mem_read_ptr(m, addr, &ptr, "label string");
-	if (rc == 0)
-		rc = gh_mem_read_ptr(m, addr + 8, &len, "label string");
+	rc = read_ptr_len(bd, addr, GH_GOR_MAX_LABEL_LEN, "label string",
+			  &ptr, &len);
 	if (rc != 0)
 		return rc;
-	if (len > GH_GOR_MAX_LABEL_LEN)
-		return gh_errf(&bd->s->err, GOHEAP_ECORRUPT,
-			       "label string of %llu bytes",
-			       (unsigned long long)len);
 	*off = bd->strs.len;
 	if (gh_buf_reserve(&bd->strs, (size_t)len + 1) != 0)
 		return GOHEAP_ENOMEM;
@@ -148,19 +162,12 @@ static int push_label(gor_build *bd, uint64_t kaddr, uint64_t vaddr)
  */
 static int read_labels_list(gor_build *bd, uint64_t lm)
 {
-	gh_mem *m = &bd->s->mem;
 	uint64_t ptr, len, i;
 	int rc;
 
-	rc = gh_mem_read_ptr(m, lm, &ptr, "labelMap");
-	if (rc == 0)
-		rc = gh_mem_read_ptr(m, lm + 8, &len, "labelMap");
+	rc = read_ptr_len(bd, lm, GH_GOR_MAX_LABELS, "labelMap", &ptr, &len);
 	if (rc != 0)
 		return rc;
-	if (len > GH_GOR_MAX_LABELS)
-		return gh_errf(&bd->s->err, GOHEAP_ECORRUPT,
-			       "labelMap of %llu labels",
-			       (unsigned long long)len);
 	for (i = 0; i < len; i++) {
 		rc = push_label(bd, ptr + 32 * i, ptr + 32 * i + 16);
 		if (rc != 0)
