@@ -732,7 +732,9 @@ Examples:
   go-heap                      top table of in-use space
   go-heap -f text              Go's debug=1 text, as pprof.Lookup("heap")
   go-heap -o heap.pb.gz        gzip'd profile.proto for `go tool pprof`
-  go-heap -p allocs -f collapsed -o allocs.folded"""
+  go-heap -p allocs -f collapsed -o allocs.folded
+  go-heap -p goroutine -f traceback   every goroutine, as debug=2
+  info goroutines              one line per goroutine (-f list)"""
 
 
 def _init_options():
@@ -833,38 +835,7 @@ class GoHeapCommand(gdb.Command):
             gdb.write("go-heap %s (libgoheap)\n"
                       % lib.goheap_version().decode("utf-8", "replace"))
             return
-        inf = gdb.selected_inferior()
-        if inf is None or inf.pid == 0:
-            raise gdb.GdbError(
-                "go-heap: no inferior: run or attach to a Go program, open a "
-                "core (gdb EXE CORE) or connect to gdbserver first")
-
-        src = _GdbSource()
-        sess = ctypes.c_void_p()
-        opts = _Options(GOHEAP_OPTIONS_VERSION, None, None, 0)
-        res = _CommandResult()
-        try:
-            rc = lib.goheap_open_memsrc(ctypes.byref(sess),
-                                        ctypes.byref(src.ops), None,
-                                        ctypes.byref(opts))
-            if rc != 0:
-                raise gdb.GdbError("go-heap: %s" % self._message(
-                    lib.goheap_errmsg(sess), src))
-            status, out = self._command(lib, sess, argv, res)
-            if status == 0 and res.verbose:
-                gdb.write(lib.goheap_describe(sess).decode(
-                    "utf-8", "replace") + "\n", gdb.STDERR)
-        finally:
-            # goheap_close calls src's close callback, so src (and the
-            # ctypes callbacks it holds) must stay alive until it returns.
-            lib.goheap_close(sess)
-            self._trace(src)
-        if status != 0:
-            raise gdb.GdbError("go-heap: %s" % self._message(res.message,
-                                                             src))
-        if res.warnings and not res.quiet:
-            for w in res.warnings.decode("utf-8", "replace").splitlines():
-                gdb.write("go-heap: %s\n" % w, gdb.STDERR)
+        res, out = self.run(lib, argv)
         if res.message and not res.quiet:
             gdb.write(res.message.decode("utf-8", "replace") + "\n")
         if out is None:
@@ -884,6 +855,44 @@ class GoHeapCommand(gdb.Command):
             raise gdb.GdbError("go-heap: this output is binary (pprof); "
                                "write it to a file with -o FILE")
         gdb.write(out.decode("utf-8", "replace"))
+
+    @classmethod
+    def run(cls, lib, argv):
+        """goheap_command(argv) on the selected inferior: (result, bytes or
+        None); warnings are written, errors raised as gdb.GdbError."""
+        inf = gdb.selected_inferior()
+        if inf is None or inf.pid == 0:
+            raise gdb.GdbError(
+                "go-heap: no inferior: run or attach to a Go program, open a "
+                "core (gdb EXE CORE) or connect to gdbserver first")
+
+        src = _GdbSource()
+        sess = ctypes.c_void_p()
+        opts = _Options(GOHEAP_OPTIONS_VERSION, None, None, 0)
+        res = _CommandResult()
+        try:
+            rc = lib.goheap_open_memsrc(ctypes.byref(sess),
+                                        ctypes.byref(src.ops), None,
+                                        ctypes.byref(opts))
+            if rc != 0:
+                raise gdb.GdbError("go-heap: %s" % cls._message(
+                    lib.goheap_errmsg(sess), src))
+            status, out = cls._command(lib, sess, argv, res)
+            if status == 0 and res.verbose:
+                gdb.write(lib.goheap_describe(sess).decode(
+                    "utf-8", "replace") + "\n", gdb.STDERR)
+        finally:
+            # goheap_close calls src's close callback, so src (and the
+            # ctypes callbacks it holds) must stay alive until it returns.
+            lib.goheap_close(sess)
+            cls._trace(src)
+        if status != 0:
+            raise gdb.GdbError("go-heap: %s" % cls._message(res.message,
+                                                            src))
+        if res.warnings and not res.quiet:
+            for w in res.warnings.decode("utf-8", "replace").splitlines():
+                gdb.write("go-heap: %s\n" % w, gdb.STDERR)
+        return res, out
 
     @staticmethod
     def _command(lib, sess, argv, res):
@@ -920,3 +929,84 @@ class GoHeapCommand(gdb.Command):
 
 
 GoHeapCommand()
+
+
+# ---------------------------------------------------------------------------
+# `info goroutines`: go-heap -p goroutine -f list, one line per goroutine.
+
+_THREAD_TAG = re.compile(r"  \(thread (\d+)\)$")
+
+
+def _selected_lwp():
+    """The LWP of gdb's selected thread (a core's or gdbserver's thread id
+    too), or None."""
+    try:
+        th = gdb.selected_thread()
+    except gdb.error:
+        return None
+    if th is None or not th.is_valid():
+        return None
+    pid, lwp, tid = th.ptid
+    return lwp or tid or None
+
+
+def _mark_list(text, lwp):
+    """Prefix each goroutine line of a `-f list` text with '* ' when it runs
+    on thread `lwp` ("(thread N)", m.procid), else two spaces."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            out.append(line)
+            continue
+        m = _THREAD_TAG.search(line)
+        mine = m is not None and lwp is not None and int(m.group(1)) == lwp
+        out.append(("* " if mine else "  ") + line)
+    return "\n".join(out) + ("\n" if out else "")
+
+
+class InfoGoroutinesCommand(gdb.Command):
+    """List the goroutines of the current inferior, one line each.
+
+Usage: info goroutines
+
+What `go-heap -p goroutine -f list` writes (libgoheap, as the go-heap
+command): every goroutine runtime.Stack(buf, true) would print, in allgs
+order, as
+
+  ID [STATUS]  FUNCTION  FILE:LINE  created by F in goroutine N  (thread TID)
+
+STATUS is the debug=2 header's (wait reason, minutes, "locked to thread");
+FUNCTION and FILE:LINE are the first frame of that goroutine's traceback
+(runtime frames hidden as the runtime hides them); "(thread TID)" names
+the thread (m.procid) of a goroutine on an M, and '*' marks the one on
+gdb's selected thread.  A running goroutine's stack is not shown (the
+runtime's rule; use `bt` on its thread).  Full tracebacks:
+go-heap -p goroutine -f traceback."""
+
+    def __init__(self):
+        super().__init__("info goroutines", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        try:
+            if gdb.string_to_argv(arg):
+                raise gdb.GdbError("info goroutines: no arguments expected "
+                                   "(go-heap -p goroutine -f list takes the "
+                                   "options)")
+            lib = _load_library()
+            _, out = GoHeapCommand.run(
+                lib, ["-p", "goroutine", "-f", "list"])
+            gdb.write(_mark_list((out or b"").decode("utf-8", "replace"),
+                                 _selected_lwp()))
+        except gdb.GdbError:
+            raise
+        except KeyboardInterrupt:
+            raise gdb.GdbError("info goroutines: interrupted")
+        except gdb.error as e:
+            raise gdb.GdbError("go-heap: %s" % e)
+        except Exception as e:
+            raise gdb.GdbError("go-heap: internal error: %s: %s"
+                               % (type(e).__name__, e))
+
+
+InfoGoroutinesCommand()

@@ -208,7 +208,8 @@ typedef struct goheap_memsrc_ops {
 
 typedef struct goheap_session goheap_session;
 
-#define GOHEAP_OPTIONS_VERSION 1
+/* 2 adds no_stop; version 1 tables are still accepted (no_stop 0). */
+#define GOHEAP_OPTIONS_VERSION 2
 
 /* Options for opening a session.  Start from GOHEAP_OPTIONS_INIT. */
 typedef struct goheap_options {
@@ -216,9 +217,18 @@ typedef struct goheap_options {
 	const char *exe;         /* executable override, or NULL */
 	const char *sysroot;     /* prefix for paths recorded in a core, or NULL */
 	int reserved;            /* must be 0 (was `verbose`, never read) */
+	/*
+	 * Goroutine profiles of a source with a stop slot (a live process):
+	 * 0 (default) reads every goroutine while the target runs, then stops
+	 * it briefly (ptrace, as force mode) to re-read what can have changed,
+	 * for a consistent snapshot; 1 never stops it (best-effort, marked in
+	 * the output's comment line).  Sources without a stop slot (cores, a
+	 * debugger's stopped inferior) are never stopped.
+	 */
+	int no_stop;
 } goheap_options;
 
-#define GOHEAP_OPTIONS_INIT { GOHEAP_OPTIONS_VERSION, NULL, NULL, 0 }
+#define GOHEAP_OPTIONS_INIT { GOHEAP_OPTIONS_VERSION, NULL, NULL, 0, 0 }
 
 /*
  * Is the ELF file at `path` a Go program (a .go.buildinfo or .gopclntab
@@ -290,6 +300,8 @@ enum goheap_format {
 	GOHEAP_FORMAT_TOP = 2,       /* summary and top table */
 	GOHEAP_FORMAT_COLLAPSED = 3, /* folded stacks */
 	GOHEAP_FORMAT_TRACEBACK = 4, /* goroutines: debug=2 (runtime.Stack) */
+	GOHEAP_FORMAT_LIST = 5,      /* goroutines: one line each (gdb's
+	                                `info goroutines`) */
 };
 
 enum goheap_sample_index {
@@ -319,6 +331,11 @@ typedef struct goheap_profile goheap_profile;
  * when the target's runtime has not computed its cycles/second yet (or it
  * cannot be located), the library measures the host's tick rate, which is
  * the target's (goheap_profile_stats.cycles_estimated says so).
+ * A goroutine profile of a source with a stop slot (a live process) stops
+ * the target once, briefly, after reading it running (unless
+ * goheap_options.no_stop): the stop of goheap_force, with the same
+ * conditions (the calling thread is the tracer for its length; see
+ * there); goheap_profile_stats.snapshot and stop_* report it.
  */
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 					 goheap_session *s, int kind);
@@ -403,6 +420,15 @@ typedef struct goheap_profile_stats {
 	uint64_t skipped_buckets;
 	uint64_t first_skipped_bucket;
 	char first_skipped_reason[160];
+	/* goroutine profiles: 1 the target was stopped for the snapshot
+	 * (goheap_options.no_stop), 2 not (no_stop: best-effort), 0 no stop
+	 * was needed (a core, a debugger's stopped inferior); the stop, as
+	 * the target felt it (CLOCK_MONOTONIC seconds, first thread
+	 * interrupted .. last detached), threads stopped, goroutines re-read
+	 * while stopped and goroutines checked */
+	int snapshot;
+	double stop_seconds, stop_begin, stop_end;
+	uint64_t stop_threads, stop_rewalked, stop_checked;
 } goheap_profile_stats;
 
 GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,

@@ -57,6 +57,12 @@ static void warn(goheap_command_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* gh_profile_warnings' sink: ctx is the result. */
+static void warn_line(void *ctx, const char *line)
+{
+	warn(ctx, "%s", line);
+}
+
 /* The --force step; 1 when the command is complete after it. */
 static int run_force(goheap_session *s, const gh_cli *c,
 		     goheap_command_result *r, int *rc)
@@ -73,19 +79,9 @@ static int run_force(goheap_session *s, const gh_cli *c,
 		say(r, "--force: %s", goheap_errmsg(s));
 		return 1;
 	}
-	if (fr.old_rate != 0)
-		say(r, "runtime.MemProfileRate is already %lld: nothing "
-		    "changed", (long long)fr.old_rate);
-	else if (c->dry_run)
-		say(r, "dry run: would write %lld to runtime.MemProfileRate "
-		    "at 0x%llx (now 0)", (long long)fr.new_rate,
-		    (unsigned long long)fr.address);
-	else
-		say(r, "runtime.MemProfileRate 0 -> %lld at 0x%llx: heap "
-		    "profiling enabled", (long long)fr.new_rate,
-		    (unsigned long long)fr.address);
+	gh_force_message(r->message, sizeof(r->message), &fr, c->dry_run);
 	/* A profile too only when one was asked for (-o or -f). */
-	return c->output == NULL && !c->format_given;
+	return !gh_force_wants_profile(c->output, c->format_given);
 }
 
 GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
@@ -95,7 +91,7 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 	goheap_write_stats ws;
 	goheap_profile_stats st;
 	goheap_profile *p = NULL;
-	char err[256];
+	char err[512];
 	gh_cli c;
 	int rc;
 
@@ -141,25 +137,8 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 		say(r, "%s", goheap_errmsg(s));
 		return rc;
 	}
-	if (goheap_profile_stats_get(p, &st) == 0 && st.skipped_buckets > 0)
-		warn(r, "%llu of %llu buckets hold numbers the runtime cannot "
-		     "produce (damaged or changing data) and are left out of "
-		     "the profile; the first, at 0x%llx: %s",
-		     (unsigned long long)st.skipped_buckets,
-		     (unsigned long long)(st.records + st.skipped_buckets),
-		     (unsigned long long)st.first_skipped_bucket,
-		     st.first_skipped_reason);
-	if (goheap_profile_stats_get(p, &st) == 0 && !c.quiet &&
-	    (c.profile == GOHEAP_PROFILE_BLOCK ||
-	     c.profile == GOHEAP_PROFILE_MUTEX)) {
-		if (st.cycles_estimated)
-			warn(r, "the target's cycles/second is not known: "
-			     "delays use go-heap's estimate, %.0f",
-			     st.cycles_per_second);
-		if (st.period_unknown && c.profile == GOHEAP_PROFILE_MUTEX)
-			warn(r, "runtime.mutexprofilerate was not found: the "
-			     "sampling period is written as 1");
-	}
+	if (goheap_profile_stats_get(p, &st) == 0)
+		gh_profile_warnings(&st, c.profile, c.quiet, 1, warn_line, r);
 	memset(&ws, 0, sizeof(ws));
 	wo.format = c.format;
 	wo.sample_index = c.sample_index;
@@ -171,10 +150,10 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 		say(r, "%s", goheap_errmsg(s));
 		return rc;
 	}
-	if (ws.suspect_frames > 0)
-		warn(r, "%llu frames could not be symbolized reliably (their "
-		     "names or inlined callees may be wrong)",
-		     (unsigned long long)ws.suspect_frames);
+	if (ws.suspect_frames > 0) {
+		gh_suspect_warning(err, sizeof(err), ws.suspect_frames);
+		warn(r, "%s", err);
+	}
 	r->format = c.format;
 	if (c.output != NULL && strcmp(c.output, "-") != 0)
 		r->output = c.output;

@@ -21,7 +21,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "profile.h"
+#include "fmt_common.h"
 
 typedef struct folded {
 	size_t off, len;      /* key in the arena */
@@ -29,38 +29,13 @@ typedef struct folded {
 	const char *key;      /* set once the arena stops moving */
 } folded;
 
+/* The folded stacks by key: FNV-1a of the key -> index + 1. */
 typedef struct fold_map {
 	gh_buf arena;
 	folded *v;
 	size_t n, cap;
-	uint32_t *slots;      /* index + 1, 0 = empty */
-	size_t nslots;
+	gh_hmap index;
 } fold_map;
-
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
-{
-	return gh_fnv1a(p, n);
-}
-
-static int fold_grow(fold_map *m)
-{
-	size_t n = m->nslots ? m->nslots * 2 : 1024, i, h;
-	uint32_t *s = gh_calloc(n, sizeof(*s));
-
-	if (s == NULL)
-		return GOHEAP_ENOMEM;
-	for (i = 0; i < m->n; i++) {
-		h = (size_t)hash_bytes(m->arena.data + m->v[i].off,
-				       m->v[i].len) & (n - 1);
-		while (s[h] != 0)
-			h = (h + 1) & (n - 1);
-		s[h] = (uint32_t)(i + 1);
-	}
-	free(m->slots);
-	m->slots = s;
-	m->nslots = n;
-	return 0;
-}
 
 /*
  * Add `value` to the stack whose key is the arena's tail from `off`: an
@@ -68,51 +43,31 @@ static int fold_grow(fold_map *m)
  */
 static int fold_add(fold_map *m, size_t off, int64_t value)
 {
-	size_t len = m->arena.len - off, h;
+	size_t len = m->arena.len - off, it;
 	const unsigned char *key = m->arena.data + off;
+	uint64_t h = gh_fnv1a(key, len), k;
 	folded *f;
 
-	if ((m->n + 1) * 2 > m->nslots && fold_grow(m) != 0)
-		return GOHEAP_ENOMEM;
-	h = (size_t)hash_bytes(key, len) & (m->nslots - 1);
-	while (m->slots[h] != 0) {
-		f = &m->v[m->slots[h] - 1];
+	for (k = gh_hmap_first(&m->index, h, &it); k != 0;
+	     k = gh_hmap_next(&m->index, h, &it)) {
+		f = &m->v[k - 1];
 		if (f->len == len && memcmp(m->arena.data + f->off, key, len) == 0) {
 			f->value = gh_wadd(f->value, value);
 			m->arena.len = off;
 			return 0;
 		}
-		h = (h + 1) & (m->nslots - 1);
 	}
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 256;
-		folded *nv = gh_reallocarray(m->v, ncap, sizeof(*nv));
-
-		if (nv == NULL)
-			return GOHEAP_ENOMEM;
-		m->v = nv;
-		m->cap = ncap;
-	}
-	f = &m->v[m->n];
+	if (gh_grow(&m->v, &m->cap, m->n + 1, sizeof(*m->v)) != 0 ||
+	    gh_hmap_add(&m->index, h, (uint64_t)m->n + 1) != 0)
+		return GOHEAP_ENOMEM;
+	f = &m->v[m->n++];
 	f->off = off;
 	f->len = len;
 	f->value = value;
 	f->key = NULL;
-	m->slots[h] = (uint32_t)(m->n + 1);
-	m->n++;
 	/* Keys are NUL-terminated in the arena for the final strcmp. */
 	gh_buf_putc(&m->arena, '\0');
 	return m->arena.oom ? GOHEAP_ENOMEM : 0;
-}
-
-/*
- * Generic instantiations can contain ';' ("struct { a int; b int }"),
- * which would split the frame in two: write it as ','.
- */
-static void put_name(gh_buf *b, const char *name)
-{
-	for (; *name != '\0'; name++)
-		gh_buf_putc(b, *name == ';' ? ',' : *name);
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -125,17 +80,17 @@ static int cmp_key(const void *a, const void *b)
 int gh_write_collapsed(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		       gh_err *err)
 {
-	fold_map m = { GH_BUF_INIT, NULL, 0, 0, NULL, 0 };
+	fold_map m = { GH_BUF_INIT, NULL, 0, 0, GH_HMAP_INIT };
 	gh_framevec fv = { NULL, 0, 0, 0 };
 	gh_stackx *x = NULL;
-	const char *sname, *sunit, *name;
-	size_t i, j, off, nframes;
+	gh_sampler smp;
+	size_t i, off, nframes;
 	int64_t v;
-	int col, rc;
+	int rc;
 
 	if (p == NULL || w == NULL || w->sym == NULL || out == NULL)
 		return gh_errf(err, GOHEAP_EINVAL, "collapsed: missing argument");
-	rc = gh_sample_resolve(p, w->sample_index, &col, &sname, &sunit);
+	rc = gh_sampler_init(&smp, p, w->sample_index);
 	if (rc != 0) {
 		gh_errf(err, rc, "collapsed: sample index %d does not apply",
 			w->sample_index);
@@ -145,23 +100,14 @@ int gh_write_collapsed(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	if (rc != 0)
 		goto out;
 	for (i = 0; i < p->nrecs; i++) {
-		v = gh_sample_value(p, &p->recs[i], col);
+		v = gh_sampler_value(&smp, &p->recs[i]);
 		if (v == 0)
 			continue;
 		rc = gh_stackx_sample_frames(x, p, &p->recs[i], &fv);
 		if (rc != 0)
 			goto out;
-		/* Frames are leaf first; folded stacks are root first. */
 		off = m.arena.len;
-		nframes = 0;
-		for (j = fv.n; j > 0; j--) {
-			name = fv.v[j - 1].function;
-			if (strcmp(name, "runtime.goexit") == 0)
-				continue;
-			if (nframes++ > 0)
-				gh_buf_putc(&m.arena, ';');
-			put_name(&m.arena, name);
-		}
+		nframes = gh_folded_append(&m.arena, &fv);
 		if (m.arena.oom) {
 			rc = GOHEAP_ENOMEM;
 			goto out;
@@ -193,6 +139,6 @@ out:
 	gh_stackx_free(x);
 	gh_buf_free(&m.arena);
 	free(m.v);
-	free(m.slots);
+	gh_hmap_free(&m.index);
 	return rc;
 }

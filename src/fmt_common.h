@@ -1,4 +1,264 @@
+/*
+ * fmt_common.h - the writers' toolkit: what every fmt_*.c needs.
+ *
+ *   - Go's int64(float64), with its out-of-range rule written down once;
+ *   - sample columns: which column -s selects and the value the proto
+ *     holds for it (scaleHeapSample, printCountCycleProfile's delay);
+ *   - the record order of writeHeapInternal / writeProfileInternal;
+ *   - stack expansion: PCs to logical frames (inlining as the target's
+ *     runtime.CallersFrames does it) through a per-PC cache, the
+ *     hideRuntime test, Record.Stack() and expandInlinedFrames;
+ *   - folded stacks' frame names;
+ *   - one open-addressing hash map (uint64 key -> nonzero uint64 value)
+ *     for the writers' tables: PC -> entry, and hash -> entry for string
+ *     and byte keys.
+ *
+ * profile.h includes this header, so a writer that includes profile.h has
+ * it; new code includes it directly.
+ */
 #ifndef GH_FMT_COMMON_H
 #define GH_FMT_COMMON_H
-#include "gh.h"
+
+#include "profile.h"
+
+/* ---- Go's int64(float64) ----------------------------------------------- */
+
+/*
+ * The Go spec leaves the conversion of an out-of-range float (NaN, +-Inf,
+ * |f| >= 2^63) to int64 implementation-specific, and runtime/pprof meets
+ * it: scaleHeapSample's int64(float64(count) * scale) and
+ * printCountCycleProfile's int64(float64(r.Cycles) / cpuGHz) overflow on
+ * hostile or damaged counts.  The compiler emits one instruction:
+ *
+ *   GH_F2I_X86    amd64 (and 386) CVTTSD2SQ: the "integer indefinite"
+ *                 0x8000000000000000 (math.MinInt64) for every
+ *                 out-of-range value and NaN;
+ *   GH_F2I_ARM64  arm64 FCVTZS: saturates to MinInt64 / MaxInt64, NaN 0.
+ *
+ * Other ports are given the x86 rule (not verified against them).  In
+ * range, every rule truncates toward zero, as C's cast does.
+ */
+enum gh_f2i_rule {
+	GH_F2I_X86 = 0,
+	GH_F2I_ARM64 = 1,
+};
+
+/* The rule of a Go program for ELF machine `machine` (0 = this host). */
+int gh_f2i_rule(unsigned machine);
+
+static inline int64_t gh_go_f2i64(double f, int rule)
+{
+	if (f >= -9223372036854775808.0 && f < 9223372036854775808.0)
+		return (int64_t)f;
+	if (rule == GH_F2I_ARM64) {
+		if (f != f)
+			return 0;
+		return f < 0 ? INT64_MIN : INT64_MAX;
+	}
+	return INT64_MIN;
+}
+
+/* runtime_cyclesPerSecond(): an int64 in Go, a double in gh_profile. */
+int64_t gh_cycles_per_second(const gh_profile *p);
+
+/* The profstackdepth the target's runtime uses (1.23+; default 128). */
+size_t gh_profstackdepth(const gh_profile *p);
+
+/* ---- sample columns ---------------------------------------------------- */
+
+/*
+ * The column -s selects (`sample_index`, enum goheap_sample_index) with
+ * what computing its values needs, decided once per profile.  Columns:
+ * heap/allocs 0..3 = alloc_objects, alloc_space, inuse_objects,
+ * inuse_space (the proto's order); block/mutex 0 = contentions, 1 = delay
+ * (pprof's default, the last); goroutine 0 = goroutine.
+ */
+typedef struct gh_sampler {
+	const gh_profile *p;
+	int col;
+	const char *name, *unit;  /* the pprof sample type */
+	int heap;                 /* heap or allocs */
+	int scale_mutex;          /* before 1.20: pprof.go's scaleMutexProfile
+	                             multiplies by the sampling period */
+	double cpu_ghz;           /* float64(cyclesPerSecond) / 1e9 */
+	int f2i;                  /* enum gh_f2i_rule of the target */
+} gh_sampler;
+
+/* 0, or GOHEAP_EINVAL when the index does not apply to p->kind. */
+int gh_sampler_init(gh_sampler *s, const gh_profile *p, int sample_index);
+/* Column s->col of r as the proto holds it (heap values scaled). */
+int64_t gh_sampler_value(const gh_sampler *s, const gh_record *r);
+/* printCountCycleProfile's values of a block/mutex record:
+ * out[0] contentions, out[1] delay in nanoseconds. */
+void gh_sampler_cycle_values(const gh_sampler *s, const gh_record *r,
+			     int64_t out[2]);
+
+/* One-shot forms of the above (kept for callers that hold no sampler). */
+int gh_sample_resolve(const gh_profile *p, int sample_index, int *out_col,
+		      const char **name, const char **unit);
+int64_t gh_sample_value(const gh_profile *p, const gh_record *r, int col);
+
+/* ---- record order -------------------------------------------------------- */
+
+/*
+ * The order runtime/pprof writes a heap/allocs or block/mutex profile's
+ * records in at debug=1 (and, for block/mutex, at debug=0: the same
+ * sorted slice feeds printCountCycleProfile): indices into p->recs, sorted
+ * with the target version's sort.Slice or slices.SortFunc port
+ * (gosort.c), unstable ties included.  NULL on ENOMEM; free() it.
+ */
+size_t *gh_record_order(const gh_profile *p);
+
+/* ---- stack expansion ------------------------------------------------- */
+
+/*
+ * A per-PC cache of symbolized frames for one target version, so that a
+ * profile with 100k records symbolizes each distinct PC once.  Frame
+ * strings are owned by the gh_sym, which must outlive the cache.
+ */
+typedef struct gh_stackx gh_stackx;
+
+enum gh_stackx_mode {
+	/* runtime.CallersFrames(pcs) as the target's Go version runs it. */
+	GH_STACKX_CALLERS = 0,
+	/* As profileBuilder.appendLocsForStack sees it: also expand the
+	 * inlined callers of the last PC (runtime_expandFinalInlineFrame). */
+	GH_STACKX_PROTO = 1,
+};
+
+int gh_stackx_new(gh_stackx **out, const gh_sym *sym, gh_gover ver);
+void gh_stackx_free(gh_stackx *x);
+/* Suspect frames (gh_frame.suspect) the cache has symbolized. */
+size_t gh_stackx_suspect(const gh_stackx *x);
+/* The frames of pcs[0..n), into out (reset first; caller frees with
+ * gh_framevec_free).  PCs with no function give no frame, as in Go. */
+int gh_stackx_frames(gh_stackx *x, const uint64_t *pcs, size_t n, int mode,
+		     gh_framevec *out);
+/* protomem.go's hideRuntime: index of the first PC whose FuncForPC name
+ * is not a runtime one (0 if every PC is). */
+size_t gh_stackx_skip_runtime(gh_stackx *x, const uint64_t *pcs, size_t n);
+/* The version's hidden-runtime prefix test ("runtime.", and from 1.24
+ * "internal/runtime/"). */
+int gh_stackx_is_runtime(const gh_stackx *x, const char *name);
+/*
+ * expandInlinedFrames (pprof.go, 1.23+): f.PC+1 for each frame of
+ * CallersFrames(pcs), at most `depth` of them, into dst (room for depth,
+ * depth >= 1).  With no frame at all Go still stores one: the zero
+ * Frame's PC+1, i.e. 1.  Returns 0 or GOHEAP_ENOMEM; *ndst the count.
+ */
+int gh_stackx_expand_inlined(gh_stackx *x, const uint64_t *pcs, size_t n,
+			     size_t depth, uint64_t *dst, size_t *ndst);
+/*
+ * The frames of record r as runtime/pprof's proto writer would emit them
+ * (writeHeapProto / printCountCycleProfile): Stack() truncation before
+ * 1.23, leading runtime frames hidden for heap, inline expansion.
+ */
+int gh_stackx_sample_frames(gh_stackx *x, const gh_profile *p,
+			    const gh_record *r, gh_framevec *out);
+
+/* Record.Stack() of Go <= 1.22: Stack0 (32) up to the first zero PC;
+ * the whole stack from 1.23. */
+size_t gh_record_stack_len(const gh_profile *p, const gh_record *r);
+
+/*
+ * Make room for `need` elements of elsize bytes in the array *pp of
+ * capacity *cap (doubling, from 16); 0 or GOHEAP_ENOMEM (*pp kept).
+ */
+int gh_grow(void *pp, size_t *cap, size_t need, size_t elsize);
+
+/* Append one frame to a frame vector; 0 or GOHEAP_ENOMEM. */
+int gh_framevec_append(gh_framevec *fv, const gh_frame *f);
+
+/* ---- folded stacks ------------------------------------------------------ */
+
+/*
+ * Append fv's frames (leaf first) to b root first, joined by ';', as
+ * flame graph tools read them: runtime.goexit, the useless root of every
+ * goroutine, left out, and a ';' inside a name (generic instantiations:
+ * "struct { a int; b int }") written as ','.  Returns the number of
+ * frames written; b->oom says whether all fitted.
+ */
+size_t gh_folded_append(gh_buf *b, const gh_framevec *fv);
+
+/* ---- the hash map ------------------------------------------------------- */
+
+/*
+ * Open addressing with linear probing, at most half full; the home slot
+ * is Fibonacci hashing of the key (its top bits times 2^64/phi), which
+ * spreads return PCs and FNV-1a hashes alike.  Key and value share a
+ * slot, so a hit costs one cache line.  A value of 0 marks an empty slot:
+ * store an index + 1.
+ *
+ * Two uses:
+ *   - the key is the identity (a PC, a bucket address): gh_hmap_get and
+ *     gh_hmap_put, as a Go map[uint64]T;
+ *   - the key is a hash of the real key (gh_fnv1a of a string or bytes):
+ *     several entries may share it; walk them with gh_hmap_first and
+ *     gh_hmap_next, compare the real keys, and gh_hmap_add a new one.
+ */
+typedef struct gh_hslot {
+	uint64_t key;
+	uint64_t val;             /* 0: empty */
+} gh_hslot;
+
+typedef struct gh_hmap {
+	gh_hslot *slot;
+	size_t mask;              /* capacity - 1 (a power of two), or 0 */
+	size_t n;                 /* entries */
+	unsigned shift;           /* 64 - log2(capacity) */
+} gh_hmap;
+
+#define GH_HMAP_INIT { NULL, 0, 0, 0 }
+
+static inline size_t gh_hmap_home(const gh_hmap *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> m->shift);
+}
+
+/* The value of the first entry with `key` (from slot *it on); 0 if none.
+ * *it is left at that entry, for gh_hmap_next. */
+static inline uint64_t gh_hmap_scan(const gh_hmap *m, uint64_t key,
+				    size_t *it)
+{
+	size_t i = *it;
+
+	for (; m->slot[i].val != 0; i = (i + 1) & m->mask) {
+		if (m->slot[i].key == key) {
+			*it = i;
+			return m->slot[i].val;
+		}
+	}
+	*it = i;
+	return 0;
+}
+
+static inline uint64_t gh_hmap_first(const gh_hmap *m, uint64_t key,
+				     size_t *it)
+{
+	if (m->slot == NULL)
+		return 0;
+	*it = gh_hmap_home(m, key);
+	return gh_hmap_scan(m, key, it);
+}
+
+static inline uint64_t gh_hmap_next(const gh_hmap *m, uint64_t key,
+				    size_t *it)
+{
+	*it = (*it + 1) & m->mask;
+	return gh_hmap_scan(m, key, it);
+}
+
+static inline uint64_t gh_hmap_get(const gh_hmap *m, uint64_t key)
+{
+	size_t it;
+
+	return gh_hmap_first(m, key, &it);
+}
+
+/* Add an entry (val != 0), even if another has the same key. */
+int gh_hmap_add(gh_hmap *m, uint64_t key, uint64_t val);
+/* Set key's value (val != 0): overwrite its first entry, or add one. */
+int gh_hmap_put(gh_hmap *m, uint64_t key, uint64_t val);
+void gh_hmap_free(gh_hmap *m);
+
 #endif

@@ -248,7 +248,7 @@ static int tb_created_by(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 
 /* One logical frame as traceback2 (or 1.19's gentraceback) prints it. */
 static void tb_frame(gh_buf *b, const gh_rtlayout *rt, const gh_frame *f,
-		     uint64_t physpc)
+		     uint64_t physpc, const char *args)
 {
 	char tmp[4096];
 
@@ -256,8 +256,12 @@ static void tb_frame(gh_buf *b, const gh_rtlayout *rt, const gh_frame *f,
 		gh_buf_append(b, f->function, strlen(f->function));
 	else
 		tb_func_name(b, f->function, tmp, sizeof(tmp));
-	/* the argument words are not printed: "(...)" (doc/goroutines.md) */
-	gh_buf_printf(b, "(...)\n\t%s:%lld", f->file, (long long)f->line);
+	/* an inlined frame prints "(...)"; a physical one printArgs' list,
+	 * read at collection (gorargs.c; "(...)" when it could not be) */
+	if (f->inlined || args == NULL)
+		args = "...";
+	gh_buf_printf(b, "(%s)\n\t%s:%lld", args, f->file,
+		      (long long)f->line);
 	if (!f->inlined && physpc > f->entry)
 		gh_buf_printf(b, " +%#llx",
 			      (unsigned long long)(physpc - f->entry));
@@ -296,7 +300,9 @@ static int tb_stack(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 			j = total - rt->tb_outer;
 		}
 		i = shown[j];
-		tb_frame(b, rt, &fv->v[i], g->tb_phys[i]);
+		tb_frame(b, rt, &fv->v[i], g->tb_phys[i],
+			 g->tb_args != NULL && g->tb_args[i] != 0 ?
+			 g->tb_argstr + g->tb_args[i] - 1 : NULL);
 	}
 	if (rt->tb_style == 0 && ns == rt->tb_max_phys)
 		gh_buf_printf(b, "...additional frames elided...\n");

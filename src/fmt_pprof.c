@@ -25,7 +25,8 @@
  * is selected from gh_profile.ver; each switch cites the version whose
  * source shows it.
  *
- * The bytes are compressed with zlib at level 1 (gzip.BestSpeed) behind a
+ * The bytes are compressed at level 1 (gzip.BestSpeed) by libdeflate, or
+ * zlib without it, on a thread of the writer's own (gz, below), behind a
  * header equal to compress/gzip's (MTIME 0, XFL 4, OS 255).  The deflate
  * stream itself differs from Go's compress/flate, so compare decompressed
  * bytes.  scaleHeapSample needs Go's math.Exp, which is assembly on amd64
@@ -36,9 +37,15 @@
 
 #include <elf.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#else
 #include <zlib.h>
+#endif
 
 #include "pb.h"
 #include "profile.h"
@@ -109,8 +116,14 @@ enum {
 /* proto.go symbolizeFlag */
 enum { LOOKUP_TRIED = 1, LOOKUP_FAILED = 2 };
 
-/* proto.go flush(): hand data to the compressor past this size. */
-#define DATA_FLUSH 4096
+/*
+ * proto.go flush() hands data to the compressor past 4096 bytes; we hand
+ * it over in larger chunks, to a thread of our own (gz, below): the
+ * decompressed bytes do not depend on where a chunk ends.
+ */
+#define GZ_CHUNK (256u * 1024)
+/* Chunk buffers: one being encoded, the others queued or compressing. */
+#define GZ_NBUF 3
 
 /* runtime debug.profstackdepth default (Go 1.23 runtime1.go). */
 #define DEFAULT_PROFSTACKDEPTH 128
@@ -386,6 +399,43 @@ typedef struct scale_slot {
 	int used;
 } scale_slot;
 
+/*
+ * The compressor: gzip at BestSpeed behind compress/gzip's header (MTIME 0,
+ * XFL 4, OS 255).  It runs on a second thread while the builder encodes:
+ * the builder hands over a chunk of encoded bytes at a top-level message
+ * boundary (gz_push) and goes on encoding into a spare buffer; the thread
+ * compresses the chunks in order into *out.  The thread is the builder's
+ * own, started with the first full chunk and joined before gh_write_pprof
+ * returns; when it cannot be started the chunks are compressed in place.
+ *
+ * With libdeflate (doc/dependencies.md) each chunk becomes one gzip member
+ * of the output; gzip readers (Go's gzip.Reader, hence `go tool pprof`,
+ * gzip -d, Python's gzip) read concatenated members as one stream.  With
+ * zlib the output is one member, as compress/gzip writes it.
+ */
+typedef struct gz {
+	gh_buf *out;
+	gh_wstats *stats;
+#ifdef HAVE_LIBDEFLATE
+	struct libdeflate_compressor *ld;
+#else
+	z_stream zs;
+	int zinit;
+#endif
+	int threaded;         /* the thread runs (joined by gz_join) */
+	int tried;            /* pthread_create was called */
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;    /* queue, spare list or finishing changed */
+	int sync_init;
+	gh_buf q[GZ_NBUF];    /* chunks to compress: q[qhead..qhead+qn) */
+	size_t qhead, qn;
+	gh_buf spare[GZ_NBUF];/* emptied chunk buffers */
+	size_t nspare;
+	int finishing;        /* no more chunks: the thread drains and ends */
+	int err;              /* the thread's GOHEAP_E* (under mu) */
+} gz;
+
 typedef struct builder {
 	const gh_profile *p;
 	const gh_sym *sym;
@@ -445,9 +495,7 @@ typedef struct builder {
 	uint64_t *stk;        /* scratch stack (expandInlinedFrames) */
 	size_t cap_stk;
 
-	z_stream zs;
-	int zinit;
-	gh_buf *out;
+	gz gz;
 } builder;
 
 static int64_t string_index(builder *b, const char *s)
@@ -469,39 +517,215 @@ static int64_t string_index(builder *b, const char *s)
 	return id;
 }
 
-/* Feed pending bytes to deflate; flush is Z_NO_FLUSH or Z_FINISH. */
-static int gz_write(builder *b, int flush)
+/* Compress n bytes at p into g->out; last ends the stream (zlib). */
+static int gz_compress(gz *g, const unsigned char *p, size_t n, int last)
 {
-	double t0 = b->stats != NULL ? gh_now() : 0;
+#ifdef HAVE_LIBDEFLATE
+	size_t bound, got;
+
+	/* Every chunk is a member; a stream has at least one. */
+	if (n == 0 && !(last && g->out->len == 0))
+		return 0;
+	bound = libdeflate_gzip_compress_bound(g->ld, n);
+	if (gh_buf_reserve(g->out, bound) != 0)
+		return GOHEAP_ENOMEM;
+	got = libdeflate_gzip_compress(g->ld, p, n, g->out->data + g->out->len,
+				       g->out->cap - g->out->len);
+	if (got == 0)
+		return GOHEAP_ENOMEM;
+	g->out->len += got;
+	return 0;
+#else
+	int flush = last ? Z_FINISH : Z_NO_FLUSH;
 	int rc;
+
+	g->zs.next_in = (unsigned char *)p;
+	g->zs.avail_in = (uInt)n;
+	do {
+		if (gh_buf_reserve(g->out, 65536) != 0)
+			return GOHEAP_ENOMEM;
+		g->zs.next_out = g->out->data + g->out->len;
+		g->zs.avail_out = (uInt)(g->out->cap - g->out->len);
+		rc = deflate(&g->zs, flush);
+		if (rc == Z_STREAM_ERROR)
+			return GOHEAP_ENOMEM;
+		g->out->len = g->out->cap - g->zs.avail_out;
+	} while (g->zs.avail_out == 0 || g->zs.avail_in != 0 ||
+		 (flush == Z_FINISH && rc != Z_STREAM_END));
+	return 0;
+#endif
+}
+
+/* The compressing thread: chunks in order until finishing and drained. */
+static void *gz_thread(void *arg)
+{
+	gz *g = arg;
+	gh_buf c;
+	int rc;
+
+	pthread_mutex_lock(&g->mu);
+	for (;;) {
+		while (g->qn == 0 && !g->finishing)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (g->qn == 0)
+			break;
+		c = g->q[g->qhead];
+		g->qhead = (g->qhead + 1) % GZ_NBUF;
+		g->qn--;
+		rc = g->err;
+		pthread_mutex_unlock(&g->mu);
+		if (rc == 0)
+			rc = gz_compress(g, c.data, c.len, 0);
+		pthread_mutex_lock(&g->mu);
+		if (rc != 0 && g->err == 0)
+			g->err = rc;
+		c.len = 0;
+		g->spare[g->nspare++] = c;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return NULL;
+}
+
+static int gz_init(gz *g, gh_buf *out, gh_wstats *stats, gh_err *err)
+{
+	size_t i;
+
+	g->out = out;
+	g->stats = stats;
+#ifdef HAVE_LIBDEFLATE
+	/* libdeflate writes compress/gzip's header at level 1. */
+	g->ld = libdeflate_alloc_compressor(1);
+	if (g->ld == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "initialising libdeflate");
+#else
+	{
+		gz_header hdr;
+
+		memset(&hdr, 0, sizeof(hdr));
+		/* compress/gzip: level BestSpeed, MTIME 0, OS 255. */
+		if (deflateInit2(&g->zs, 1, Z_DEFLATED, 15 + 16, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return gh_errf(err, GOHEAP_ENOMEM, "initialising zlib");
+		g->zinit = 1;
+		hdr.os = 255;
+		if (deflateSetHeader(&g->zs, &hdr) != Z_OK)
+			return gh_errf(err, GOHEAP_ENOMEM,
+				       "setting the gzip header");
+	}
+#endif
+	for (i = 0; i + 1 < GZ_NBUF; i++)
+		g->spare[g->nspare++] = (gh_buf)GH_BUF_INIT;
+	if (pthread_mutex_init(&g->mu, NULL) != 0)
+		return 0;             /* no thread: compress in place */
+	if (pthread_cond_init(&g->cv, NULL) != 0) {
+		pthread_mutex_destroy(&g->mu);
+		return 0;
+	}
+	g->sync_init = 1;
+	return 0;
+}
+
+/* Let the thread drain the queue and end; its error, if any. */
+static int gz_join(gz *g)
+{
+	int rc;
+
+	if (!g->threaded)
+		return 0;
+	pthread_mutex_lock(&g->mu);
+	g->finishing = 1;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	pthread_join(g->th, NULL);
+	g->threaded = 0;
+	rc = g->err;
+	return rc;
+}
+
+static void gz_free(gz *g)
+{
+	size_t i;
+
+	gz_join(g);
+	for (i = 0; i < g->qn; i++)
+		gh_buf_free(&g->q[(g->qhead + i) % GZ_NBUF]);
+	for (i = 0; i < g->nspare; i++)
+		gh_buf_free(&g->spare[i]);
+	if (g->sync_init) {
+		pthread_cond_destroy(&g->cv);
+		pthread_mutex_destroy(&g->mu);
+	}
+#ifdef HAVE_LIBDEFLATE
+	if (g->ld != NULL)
+		libdeflate_free_compressor(g->ld);
+#else
+	if (g->zinit)
+		deflateEnd(&g->zs);
+#endif
+}
+
+/*
+ * Hand the encoded bytes to the compressor (last: they end the stream).
+ * The stats' "compress" is the time the builder spends here: waiting for
+ * a spare buffer, compressing in place or, at the end, for the thread.
+ */
+static int gz_push(builder *b, int last)
+{
+	gz *g = &b->gz;
+	double t0 = b->stats != NULL ? gh_now() : 0;
+	int rc = 0;
 
 	if (b->pb.data.oom)
 		return GOHEAP_ENOMEM;
-	b->zs.next_in = b->pb.data.data;
-	b->zs.avail_in = (uInt)b->pb.data.len;
-	do {
-		if (gh_buf_reserve(b->out, 65536) != 0)
-			return GOHEAP_ENOMEM;
-		b->zs.next_out = b->out->data + b->out->len;
-		b->zs.avail_out = (uInt)(b->out->cap - b->out->len);
-		rc = deflate(&b->zs, flush);
-		if (rc == Z_STREAM_ERROR)
-			return GOHEAP_ENOMEM;
-		b->out->len = b->out->cap - b->zs.avail_out;
-	} while (b->zs.avail_out == 0 || b->zs.avail_in != 0 ||
-		 (flush == Z_FINISH && rc != Z_STREAM_END));
-	b->pb.data.len = 0;
+	/* The thread starts with the first full chunk: a profile smaller
+	 * than one chunk (most) is compressed in place at the end. */
+	if (!last && !g->threaded && g->sync_init && !g->tried) {
+		sigset_t all, old;
+
+		/* Signals stay with the caller's threads: the compressor
+		 * starts with every signal blocked. */
+		g->tried = 1;
+		sigfillset(&all);
+		if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
+			g->threaded = pthread_create(&g->th, NULL, gz_thread,
+						     g) == 0;
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+		}
+	}
+	if (g->threaded && !last) {
+		pthread_mutex_lock(&g->mu);
+		while (g->nspare == 0 && g->err == 0)
+			pthread_cond_wait(&g->cv, &g->mu);
+		rc = g->err;
+		if (rc == 0) {
+			g->q[(g->qhead + g->qn) % GZ_NBUF] = b->pb.data;
+			g->qn++;
+			b->pb.data = g->spare[--g->nspare];
+			pthread_cond_broadcast(&g->cv);
+		}
+		pthread_mutex_unlock(&g->mu);
+	} else {
+		if (last)
+			rc = gz_join(g);
+		if (rc == 0)
+			rc = gz_compress(g, b->pb.data.data, b->pb.data.len,
+					 last);
+		b->pb.data.len = 0;
+	}
 	if (b->stats != NULL)
 		b->stats->t_compress += gh_now() - t0;
-	return 0;
+	return rc;
 }
 
 /* proto.go flush: only between top-level messages. */
 static void builder_flush(builder *b)
 {
-	if (b->err == 0 && b->pb.nest == 0 && b->pb.data.len > DATA_FLUSH &&
-	    gz_write(b, Z_NO_FLUSH) != 0)
-		b->err = GOHEAP_ENOMEM;
+	int rc;
+
+	if (b->err == 0 && b->pb.nest == 0 && b->pb.data.len > GZ_CHUNK &&
+	    (rc = gz_push(b, 0)) != 0)
+		b->err = rc;
 }
 
 static void pb_value_type(builder *b, int tag, const char *typ,
@@ -552,11 +776,114 @@ static int encode_lids(builder *b)
 	return 0;
 }
 
+static size_t varint_len(uint64_t x)
+{
+	/* 7 bits a byte: ceil(bits / 7) for the bits x needs. */
+	return x < 128 ? 1 : (size_t)(70 - __builtin_clzll(x)) / 7;
+}
+
+static unsigned char *put_varint(unsigned char *p, uint64_t x)
+{
+	while (x >= 128) {
+		*p++ = (unsigned char)(x | 0x80);
+		x >>= 7;
+	}
+	*p++ = (unsigned char)x;
+	return p;
+}
+
+/*
+ * pb_sample below in one pass: the lengths are summed first and each
+ * byte is written once, where pb.c's startMessage/endMessage writes the
+ * fields and then moves them right to insert each key and length (three
+ * moves per sample).  The same bytes: the same fields, in Go's order,
+ * with Go's packing rule.  Returns 0 when it does not apply (more than 8
+ * values, or locations that could not be packed).
+ */
+static int pb_sample_fast(builder *b, const int64_t *values, size_t nvalues,
+			  int label, int64_t label_bytes)
+{
+	size_t i, vlen = 0, body, llen = 0, loclen;
+	unsigned char *q;
+
+	if (nvalues > 8 || (b->nlids > 2 && encode_lids(b) != 0))
+		return 0;
+	for (i = 0; i < nvalues; i++)
+		vlen += varint_len((uint64_t)values[i]);
+	/* Value: packed (key, length, varints) when more than 2. */
+	body = nvalues > 2 ? 1 + varint_len(vlen) + vlen : nvalues + vlen;
+	if (b->nlids > 2) {
+		loclen = 1 + varint_len(b->nlidbytes) + b->nlidbytes;
+	} else {
+		loclen = 0;
+		for (i = 0; i < b->nlids; i++)
+			loclen += 1 + varint_len(b->lids[i]);
+	}
+	body += loclen;
+	if (label) {
+		if (b->str_bytes == 0)
+			b->str_bytes = string_index(b, "bytes");
+		/* pbLabel: key, (str 0 omitted), num, each only if != 0 */
+		if (b->str_bytes != 0)
+			llen += 1 + varint_len((uint64_t)b->str_bytes);
+		if (label_bytes != 0)
+			llen += 1 + varint_len((uint64_t)label_bytes);
+		body += 1 + varint_len(llen) + llen;
+	}
+	if (gh_buf_reserve(&b->pb.data, 1 + varint_len(body) + body) != 0)
+		return 1;     /* oom is sticky in the buffer */
+	q = b->pb.data.data + b->pb.data.len;
+	*q++ = tagProfile_Sample << 3 | 2;
+	q = put_varint(q, body);
+	if (nvalues > 2) {
+		*q++ = tagSample_Value << 3 | 2;
+		q = put_varint(q, vlen);
+		for (i = 0; i < nvalues; i++)
+			q = put_varint(q, (uint64_t)values[i]);
+	} else {
+		for (i = 0; i < nvalues; i++) {
+			*q++ = tagSample_Value << 3 | 0;
+			q = put_varint(q, (uint64_t)values[i]);
+		}
+	}
+	if (b->nlids > 2) {
+		*q++ = tagSample_Location << 3 | 2;
+		q = put_varint(q, b->nlidbytes);
+		memcpy(q, b->lidbytes, b->nlidbytes);
+		q += b->nlidbytes;
+	} else {
+		for (i = 0; i < b->nlids; i++) {
+			*q++ = tagSample_Location << 3 | 0;
+			q = put_varint(q, b->lids[i]);
+		}
+	}
+	if (label) {
+		*q++ = tagSample_Label << 3 | 2;
+		q = put_varint(q, llen);
+		if (b->str_bytes != 0) {
+			*q++ = tagLabel_Key << 3 | 0;
+			q = put_varint(q, (uint64_t)b->str_bytes);
+		}
+		if (label_bytes != 0) {
+			*q++ = tagLabel_Num << 3 | 0;
+			q = put_varint(q, (uint64_t)label_bytes);
+		}
+	}
+	b->pb.data.len = (size_t)(q - b->pb.data.data);
+	builder_flush(b);
+	return 1;
+}
+
 /* pbSample; `label` adds protomem.go's "bytes" label with label_bytes. */
 static void pb_sample(builder *b, const int64_t *values, size_t nvalues,
 		      int label, int64_t label_bytes)
 {
-	size_t start = gh_pb_start_message(&b->pb);
+	size_t start;
+
+	if (b->pb.nest == 0 &&
+	    pb_sample_fast(b, values, nvalues, label, label_bytes))
+		return;
+	start = gh_pb_start_message(&b->pb);
 
 	gh_pb_int64s(&b->pb, tagSample_Value, values, nvalues);
 	if (b->nlids > 2 && encode_lids(b) == 0) {
@@ -905,8 +1232,27 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 		}
 	}
 	pcs = stk != NULL ? stk : stk0;
+	/* Each id takes at least one PC: room for all of them once. */
+	if (n > 0 && grow(&b->lids, &b->cap_lids, n, sizeof(*b->lids)) != 0) {
+		b->err = GOHEAP_ENOMEM;
+		goto cleanup;
+	}
 
 	while (i < n && b->err == 0) {
+		/*
+		 * The common case, a PC that starts a cached location while
+		 * no deck is being built, in a tight loop: exactly what the
+		 * general step below does for it (push the id, skip its
+		 * PCs), without its other tests.
+		 */
+		while (b->deck.npcs == 0 && i < n &&
+		       (slot = pcmap_find(&b->locs, pcs[i])) != NULL) {
+			b->lids[b->nlids++] = slot->id;
+			skip = slot->npcs;
+			i = skip > n - i ? n : i + skip;
+		}
+		if (i >= n)
+			break;
 		addr = pcs[i];
 		slot = pcmap_find(&b->locs, addr);
 		if (slot != NULL) {
@@ -1350,8 +1696,7 @@ cleanup:
 
 static void builder_free(builder *b)
 {
-	if (b->zinit)
-		deflateEnd(&b->zs);
+	gz_free(&b->gz);
 	gh_pb_free(&b->pb);
 	free(b->strings);
 	strmap_free(&b->string_map);
@@ -1407,23 +1752,20 @@ static int builder_build(builder *b)
 			     strlen(b->strings[i]));
 	if (b->err != 0)
 		return b->err;
-	return gz_write(b, Z_FINISH);
+	return gz_push(b, 1);
 }
 
 int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		   gh_err *err)
 {
 	builder b;
-	gz_header hdr;
 	size_t i;
 	int rc = 0;
 
 	memset(&b, 0, sizeof(b));
-	memset(&hdr, 0, sizeof(hdr));
 	b.p = p;
 	b.sym = w->sym;
 	b.stats = w->stats;
-	b.out = out;
 	/* A memo only: without memory it is skipped, not an error. */
 	b.rtpc = gh_calloc(RTPC_CACHE, sizeof(*b.rtpc));
 	b.fin = gh_calloc(RTPC_CACHE, sizeof(*b.fin));
@@ -1432,18 +1774,9 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	b.start_line = gh_profile_rt(p)->proto_start_line;
 	b.hide_internal = gh_profile_rt(p)->hide_internal_runtime;
 
-	/* compress/gzip: level BestSpeed, MTIME 0, OS 255 (unknown). */
-	if (deflateInit2(&b.zs, 1, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
-		rc = gh_errf(err, GOHEAP_ENOMEM, "initialising zlib");
+	rc = gz_init(&b.gz, out, b.stats, err);
+	if (rc != 0)
 		goto cleanup;
-	}
-	b.zinit = 1;
-	hdr.os = 255;
-	if (deflateSetHeader(&b.zs, &hdr) != Z_OK) {
-		rc = gh_errf(err, GOHEAP_ENOMEM, "setting the gzip header");
-		goto cleanup;
-	}
 
 	/* newProfileBuilder: strings = [""], then readMapping. */
 	if (string_index(&b, "") != 0 || b.err != 0) {

@@ -32,295 +32,16 @@
  * mcache, which cannot be reproduced from outside without writing to the
  * target; approximate numbers would look authoritative and be wrong.
  *
- * The file also holds the per-PC frame cache (gh_stackx, declared in
- * profile.h) that the top and collapsed writers share.  A stack's frames
- * are not a pure function of each PC: in 1.23+ the inlined callers of a
- * PC are synthesised only when the *next* PC is not already their virtual
- * PC.  The cache therefore stores, per PC, the full chain CallersFrames
- * gives for [pc, invalid] (innermost frame, then every synthesised caller
- * with its virtual PC - 1), and a stack is assembled by cutting each chain
- * where the next PC takes over, as Frames.Next does.  Caching whole
- * stacks instead was rejected: heap buckets are keyed by (stack, size), so
- * almost every stack is distinct while their PCs repeat heavily.
+ * Stacks are expanded through the writers' per-PC frame cache (gh_stackx,
+ * fmt_common.c), and records are put in Go's order by gh_record_order.
  */
 #include "config.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 
-#include "gosort.h"
-#include "profile.h"
+#include "fmt_common.h"
 #include "tabwriter.h"
-
-/* ---- version rules ------------------------------------------------------- */
-
-
-/*
- * profstackdepth's default (Go 1.23 src/runtime/runtime1.go): the size of
- * the buffer expandInlinedFrames fills.  The target's GODEBUG setting is
- * not read; it only matters for stacks deeper than 128 frames.
- */
-#define GH_PROFSTACKDEPTH 128
-
-/* runtime.MemProfileRecord.Stack0 / BlockProfileRecord.Stack0 length. */
-#define GH_STACK0_LEN 32
-
-/* ---- the frame cache (gh_stackx) ----------------------------------------- */
-
-typedef struct stackx_ent {
-	uint64_t pc;
-	uint32_t off, len;    /* chain in x->pool */
-	const char *ffpc;     /* FuncForPC(pc).Name(), raw */
-	int have_chain, have_ffpc;
-} stackx_ent;
-
-struct gh_stackx {
-	const gh_sym *sym;
-	const gh_rtlayout *rt;
-	int synth;            /* CallersFrames synthesises callers (1.23+) */
-	stackx_ent *ents;
-	size_t nents, capents;
-	uint32_t *slots;      /* open addressing: ent index + 1, 0 = empty */
-	size_t nslots;        /* power of two */
-	gh_frame *pool;
-	size_t npool, cappool;
-	gh_framevec tmp;
-};
-
-static uint64_t hash_pc(uint64_t pc)
-{
-	pc ^= pc >> 33;
-	pc *= 0xff51afd7ed558ccdULL;
-	pc ^= pc >> 33;
-	return pc;
-}
-
-int gh_stackx_new(gh_stackx **out, const gh_sym *sym, gh_gover ver)
-{
-	gh_stackx *x = NULL;
-
-	*out = NULL;
-	x = gh_calloc(1, sizeof(*x));
-	if (x == NULL)
-		return GOHEAP_ENOMEM;
-	x->sym = sym;
-	x->rt = gh_rtlayout_rules(ver);
-	x->synth = x->rt->full_stacks;
-	x->nslots = 1024;
-	x->slots = gh_calloc(x->nslots, sizeof(*x->slots));
-	if (x->slots == NULL) {
-		gh_stackx_free(x);
-		return GOHEAP_ENOMEM;
-	}
-	*out = x;
-	return 0;
-}
-
-size_t gh_stackx_suspect(const gh_stackx *x)
-{
-	return x != NULL ? x->tmp.suspect : 0;
-}
-
-void gh_stackx_free(gh_stackx *x)
-{
-	if (x == NULL)
-		return;
-	free(x->ents);
-	free(x->slots);
-	free(x->pool);
-	gh_framevec_free(&x->tmp);
-	free(x);
-}
-
-static int stackx_rehash(gh_stackx *x)
-{
-	size_t n = x->nslots * 2, i, h;
-	uint32_t *s = gh_calloc(n, sizeof(*s));
-
-	if (s == NULL)
-		return GOHEAP_ENOMEM;
-	for (i = 0; i < x->nents; i++) {
-		h = (size_t)hash_pc(x->ents[i].pc) & (n - 1);
-		while (s[h] != 0)
-			h = (h + 1) & (n - 1);
-		s[h] = (uint32_t)(i + 1);
-	}
-	free(x->slots);
-	x->slots = s;
-	x->nslots = n;
-	return 0;
-}
-
-/* The cache entry of pc, created empty if missing; NULL on ENOMEM. */
-static stackx_ent *stackx_ent_get(gh_stackx *x, uint64_t pc)
-{
-	size_t h = (size_t)hash_pc(pc) & (x->nslots - 1);
-	stackx_ent *e;
-
-	while (x->slots[h] != 0) {
-		e = &x->ents[x->slots[h] - 1];
-		if (e->pc == pc)
-			return e;
-		h = (h + 1) & (x->nslots - 1);
-	}
-	if (x->nents == x->capents) {
-		size_t ncap = x->capents ? x->capents * 2 : 256;
-		stackx_ent *ne = gh_reallocarray(x->ents, ncap, sizeof(*ne));
-
-		if (ne == NULL || ncap > UINT32_MAX - 1) {
-			if (ne != NULL)
-				x->ents = ne;
-			return NULL;
-		}
-		x->ents = ne;
-		x->capents = ncap;
-	}
-	e = &x->ents[x->nents];
-	memset(e, 0, sizeof(*e));
-	e->pc = pc;
-	x->slots[h] = (uint32_t)(x->nents + 1);
-	x->nents++;
-	/* Keep the load factor under one half. */
-	if (x->nents * 2 > x->nslots && stackx_rehash(x) != 0)
-		return NULL;
-	return &x->ents[x->nents - 1];
-}
-
-/*
- * Fill e's chain: CallersFrames([pc, 0]).  The second, invalid PC keeps
- * "more callers follow" true, so Go 1.23's Next synthesises every inlined
- * caller of pc; the invalid PC itself yields no frame (gh_sym reports it
- * with an empty name, which is dropped here as Go drops it).
- */
-static int stackx_chain(gh_stackx *x, stackx_ent *e)
-{
-	uint64_t pcs[2] = { e->pc, 0 };
-	size_t i, need;
-	int rc;
-
-	x->tmp.n = 0;
-	rc = gh_sym_callers_frames(x->sym, pcs, 2, &x->tmp);
-	if (rc != 0)
-		return rc;
-	need = x->npool + x->tmp.n;
-	if (need > UINT32_MAX)
-		return GOHEAP_ENOMEM;
-	if (need > x->cappool) {
-		size_t ncap = x->cappool ? x->cappool * 2 : 1024;
-		gh_frame *np;
-
-		while (ncap < need)
-			ncap *= 2;
-		np = gh_reallocarray(x->pool, ncap, sizeof(*np));
-		if (np == NULL)
-			return GOHEAP_ENOMEM;
-		x->pool = np;
-		x->cappool = ncap;
-	}
-	e->off = (uint32_t)x->npool;
-	for (i = 0; i < x->tmp.n; i++) {
-		const gh_frame *f = &x->tmp.v[i];
-
-		if (f->function == NULL || f->function[0] == '\0')
-			continue;
-		x->pool[x->npool++] = *f;
-	}
-	e->len = (uint32_t)(x->npool - e->off);
-	e->have_chain = 1;
-	return 0;
-}
-
-static int framevec_push(gh_framevec *fv, const gh_frame *f)
-{
-	if (fv->n == fv->cap) {
-		size_t ncap = fv->cap ? fv->cap * 2 : 64;
-		gh_frame *nv = gh_reallocarray(fv->v, ncap, sizeof(*nv));
-
-		if (nv == NULL)
-			return GOHEAP_ENOMEM;
-		fv->v = nv;
-		fv->cap = ncap;
-	}
-	fv->v[fv->n++] = *f;
-	return 0;
-}
-
-int gh_stackx_frames(gh_stackx *x, const uint64_t *pcs, size_t n, int mode,
-		     gh_framevec *out)
-{
-	size_t i, j, off, len;
-	stackx_ent *e;
-	int rc, last, whole;
-
-	out->n = 0;
-	for (i = 0; i < n; i++) {
-		e = stackx_ent_get(x, pcs[i]);
-		if (e == NULL)
-			return GOHEAP_ENOMEM;
-		if (!e->have_chain) {
-			rc = stackx_chain(x, e);
-			if (rc != 0)
-				return rc;
-		}
-		/* Copy: the pool may move while later PCs are added. */
-		off = e->off;
-		len = e->len;
-		if (len == 0)
-			continue;
-		rc = framevec_push(out, &x->pool[off]);
-		if (rc != 0)
-			return rc;
-		last = i + 1 == n;
-		/*
-		 * Frames.Next (1.23+) synthesises callers only while more
-		 * input PCs follow, and stops at the first caller whose
-		 * virtual PC is the next input; appendLocsForStack expands
-		 * the last PC fully (expandFinalInlineFrame).
-		 */
-		whole = last && mode == GH_STACKX_PROTO;
-		if (!whole && !(x->synth && !last))
-			continue;
-		for (j = 1; j < len; j++) {
-			if (!last && pcs[i + 1] == x->pool[off + j].pc + 1)
-				break;
-			rc = framevec_push(out, &x->pool[off + j]);
-			if (rc != 0)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-int gh_stackx_is_runtime(const gh_stackx *x, const char *name)
-{
-	if (strncmp(name, "runtime.", 8) == 0)
-		return 1;
-	/* Go 1.24 pprof.go printStackRecord and protomem.go. */
-	return x->rt->hide_internal_runtime &&
-	       strncmp(name, "internal/runtime/", 17) == 0;
-}
-
-size_t gh_stackx_skip_runtime(gh_stackx *x, const uint64_t *pcs, size_t n)
-{
-	stackx_ent *e;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		e = stackx_ent_get(x, pcs[i]);
-		if (e == NULL)
-			return 0;
-		if (!e->have_ffpc) {
-			e->ffpc = gh_sym_funcforpc_name(x->sym, pcs[i]);
-			e->have_ffpc = 1;
-		}
-		if (e->ffpc != NULL && gh_stackx_is_runtime(x, e->ffpc))
-			continue;
-		return i;
-	}
-	/* All runtime: protomem.go keeps the whole stack. */
-	return 0;
-}
 
 /* ---- line building --------------------------------------------------------- */
 
@@ -423,7 +144,7 @@ static int print_stack_record(text_ctx *c, const uint64_t *stk, size_t n,
 	for (i = 0; i < c->frames.n; i++) {
 		f = &c->frames.v[i];
 		name = frame_function(c, f->function);
-		if (strcmp(name, "runtime.goexit") == 0)
+		if (name[0] == 'r' && strcmp(name, "runtime.goexit") == 0)
 			continue;
 		if (!show && gh_stackx_is_runtime(c->x, name))
 			continue;
@@ -448,110 +169,17 @@ static int print_stack_record(text_ctx *c, const uint64_t *stk, size_t n,
 	return 0;
 }
 
-/* Record.Stack() of Go <= 1.22: Stack0 up to the first zero. */
-static size_t stack0_len(const gh_profile *p, const gh_record *r)
+/* " 0x.." for each PC of a record's header line, which it ends. */
+static void put_pcs(text_ctx *c, const uint64_t *stk, size_t n)
 {
-	size_t i, n = r->nstk;
-
-	if (gh_profile_rt(p)->full_stacks)
-		return n;
-	if (n > GH_STACK0_LEN)
-		n = GH_STACK0_LEN;
-	for (i = 0; i < n; i++)
-		if (r->stk[i] == 0)
-			return i;
-	return n;
-}
-
-int gh_stackx_sample_frames(gh_stackx *x, const gh_profile *p,
-			    const gh_record *r, gh_framevec *out)
-{
-	size_t n = stack0_len(p, r), skip = 0;
-	int rc;
-
-	if (p->kind == GOHEAP_PROFILE_HEAP || p->kind == GOHEAP_PROFILE_ALLOCS)
-		skip = gh_stackx_skip_runtime(x, r->stk, n);
-	if (n == 0) {
-		out->n = 0;
-		return 0;
-	}
-	rc = gh_stackx_frames(x, r->stk + skip, n - skip, GH_STACKX_PROTO, out);
-	/* 1.23+ block/mutex: expandInlinedFrames keeps profstackdepth. */
-	if (rc == 0 && p->kind != GOHEAP_PROFILE_HEAP &&
-	    p->kind != GOHEAP_PROFILE_ALLOCS && gh_profile_rt(p)->full_stacks &&
-	    out->n > GH_PROFSTACKDEPTH)
-		out->n = GH_PROFSTACKDEPTH;
-	return rc;
-}
-
-/* ---- sorting ------------------------------------------------------------- */
-
-static int64_t inuse_bytes(const gh_record *r)
-{
-	return gh_wsub(r->alloc_bytes, r->free_bytes);
-}
-
-static int cmp_i64(int64_t a, int64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* sort.Slice(p, func(i, j) bool { return p[i].InUseBytes() > ... }) */
-static int heap_less_desc(const void *a, const void *b, void *payload)
-{
-	const gh_record *r = payload;
-
-	return inuse_bytes(&r[*(const size_t *)a]) >
-	       inuse_bytes(&r[*(const size_t *)b]);
-}
-
-/* slices.SortFunc(p, cmp.Compare(a.InUseBytes(), b.InUseBytes())) */
-static int heap_cmp_asc(const void *a, const void *b, void *payload)
-{
-	const gh_record *r = payload;
-
-	return cmp_i64(inuse_bytes(&r[*(const size_t *)a]),
-		       inuse_bytes(&r[*(const size_t *)b]));
-}
-
-/* sort.Slice(p, func(i, j) bool { return p[i].Cycles > p[j].Cycles }) */
-static int cycles_less_desc(const void *a, const void *b, void *payload)
-{
-	const gh_record *r = payload;
-
-	return r[*(const size_t *)a].cycles > r[*(const size_t *)b].cycles;
-}
-
-/* slices.SortFunc(p, cmp.Compare(b.Cycles, a.Cycles)) */
-static int cycles_cmp_desc(const void *a, const void *b, void *payload)
-{
-	const gh_record *r = payload;
-
-	return cmp_i64(r[*(const size_t *)b].cycles,
-		       r[*(const size_t *)a].cycles);
-}
-
-/* The record order pprof prints, as indices into p->recs. */
-static size_t *sorted_order(const gh_profile *p)
-{
-	size_t *ord = gh_calloc(p->nrecs, sizeof(*ord));
 	size_t i;
-	int heap = p->kind == GOHEAP_PROFILE_HEAP ||
-		   p->kind == GOHEAP_PROFILE_ALLOCS;
 
-	if (ord == NULL)
-		return NULL;
-	for (i = 0; i < p->nrecs; i++)
-		ord[i] = i;
-	if (!gh_profile_rt(p)->text_sortfunc)
-		gh_sort_slice(ord, p->nrecs, sizeof(*ord),
-			      heap ? heap_less_desc : cycles_less_desc,
-			      p->recs);
-	else
-		gh_slices_sort_func(ord, p->nrecs, sizeof(*ord),
-				    heap ? heap_cmp_asc : cycles_cmp_desc,
-				    p->recs);
-	return ord;
+	for (i = 0; i < n; i++) {
+		put_c(&c->line, ' ');
+		put_hex(&c->line, stk[i]);
+	}
+	put_c(&c->line, '\n');
+	tw_line(c);
 }
 
 /* ---- writers ----------------------------------------------------------------- */
@@ -605,21 +233,16 @@ static int write_heap(text_ctx *c, const size_t *ord)
 
 	for (k = 0; k < p->nrecs; k++) {
 		r = &p->recs[ord[k]];
-		n = stack0_len(p, r);
+		n = gh_record_stack_len(p, r);
 		put_dec(&c->line, gh_wsub(r->alloc_objects, r->free_objects));
 		put_str(&c->line, ": ");
-		put_dec(&c->line, inuse_bytes(r));
+		put_dec(&c->line, gh_wsub(r->alloc_bytes, r->free_bytes));
 		put_str(&c->line, " [");
 		put_dec(&c->line, r->alloc_objects);
 		put_str(&c->line, ": ");
 		put_dec(&c->line, r->alloc_bytes);
 		put_str(&c->line, "] @");
-		for (i = 0; i < n; i++) {
-			put_c(&c->line, ' ');
-			put_hex(&c->line, r->stk[i]);
-		}
-		put_c(&c->line, '\n');
-		tw_line(c);
+		put_pcs(c, r->stk, n);
 		rc = print_stack_record(c, r->stk, n, 0);
 		if (rc != 0)
 			return rc;
@@ -627,40 +250,17 @@ static int write_heap(text_ctx *c, const size_t *ord)
 	return 0;
 }
 
-/*
- * expandInlinedFrames (Go 1.23+ pprof.go): f.PC+1 for each frame of
- * CallersFrames(stk), at most profstackdepth of them.  With no frames at
- * all Go still stores one: the zero Frame's PC+1, i.e. 1.
- */
-static int expand_inlined(text_ctx *c, const uint64_t *stk, size_t n,
-			  uint64_t *dst, size_t *ndst)
-{
-	size_t i;
-	int rc;
-
-	rc = gh_stackx_frames(c->x, stk, n, GH_STACKX_CALLERS, &c->frames);
-	if (rc != 0)
-		return rc;
-	if (c->frames.n == 0) {
-		dst[0] = 1;
-		*ndst = 1;
-		return 0;
-	}
-	for (i = 0; i < c->frames.n && i < GH_PROFSTACKDEPTH; i++)
-		dst[i] = c->frames.v[i].pc + 1;
-	*ndst = i;
-	return 0;
-}
-
 /* writeProfileInternal, debug=1 (block: "contention", mutex: "mutex"). */
 static int write_cycles(text_ctx *c, const size_t *ord)
 {
 	const gh_profile *p = c->p;
-	uint64_t expanded[GH_PROFSTACKDEPTH];
+	/* expandInlinedFrames' buffer, pprof_makeProfStack(): 1.23+ */
+	size_t depth = gh_profstackdepth(p);
+	uint64_t *expanded = NULL;
 	const uint64_t *stk;
 	const gh_record *r;
-	size_t i, k, n;
-	int rc, expand = gh_profile_rt(p)->full_stacks;
+	size_t k, n;
+	int rc = 0, expand = gh_profile_rt(p)->full_stacks;
 
 	if (p->kind == GOHEAP_PROFILE_MUTEX)
 		put_str(&c->line, "--- mutex:\n");
@@ -671,7 +271,7 @@ static int write_cycles(text_ctx *c, const size_t *ord)
 	 * every version (1.19-1.24), so %v prints an integer.
 	 */
 	put_str(&c->line, "cycles/second=");
-	put_dec(&c->line, (int64_t)llround(p->cycles_per_second));
+	put_dec(&c->line, gh_cycles_per_second(p));
 	put_c(&c->line, '\n');
 	if (p->kind == GOHEAP_PROFILE_MUTEX) {
 		/* SetMutexProfileFraction(-1): the current rate. */
@@ -680,33 +280,32 @@ static int write_cycles(text_ctx *c, const size_t *ord)
 		put_c(&c->line, '\n');
 	}
 	tw_line(c);
+	if (expand && (expanded = gh_calloc(depth, sizeof(*expanded))) == NULL)
+		return GOHEAP_ENOMEM;
 
 	for (k = 0; k < p->nrecs; k++) {
 		r = &p->recs[ord[k]];
 		if (expand) {
-			rc = expand_inlined(c, r->stk, r->nstk, expanded, &n);
+			rc = gh_stackx_expand_inlined(c->x, r->stk, r->nstk,
+						      depth, expanded, &n);
 			if (rc != 0)
-				return rc;
+				break;
 			stk = expanded;
 		} else {
 			stk = r->stk;
-			n = stack0_len(p, r);
+			n = gh_record_stack_len(p, r);
 		}
 		put_dec(&c->line, r->cycles);
 		put_c(&c->line, ' ');
 		put_dec(&c->line, r->count);
 		put_str(&c->line, " @");
-		for (i = 0; i < n; i++) {
-			put_c(&c->line, ' ');
-			put_hex(&c->line, stk[i]);
-		}
-		put_c(&c->line, '\n');
-		tw_line(c);
+		put_pcs(c, stk, n);
 		rc = print_stack_record(c, stk, n, 1);
 		if (rc != 0)
-			return rc;
+			break;
 	}
-	return 0;
+	free(expanded);
+	return rc;
 }
 
 /*
@@ -768,7 +367,7 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	if (rc != 0)
 		goto out;
 	if (p->kind != GOHEAP_PROFILE_GOROUTINE) {
-		ord = sorted_order(p);
+		ord = gh_record_order(p);
 		if (ord == NULL) {
 			rc = GOHEAP_ENOMEM;
 			goto out;

@@ -27,95 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "profile.h"
-
-/* ---- sample columns --------------------------------------------------------- */
-
-static const char *const heap_names[4] = {
-	"alloc_objects", "alloc_space", "inuse_objects", "inuse_space",
-};
-static const char *const heap_units[4] = {
-	"count", "bytes", "count", "bytes",
-};
-
-static int is_heap(const gh_profile *p)
-{
-	return p->kind == GOHEAP_PROFILE_HEAP ||
-	       p->kind == GOHEAP_PROFILE_ALLOCS;
-}
-
-int gh_sample_resolve(const gh_profile *p, int sample_index, int *out_col,
-		      const char **name, const char **unit)
-{
-	int col = sample_index;
-
-	if (is_heap(p)) {
-		if (col == GOHEAP_SAMPLE_DEFAULT)
-			col = p->kind == GOHEAP_PROFILE_HEAP ?
-				      GOHEAP_SAMPLE_INUSE_SPACE :
-				      GOHEAP_SAMPLE_ALLOC_SPACE;
-		if (col < 0 || col > 3)
-			return GOHEAP_EINVAL;
-		*out_col = col;
-		*name = heap_names[col];
-		*unit = heap_units[col];
-		return 0;
-	}
-	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
-		/* One sample type: goroutine/count. */
-		if (col != GOHEAP_SAMPLE_DEFAULT)
-			return GOHEAP_EINVAL;
-		*out_col = 0;
-		*name = "goroutine";
-		*unit = "count";
-		return 0;
-	}
-	if (p->kind != GOHEAP_PROFILE_BLOCK && p->kind != GOHEAP_PROFILE_MUTEX)
-		return GOHEAP_EINVAL;
-	/* pprof's default sample type is the last one: delay. */
-	if (col == GOHEAP_SAMPLE_DEFAULT)
-		col = GOHEAP_SAMPLE_DELAY;
-	col -= GOHEAP_SAMPLE_CONTENTIONS;
-	if (col < 0 || col > 1)
-		return GOHEAP_EINVAL;
-	*out_col = col;
-	*name = col == 0 ? "contentions" : "delay";
-	*unit = col == 0 ? "count" : "nanoseconds";
-	return 0;
-}
-
-int64_t gh_sample_value(const gh_profile *p, const gh_record *r, int col)
-{
-	int64_t c, s;
-	double ghz, ns;
-	/* Go 1.19 scaled mutex samples by the sampling period
-	 * (scaleMutexProfile); 1.21+ do not. */
-	int mscale = p->kind == GOHEAP_PROFILE_MUTEX &&
-		     gh_profile_rt(p)->pprof_scales_mutex;
-
-	if (is_heap(p)) {
-		if (col < 2)
-			gh_scale_heap_sample(r->alloc_objects, r->alloc_bytes,
-					     p->rate, &c, &s);
-		else
-			gh_scale_heap_sample(gh_wsub(r->alloc_objects, r->free_objects),
-					     gh_wsub(r->alloc_bytes, r->free_bytes),
-					     p->rate, &c, &s);
-		return col % 2 == 0 ? c : s;
-	}
-	if (p->kind == GOHEAP_PROFILE_GOROUTINE)
-		return r->count;
-	if (col == 0)
-		return mscale ? gh_wmul(r->count, p->rate) : r->count;
-	/* printCountCycleProfile: int64(float64(Cycles) / cpuGHz). */
-	ghz = p->cycles_per_second / 1e9;
-	ns = (double)r->cycles / ghz;
-	if (mscale)
-		ns *= (double)p->rate;
-	if (!(ns > -9.2e18 && ns < 9.2e18))
-		return r->cycles;
-	return (int64_t)ns;
-}
+#include "fmt_common.h"
 
 /* ---- pprof's measurement package -------------------------------------- */
 
@@ -230,65 +142,31 @@ typedef struct node {
 	size_t stamp;         /* last sample counted in cum, plus one */
 } node;
 
+/* The nodes by name: FNV-1a of the name -> index + 1. */
 typedef struct node_map {
 	node *v;
 	size_t n, cap;
-	uint32_t *slots;      /* node index + 1, 0 = empty */
-	size_t nslots;
+	gh_hmap index;
 } node_map;
-
-static uint64_t hash_str(const char *s)
-{
-	return gh_fnv1a_str(s);
-}
-
-static int node_map_grow(node_map *m)
-{
-	size_t n = m->nslots ? m->nslots * 2 : 256, i, h;
-	uint32_t *s = gh_calloc(n, sizeof(*s));
-
-	if (s == NULL)
-		return GOHEAP_ENOMEM;
-	for (i = 0; i < m->n; i++) {
-		h = (size_t)hash_str(m->v[i].name) & (n - 1);
-		while (s[h] != 0)
-			h = (h + 1) & (n - 1);
-		s[h] = (uint32_t)(i + 1);
-	}
-	free(m->slots);
-	m->slots = s;
-	m->nslots = n;
-	return 0;
-}
 
 static node *node_get(node_map *m, const char *name)
 {
-	size_t h;
+	uint64_t h = gh_fnv1a_str(name), k;
+	size_t it;
 	node *nd;
 
-	if ((m->n + 1) * 2 > m->nslots && node_map_grow(m) != 0)
-		return NULL;
-	h = (size_t)hash_str(name) & (m->nslots - 1);
-	while (m->slots[h] != 0) {
-		nd = &m->v[m->slots[h] - 1];
+	for (k = gh_hmap_first(&m->index, h, &it); k != 0;
+	     k = gh_hmap_next(&m->index, h, &it)) {
+		nd = &m->v[k - 1];
 		if (strcmp(nd->name, name) == 0)
 			return nd;
-		h = (h + 1) & (m->nslots - 1);
 	}
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 256;
-		node *nv = gh_reallocarray(m->v, ncap, sizeof(*nv));
-
-		if (nv == NULL)
-			return NULL;
-		m->v = nv;
-		m->cap = ncap;
-	}
-	nd = &m->v[m->n];
+	if (gh_grow(&m->v, &m->cap, m->n + 1, sizeof(*m->v)) != 0 ||
+	    gh_hmap_add(&m->index, h, (uint64_t)m->n + 1) != 0)
+		return NULL;
+	nd = &m->v[m->n++];
 	memset(nd, 0, sizeof(*nd));
 	nd->name = name;
-	m->slots[h] = (uint32_t)(m->n + 1);
-	m->n++;
 	return nd;
 }
 
@@ -331,8 +209,10 @@ static const char *kind_name(int kind)
 	}
 }
 
-static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
+static void write_summary(const gh_sampler *smp, const gh_wctx *w,
+			  gh_buf *out)
 {
+	const gh_profile *p = smp->p;
 	int64_t ao = 0, ab = 0, fo = 0, fb = 0, cnt = 0, cyc = 0;
 	char l1[64], l2[64];
 	scaler sc;
@@ -358,7 +238,7 @@ static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
 	gh_buf_printf(out, ": %" PRIu64 " %s walked, %zu records",
 		      p->nbuckets, p->kind == GOHEAP_PROFILE_GOROUTINE ?
 		      "goroutines (allgs)" : "buckets", p->nrecs);
-	if (is_heap(p)) {
+	if (smp->heap) {
 		scaler_init(&sc, "bytes");
 		scaled_label(&sc, gh_wsub(ab, fb), l1, sizeof(l1));
 		scaled_label(&sc, ab, l2, sizeof(l2));
@@ -377,14 +257,13 @@ static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
 		return;
 	}
 	scaler_init(&sc, "nanoseconds");
-	gh_buf_printf(out, ", %" PRId64 " cycles/second", (int64_t)llround(
-				  p->cycles_per_second));
+	gh_buf_printf(out, ", %" PRId64 " cycles/second",
+		      gh_cycles_per_second(p));
 	if (p->kind == GOHEAP_PROFILE_MUTEX)
 		gh_buf_printf(out, ", sampling period %" PRId64, p->rate);
-	if (p->cycles_per_second > 0) {
-		scaled_label(&sc, gh_f2i64((double)cyc /
-					   (p->cycles_per_second / 1e9)),
-			     l1, sizeof(l1));
+	if (smp->cpu_ghz > 0) {
+		scaled_label(&sc, gh_go_f2i64((double)cyc / smp->cpu_ghz,
+					      smp->f2i), l1, sizeof(l1));
 		gh_buf_printf(out, "; %" PRId64 " contentions, %s delay.\n",
 			      cnt, l1);
 	} else {
@@ -396,20 +275,22 @@ static void write_summary(const gh_profile *p, const gh_wctx *w, gh_buf *out)
 int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		 gh_err *err)
 {
-	node_map m = { NULL, 0, 0, NULL, 0 };
+	node_map m = { NULL, 0, 0, GH_HMAP_INIT };
 	gh_framevec fv = { NULL, 0, 0, 0 };
 	gh_stackx *x = NULL;
-	const char *sname, *sunit;
+	gh_sampler smp;
+	/* Go's int64(float64) as pprof, run on this host, computes it. */
+	int pprof_f2i = gh_f2i_rule(0);
 	int64_t total = 0, flatsum = 0, cutoff, v, minv = 0, nodemin, sum;
 	char f1[64], f2[64], f3[64], c1[64], c2[64];
 	size_t i, j, kept, shown;
 	scaler sc;
 	node *nd;
-	int col, rc;
+	int rc;
 
 	if (p == NULL || w == NULL || w->sym == NULL || out == NULL)
 		return gh_errf(err, GOHEAP_EINVAL, "top: missing argument");
-	rc = gh_sample_resolve(p, w->sample_index, &col, &sname, &sunit);
+	rc = gh_sampler_init(&smp, p, w->sample_index);
 	if (rc != 0) {
 		gh_errf(err, rc, "top: sample index %d does not apply to a %s"
 			" profile", w->sample_index, kind_name(p->kind));
@@ -420,7 +301,7 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		goto out;
 
 	for (i = 0; i < p->nrecs; i++) {
-		v = gh_sample_value(p, &p->recs[i], col);
+		v = gh_sampler_value(&smp, &p->recs[i]);
 		total = gh_wadd(total, v);
 		/* graph.newGraph skips samples with a zero value. */
 		if (v == 0)
@@ -446,7 +327,7 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	/* newTrimmedGraph: drop nodes with |cum| < 0.5% of the flat sum. */
 	for (i = 0; i < m.n; i++)
 		flatsum = gh_wadd(flatsum, m.v[i].flat);
-	cutoff = abs64(gh_f2i64((double)flatsum * 0.005));
+	cutoff = abs64(gh_go_f2i64((double)flatsum * 0.005, pprof_f2i));
 	kept = 0;
 	for (i = 0; i < m.n; i++)
 		if (cutoff == 0 || abs64(m.v[i].cum) >= cutoff)
@@ -458,7 +339,7 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		shown = (size_t)w->top_n;
 
 	/* selectOutputUnit over the nodes shown. */
-	scaler_init(&sc, sunit);
+	scaler_init(&sc, smp.unit);
 	for (i = 0; i < shown; i++) {
 		nodemin = abs64(m.v[i].flat);
 		if (nodemin == 0)
@@ -469,8 +350,8 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	if (shown > 0)
 		scaler_select(&sc, minv, total);
 
-	write_summary(p, w, out);
-	gh_buf_printf(out, "Type: %s\n", sname);
+	write_summary(&smp, w, out);
+	gh_buf_printf(out, "Type: %s\n", smp.name);
 	sum = 0;
 	for (i = 0; i < shown; i++)
 		sum = gh_wadd(sum, m.v[i].flat);
@@ -480,7 +361,8 @@ int gh_write_top(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	gh_buf_printf(out, "Showing nodes accounting for %s, %s of %s total\n",
 		      f1, f2 + strspn(f2, " "), f3);
 	if (total != 0 && kept < m.n) {
-		scaled_label(&sc, abs64(gh_f2i64((double)total * 0.005)), f1,
+		scaled_label(&sc, abs64(gh_go_f2i64((double)total * 0.005,
+						    pprof_f2i)), f1,
 			     sizeof(f1));
 		gh_buf_printf(out, "Dropped %zu node%s (cum <= %s)\n",
 			      m.n - kept, m.n - kept > 1 ? "s" : "", f1);
@@ -512,6 +394,6 @@ out:
 	gh_framevec_free(&fv);
 	gh_stackx_free(x);
 	free(m.v);
-	free(m.slots);
+	gh_hmap_free(&m.index);
 	return rc;
 }

@@ -64,6 +64,7 @@
 #include <time.h>
 
 #include "memsrc.h"
+#include "ptrace.h"
 #include "session.h"
 #include "sym.h"
 #include "testhooks.h"
@@ -102,10 +103,20 @@
  * Go 1.25-1.27 still call profilealloc with the M acquired (malloc.go:
  * mallocgcSmallNoscan etc. pass mp) and keep the chain across
  * systemstack, but runtime.mcall and runtime.morestack now clear BP on
- * the switch to g0: a parked or descheduled goroutine's frames are no
- * longer reachable by the walk.  By the argument above no such goroutine
- * can be inside the path, so the check is as complete as before; the
- * tests that park a goroutine on purpose run up to go1.24 only.
+ * the switch to g0, so the chain of a thread on g0 ends there.  For
+ * mcall (gopark, Gosched, preemption: every parked or descheduled
+ * goroutine) the walk crosses anyway (setup_crossing, rows with
+ * mcall_clears_bp): mcall pushes the g it leaves just above its callee's
+ * return address, and that g's g.sched (pc, sp, bp; offsets from the
+ * row) leads to the goroutine's frames, as the chain did up to 1.24
+ * (ptrace.c, cross_step; tests/run-force.sh finds main.parkLocked and
+ * main.spinTop at each stop on every release).  morestack pushes no g,
+ * and newstack's goroutine is reachable only through its M: a thread
+ * growing a stack (or preempted at a function's prologue) shows its g0
+ * frames only.  By the argument above no goroutine inside the path can
+ * be parked, descheduled or growing its stack there (morestack -> newstack
+ * is the case already named), so the check is as complete as before
+ * either way; the crossing keeps the walk's view equal across releases.
  *
  * A name also matches its closures
  * ("runtime.mProf_Malloc.func1").
@@ -298,6 +309,13 @@ typedef struct safe_check {
 	int tid;               /* the unsafe thread */
 	const char *fn;        /* and its function (static storage) */
 	const char *extra;     /* GOHEAP_TEST_UNSAFE_FUNC (test hook) */
+	/* Crossing runtime.mcall's switch to g0 (rows with
+	 * mcall_clears_bp): the thread_stacks callback and payload to use,
+	 * check_stack/this, or gh_gswitch_cb/req (ptrace.h) */
+	gh_gswitch sw;
+	gh_gswitch_req req;
+	goheap_stack_cb cb;
+	void *cb_payload;
 	check_memo memo[GH_CHECK_MEMO];
 } safe_check;
 
@@ -388,6 +406,37 @@ static int check_stack(int tid, const uint64_t *pcs, size_t n, void *payload)
 	return GH_FORCE_UNSAFE;
 }
 
+/*
+ * The stack callback to give thread_stacks: check_stack, wrapped so that
+ * the ptrace backend crosses runtime.mcall's switch to g0 where the
+ * release clears the frame pointer there (see "How complete the check
+ * is").  Without runtime.mcall in the pclntab the walk stops at the
+ * switch, as before.
+ */
+static void setup_crossing(safe_check *c)
+{
+	const gh_rtlayout *l = c->s->lay;
+	uint64_t lo = 0, hi = 0;
+
+	c->cb = check_stack;
+	c->cb_payload = c;
+	if (!l->mcall_clears_bp ||
+	    gh_sym_func_entry(c->s->sym, "runtime.mcall", &lo, &hi) != 0 ||
+	    hi <= lo)
+		return;
+	c->sw.mcall_lo = lo;
+	c->sw.mcall_hi = hi;
+	c->sw.sched_sp = l->g_sched + l->gobuf_sp;
+	c->sw.sched_pc = l->g_sched + l->gobuf_pc;
+	c->sw.sched_g = l->g_sched + l->gobuf_g;
+	c->sw.sched_bp = l->g_sched + l->gobuf_bp;
+	c->req.sw = &c->sw;
+	c->req.cb = check_stack;
+	c->req.payload = c;
+	c->cb = gh_gswitch_cb;
+	c->cb_payload = &c->req;
+}
+
 /* ---- goheap_force ---------------------------------------------------------- */
 
 static long test_stop_delay_ms(void)
@@ -434,7 +483,7 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 	}
 	if (delay > 0)
 		sleep_ms(delay);
-	rc = stacks(s->ctx, check_stack, chk);
+	rc = stacks(s->ctx, chk->cb, chk->cb_payload);
 	if (rc == 0)
 		rc = write_rate(s, addr, rate, &r->new_rate);
 	rrc = resume(s->ctx);
@@ -497,6 +546,7 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 			     "needs a live process", s->source);
 		goto done;
 	}
+	setup_crossing(&chk);
 	rc = locate_rate(s, &addr);
 	if (rc != 0)
 		goto done;
@@ -518,8 +568,8 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 		 */
 		rc = 0;
 		if (GH_OPS_V2(s, thread_stacks) != NULL)
-			rc = GH_OPS_V2(s, thread_stacks)(s->ctx, check_stack,
-							 &chk);
+			rc = GH_OPS_V2(s, thread_stacks)(s->ctx, chk.cb,
+							 chk.cb_payload);
 		if (rc == GH_FORCE_UNSAFE)
 			rc = gh_errf(&s->err, GOHEAP_EBUSY,
 				     "thread %d is inside %s: step out of it "

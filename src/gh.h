@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "goheap.h"
@@ -127,16 +128,8 @@ static inline int64_t gh_wmul(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a * (uint64_t)b);
 }
 
-/*
- * int64(f) as Go on amd64 computes it (CVTTSD2SQ): out of range and NaN
- * give math.MinInt64.  C leaves those conversions undefined.
- */
-static inline int64_t gh_f2i64(double d)
-{
-	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
-		return INT64_MIN;
-	return (int64_t)d;
-}
+/* Go's int64(float64), out-of-range rule included: gh_go_f2i64 in
+ * fmt_common.h. */
 
 /* ---- small shared helpers ----------------------------------------------- */
 
@@ -174,6 +167,96 @@ static inline size_t gh_path_len_undeleted(const char *path)
 	size_t n = strlen(path), d = sizeof(del) - 1;
 
 	return n >= d && strcmp(path + n - d, del) == 0 ? n - d : n;
+}
+
+/* ---- front ends: what the CLI (main.c) and goheap_command (cli.c) share --- */
+
+/*
+ * main.c includes this header too but links only the public API (the
+ * installed go-heap uses libgoheap.so, where gh_* are hidden): what
+ * follows stays static inline.
+ */
+
+/* With --force, a profile is written too only when one was asked for
+ * explicitly (-o or -f). */
+static inline int gh_force_wants_profile(const char *output, int format_given)
+{
+	return output != NULL || format_given;
+}
+
+/* The line --force reports (no prefix, no newline). */
+static inline void gh_force_message(char *buf, size_t len,
+				    const goheap_force_result *r, int dry_run)
+{
+	if (r->old_rate != 0)
+		snprintf(buf, len, "runtime.MemProfileRate is already %lld: "
+			 "nothing changed", (long long)r->old_rate);
+	else if (dry_run)
+		snprintf(buf, len, "dry run: would write %lld to "
+			 "runtime.MemProfileRate at 0x%llx (now 0)",
+			 (long long)r->new_rate,
+			 (unsigned long long)r->address);
+	else
+		snprintf(buf, len, "runtime.MemProfileRate 0 -> %lld at 0x%llx: "
+			 "heap profiling enabled", (long long)r->new_rate,
+			 (unsigned long long)r->address);
+}
+
+/*
+ * The warnings a collected profile calls for, each passed to emit as one
+ * line (no "warning: " prefix, no newline): buckets left out (not
+ * silenced by quiet: the profile is incomplete; name_first adds the first
+ * one's address and reason), and for block/mutex an estimated
+ * cycles/second or an unknown sampling period.
+ */
+static inline void gh_profile_warnings(const goheap_profile_stats *st,
+				       int kind, int quiet, int name_first,
+				       void (*emit)(void *ctx, const char *line),
+				       void *ctx)
+{
+	char line[512];
+	int n;
+
+	if (st->skipped_buckets > 0) {
+		n = snprintf(line, sizeof(line), "%llu of %llu buckets hold "
+			     "numbers the runtime cannot produce (damaged or "
+			     "changing data) and are left out of the profile",
+			     (unsigned long long)st->skipped_buckets,
+			     (unsigned long long)(st->records +
+						  st->skipped_buckets));
+		if (n > 0 && (size_t)n < sizeof(line) && name_first)
+			snprintf(line + n, sizeof(line) - (size_t)n,
+				 "; the first, at 0x%llx: %s",
+				 (unsigned long long)st->first_skipped_bucket,
+				 st->first_skipped_reason);
+		else if (n > 0 && (size_t)n < sizeof(line))
+			snprintf(line + n, sizeof(line) - (size_t)n,
+				 " (-v names the first)");
+		emit(ctx, line);
+	}
+	if (quiet || (kind != GOHEAP_PROFILE_BLOCK &&
+		      kind != GOHEAP_PROFILE_MUTEX))
+		return;
+	if (st->cycles_estimated) {
+		snprintf(line, sizeof(line), "the target's cycles/second is not "
+			 "known (the runtime has not computed it yet, or "
+			 "runtime.ticks was not found): delays use go-heap's "
+			 "estimate, %.0f", st->cycles_per_second);
+		emit(ctx, line);
+	}
+	if (st->period_unknown && kind == GOHEAP_PROFILE_MUTEX)
+		emit(ctx, "runtime.mutexprofilerate was not found: the "
+		     "sampling period is written as 1");
+}
+
+/* The warning for frames the symbolizer could not trust. */
+static inline void gh_suspect_warning(char *buf, size_t len,
+				      unsigned long long frames)
+{
+	snprintf(buf, len, "%llu frames could not be symbolized reliably "
+		 "(the executable's pclntab or inline tables are inconsistent "
+		 "with what go-heap reads: their names or inlined callees may "
+		 "be wrong)", frames);
 }
 
 /* ---- monotonic time --------------------------------------------------- */

@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 
+#include "fmt_common.h"
 #include "goroutine.h"
 
 size_t gh_gor_utf8_len(const unsigned char *p, size_t n)
@@ -142,10 +143,24 @@ static char *make_key(const gh_goroutine *g)
 	size_t i, len;
 
 	gh_buf_putc(&b, '@');
-	for (i = 0; i < g->nstk; i++)
-		gh_buf_printf(&b, " %#llx", (unsigned long long)g->stk[i]);
+	for (i = 0; i < g->nstk; i++) {
+		/* " %#x" without printf (a key per goroutine) */
+		char t[20], *e = t + sizeof(t), *q = e;
+		uint64_t x = g->stk[i];
+
+		do {
+			*--q = "0123456789abcdef"[x & 15];
+			x >>= 4;
+		} while (x != 0);
+		if (g->stk[i] != 0) {   /* %#x of 0 is "0" */
+			*--q = 'x';
+			*--q = '0';
+		}
+		*--q = ' ';
+		gh_buf_append(&b, q, (size_t)(e - q));
+	}
 	if (g->has_labels) {
-		gh_buf_printf(&b, "\n# labels: ");
+		gh_buf_append(&b, "\n# labels: ", 11);
 		if (labels_string(&b, g) != 0)
 			b.oom = 1;
 	}
@@ -157,16 +172,6 @@ static char *make_key(const gh_goroutine *g)
 	return (char *)gh_buf_detach(&b, &len);
 }
 
-static int key_cmp_str(const void *a, const void *b)
-{
-	const gkey *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-
-	if (c != 0)
-		return c;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
 static int key_cmp_count(const void *a, const void *b)
 {
 	const gkey *x = a, *y = b;
@@ -176,9 +181,12 @@ static int key_cmp_count(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-/* The groups of printCountProfile, sorted as keysByCount. */
+/* The groups of printCountProfile, sorted as keysByCount: grouped in
+ * allgs order through a hash of the key (a group's first goroutine is its
+ * lowest index), then only the groups sorted. */
 static int group(const gh_profile *p, gkey **out, size_t *nout)
 {
+	gh_hmap m = GH_HMAP_INIT;
 	gkey *k;
 	size_t i, n = 0;
 
@@ -188,29 +196,40 @@ static int group(const gh_profile *p, gkey **out, size_t *nout)
 	if (k == NULL)
 		return GOHEAP_ENOMEM;
 	for (i = 0; i < p->ngors; i++) {
-		k[i].key = make_key(&p->gors[i]);
-		k[i].first = i;
-		k[i].count = 1;
-		if (k[i].key == NULL) {
-			while (i-- > 0)
-				free(k[i].key);
-			free(k);
-			return GOHEAP_ENOMEM;
-		}
-	}
-	qsort(k, p->ngors, sizeof(*k), key_cmp_str);
-	for (i = 0; i < p->ngors; i++) {
-		if (n > 0 && strcmp(k[n - 1].key, k[i].key) == 0) {
-			k[n - 1].count++;
-			free(k[i].key);
+		char *key = make_key(&p->gors[i]);
+		uint64_t h, v;
+		size_t it;
+
+		if (key == NULL)
+			goto oom;
+		h = gh_fnv1a_str(key);
+		for (v = gh_hmap_first(&m, h, &it); v != 0;
+		     v = gh_hmap_next(&m, h, &it))
+			if (strcmp(k[v - 1].key, key) == 0)
+				break;
+		if (v != 0) {
+			k[v - 1].count++;
+			free(key);
 			continue;
 		}
-		k[n++] = k[i];
+		k[n].key = key;
+		k[n].first = i;
+		k[n].count = 1;
+		n++;
+		if (gh_hmap_add(&m, h, n) != 0)
+			goto oom;
 	}
+	gh_hmap_free(&m);
 	qsort(k, n, sizeof(*k), key_cmp_count);
 	*out = k;
 	*nout = n;
 	return 0;
+oom:
+	gh_hmap_free(&m);
+	while (n-- > 0)
+		free(k[n].key);
+	free(k);
+	return GOHEAP_ENOMEM;
 }
 
 static void free_groups(gkey *k, size_t n)

@@ -29,11 +29,31 @@
 #include <time.h>
 
 #include "goroutine.h"
+#include "gorargs.h"
 
 typedef struct gor_tmp {
 	gh_goroutine g;
 	size_t stk_off, lab_off, tb_off;
+	/* the snapshot: allgs index; replaced by a re-read while stopped;
+	 * what it added to the note's partial and running-from-registers
+	 * counts */
+	uint32_t idx;
+	unsigned char dropped, cnt_partial, cnt_regs;
 } gor_tmp;
+
+/*
+ * The snapshot (issue 13, 3): one allgs slot as the unstopped read saw
+ * it.  hash covers every g field the profile depends on (hdr_hash).
+ */
+typedef struct gor_hdr {
+	uint64_t gp, hash;
+	int32_t tmp;              /* index in gs, -1: not recorded */
+	unsigned char flags;      /* GOR_HDR_* */
+} gor_hdr;
+
+#define GOR_HDR_UNREADABLE 1u
+#define GOR_HDR_RUNNING 2u        /* _Grunning: always re-read stopped */
+#define GOR_HDR_FING 4u           /* the finalizer goroutine */
 
 typedef struct lab_tmp {
 	size_t koff, voff;
@@ -56,6 +76,11 @@ typedef struct gor_build {
 	 * nanotime() now (now_ok 0: unknown) */
 	uint64_t *tbframe, *tbphys, *tbpcs, *tbphyss;
 	size_t ntb, captb, captb2;
+	/* -f traceback: per logical frame, 1 + offset in strs of its
+	 * physical frame's argument list (gorargs.c), 0 none; parallel to
+	 * tbpcs, room for one more whole stack past ntb */
+	uint64_t *tbargs;
+	size_t captb3;
 	int64_t now;
 	int now_ok;
 	int fing_running;
@@ -66,7 +91,59 @@ typedef struct gor_build {
 	const gh_thread_regs *threads;
 	size_t nthreads;
 	uint64_t running_regs;
+	/* the snapshot: per allgs slot (NULL: no stop to come), and what
+	 * one_g saw of the slot it read last */
+	gor_hdr *hdr;
+	size_t nhdr;
+	uint32_t cur_idx;
+	uint64_t cur_hash;
+	unsigned cur_flags;
+	/* gh_sym_funcinfo memoised by pc (goroutines share their PCs: a
+	 * pclntab search per frame was a third of the walk) */
+	struct gor_fmemo *fmemo;
+	/* gh_gor_argdesc_load memoised by (pc, livepc), and
+	 * gh_sym_inline_pcs by (sympc, callee): same reason */
+	struct gor_amemo *amemo;
+	struct gor_imemo *imemo;
 } gor_build;
+
+#define GOR_AMEMO_BITS 10
+typedef struct gor_amemo {
+	uint64_t pc, livepc;      /* pc 0: empty */
+	gh_gor_argdesc d;
+} gor_amemo;
+
+#define GOR_IMEMO_BITS 12
+#define GOR_IMEMO_PCS 14
+typedef struct gor_imemo {
+	uint64_t sympc;           /* 0: empty */
+	uint8_t callee_in, callee_out;
+	uint8_t k;
+	uint64_t pcs[GOR_IMEMO_PCS];
+} gor_imemo;
+
+#define GOR_FMEMO_BITS 12
+typedef struct gor_fmemo {
+	uint64_t pc;              /* 0: empty */
+	int rc;
+	gh_funcinfo fi;
+} gor_fmemo;
+
+/* gh_sym_funcinfo through bd's memo (none: straight through). */
+static int gor_funcinfo(gor_build *bd, uint64_t pc, gh_funcinfo *out)
+{
+	gor_fmemo *e;
+
+	if (bd->fmemo == NULL || pc == 0)
+		return gh_sym_funcinfo(bd->s->sym, pc, out);
+	e = &bd->fmemo[(pc * 0x9e3779b97f4a7c15ull) >> (64 - GOR_FMEMO_BITS)];
+	if (e->pc != pc) {
+		e->rc = gh_sym_funcinfo(bd->s->sym, pc, &e->fi);
+		e->pc = pc;
+	}
+	*out = e->fi;
+	return e->rc;
+}
 
 static int grow(void **v, size_t *cap, size_t need, size_t el)
 {
@@ -253,6 +330,94 @@ static int injected_call(const char *name)
 	       strcmp(name, "runtime.debugCallV2") == 0;
 }
 
+/* The argument words of a traceback frame (gorargs.c's reader). */
+static int gor_read_word(void *ctx, uint64_t addr, uint64_t *v)
+{
+	gor_build *bd = ctx;
+
+	return gh_mem_read_ptr(&bd->s->mem, addr, v, "argument word");
+}
+
+/*
+ * -f traceback: printArgs of the physical frame at pc, whose k logical
+ * frames are at index i.. of the stack being unwound, kept on the last
+ * one (the physical frame; an elided wrapper's list is never printed).
+ * argp: amd64's frame.argp = fp + sys.MinFrameSize (0).  livepc: the pc
+ * whose PCDATA_ArgLiveIndex printArgs reads: u.symPC() in 1.21+; 1.19's
+ * gentraceback passes its tracepc after the inline loop, the outermost
+ * call's entry + parentPc, i.e. that frame's uf.pc (its "return PC" - 1).
+ */
+static int gor_args(gor_build *bd, uint64_t pc, uint64_t livepc,
+		    uint64_t argp)
+{
+	gor_amemo *e;
+	uint64_t h;
+
+	if (bd->amemo == NULL || pc == 0)
+		return gh_gor_args(&bd->strs, bd->s->sym, pc, livepc, argp,
+				   gor_read_word, bd, 0);
+	h = (pc ^ (livepc * 0x94d049bb133111ebull)) * 0x9e3779b97f4a7c15ull;
+	e = &bd->amemo[h >> (64 - GOR_AMEMO_BITS)];
+	if (e->pc != pc || e->livepc != livepc) {
+		gh_gor_argdesc_load(&e->d, bd->s->sym, pc, livepc);
+		e->pc = pc;
+		e->livepc = livepc;
+	}
+	return gh_gor_argdesc_print(&bd->strs, &e->d, argp, gor_read_word, bd,
+				    0);
+}
+
+/* gh_sym_inline_pcs through bd's memo */
+static size_t gor_inline_pcs(gor_build *bd, uint64_t sympc, uint8_t *callee,
+			     uint64_t *out, size_t cap)
+{
+	gor_imemo *e;
+	size_t k;
+
+	if (bd->imemo == NULL || sympc == 0 || cap < GOR_IMEMO_PCS)
+		return gh_sym_inline_pcs(bd->s->sym, sympc, callee, out, cap);
+	e = &bd->imemo[((sympc ^ *callee) * 0x9e3779b97f4a7c15ull) >>
+		       (64 - GOR_IMEMO_BITS)];
+	if (e->sympc == sympc && e->callee_in == *callee) {
+		memcpy(out, e->pcs, e->k * sizeof(*out));
+		*callee = e->callee_out;
+		return e->k;
+	}
+	e->callee_in = *callee;
+	k = gh_sym_inline_pcs(bd->s->sym, sympc, callee, out, cap);
+	if (k < GOR_IMEMO_PCS) {   /* < cap: not truncated */
+		memcpy(e->pcs, out, k * sizeof(*out));
+		e->k = (uint8_t)k;
+		e->callee_out = *callee;
+		e->sympc = sympc;
+	} else {
+		e->sympc = 0;
+	}
+	return k;
+}
+
+static void tb_args(gor_build *bd, uint64_t pc, uint64_t livepc,
+		    uint64_t argp, size_t i, size_t k)
+{
+	uint64_t *a = bd->tbargs;
+	size_t off = bd->strs.len, j;
+
+	if (a == NULL || k == 0)
+		return;
+	a += bd->ntb;
+	for (j = 0; j < k; j++)
+		a[i + j] = 0;
+	if (gor_args(bd, pc, livepc, argp) == 0) {
+		gh_buf_putc(&bd->strs, '\0');
+		if (!bd->strs.oom) {
+			a[i + k - 1] = (uint64_t)off + 1;
+			return;
+		}
+	}
+	if (!bd->strs.oom)
+		bd->strs.len = off;
+}
+
 /*
  * saveg's unwind of one goroutine into bd->frame: 1 when it stopped on
  * implausible data (partial), 0 otherwise; *n the PCs recorded.
@@ -261,7 +426,6 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 		  uint64_t lo, uint64_t hi, size_t *n, uint64_t *out,
 		  uint64_t *physpc, size_t cap, size_t physmax)
 {
-	const gh_sym *sym = bd->s->sym;
 	gh_mem *m = &bd->s->mem;
 	uint64_t pc = pc0, sp = sp0, fp, lr, sympc;
 	uint8_t callee = 0;
@@ -278,7 +442,7 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 			return 1;
 		sp += 8;
 	}
-	if (gh_sym_funcinfo(sym, pc, &fi) != 0)
+	if (gor_funcinfo(bd, pc, &fi) != 0)
 		return 0;          /* unknown pc: the runtime records nothing */
 	for (;;) {
 		unsigned flag = fi.flag;
@@ -298,7 +462,7 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 			return 1;
 		/* tracebackPCs: the logical frames of this physical one */
 		sympc = !trap && pc > fi.entry ? pc - 1 : pc;
-		k = gh_sym_inline_pcs(sym, sympc, &callee, out + *n, cap - *n);
+		k = gor_inline_pcs(bd, sympc, &callee, out + *n, cap - *n);
 		/* 1.19's gentraceback records the physical pc itself (the
 		 * profile; the traceback printer keeps uf.pc+1, physpc set) */
 		if (physpc == NULL && !bd->lay->gor_unwinder && k > 0 &&
@@ -306,12 +470,15 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 			out[*n] = pc;
 		for (size_t j = 0; physpc != NULL && j < k; j++)
 			physpc[*n + j] = pc;
+		if (physpc != NULL && k > 0)
+			tb_args(bd, pc, bd->lay->tb_style == 0 ?
+				out[*n + k - 1] - 1 : sympc, fp, *n, k);
 		*n += k;
 		if (physpc != NULL && *n >= cap)
 			return 1;  /* traceback longer than we keep */
 		if (*n >= cap || lr == 0 || (physmax && phys + 1 >= physmax))
 			return 0;
-		if (gh_sym_funcinfo(sym, lr, &fl) != 0)
+		if (gor_funcinfo(bd, lr, &fl) != 0)
 			return 0;  /* unexpected return pc: stop, silently */
 		if (pc == lr && sp == fp)
 			return 1;  /* traceback stuck */
@@ -378,7 +545,8 @@ static int running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 		}
 	if (t == NULL)
 		return 0;
-	if (t->sp >= lo && t->sp < hi) {
+	if (t->sp >= lo && t->sp < hi &&
+	    gh_sym_funcinfo(bd->s->sym, t->pc, &fi) == 0) {
 		*pc = t->pc;
 		*sp = t->sp;
 		return 1;
@@ -444,7 +612,7 @@ static int is_system(gor_build *bd, uint64_t startpc, int running_cleanups)
 {
 	gh_funcinfo fi;
 
-	if (gh_sym_funcinfo(bd->s->sym, startpc, &fi) != 0)
+	if (gor_funcinfo(bd, startpc, &fi) != 0)
 		return 0;
 	if (strcmp(fi.name, "runtime.main") == 0 ||
 	    strcmp(fi.name, "runtime.corostart") == 0 ||
@@ -453,8 +621,10 @@ static int is_system(gor_build *bd, uint64_t startpc, int running_cleanups)
 	if (strcmp(fi.name, "runtime.runCleanups") == 0)
 		return !running_cleanups;
 	if (strcmp(fi.name, "runtime.runfinq") == 0 ||
-	    strcmp(fi.name, "runtime.runFinalizers") == 0)
+	    strcmp(fi.name, "runtime.runFinalizers") == 0) {
+		bd->cur_flags |= GOR_HDR_FING;
 		return !bd->fing_running;
+	}
 	return strncmp(fi.name, "runtime.", 8) == 0;
 }
 
@@ -502,6 +672,43 @@ static unsigned g_span(const gh_rtlayout *l)
 }
 
 /*
+ * The snapshot's fingerprint of one g: every field one_g and tb_record
+ * read (a change in any of them re-reads the goroutine while stopped).
+ * The stack itself is not read: a goroutine that does not run cannot
+ * change its frames, and whatever moves them (running, GC stack
+ * shrinking or growth) changes sched.sp/pc or the stack bounds.
+ */
+static uint64_t hdr_hash(const gor_build *bd, const unsigned char *gb)
+{
+	const gh_rtlayout *l = bd->lay;
+	const gh_mem *m = &bd->s->mem;
+	unsigned w8[] = { 8, l->g_sched + l->gobuf_pc,
+			  l->g_sched + l->gobuf_sp, l->g_sched + l->gobuf_bp,
+			  l->g_syscallsp, l->g_syscallpc, l->g_goid,
+			  l->g_waitsince, l->g_gopc, l->g_startpc,
+			  l->g_labels, l->g_parentgoid, l->g_lockedm, l->g_m };
+	uint64_t h, k = 0x9e3779b97f4a7c15ull;
+	size_t i;
+
+	/* a sum of independent products (no serial chain: 100 000 g's are
+	 * hashed while the target is stopped), mixed at the end; offsets 0
+	 * are fields this release does not have (stack.lo, at 0, first) */
+	h = gh_mem_word(m, gb, 8) * 0xff51afd7ed558ccdull +
+	    (gh_mem_word(m, gb + l->g_atomicstatus, 4) |
+	     (uint64_t)gb[l->g_waitreason] << 32 |
+	     (uint64_t)(l->g_runningcleanups ? gb[l->g_runningcleanups] :
+			0) << 40) * 0xc4ceb9fe1a85ec53ull;
+	for (i = 0; i < GH_ARRAY_LEN(w8); i++) {
+		k += 0x9e3779b97f4a7c16ull;   /* odd multipliers */
+		if (w8[i] != 0)
+			h += gh_mem_word(m, gb + w8[i], 8) * (k | 1);
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+/*
  * What the traceback printer (runtime.Stack(all)) needs beyond the
  * profile: goroutineheader's fields and the whole stack (traceback1: from
  * syscallpc/sp in _Gsyscall, else as saveg; 1.19: at most tb_max_phys
@@ -530,6 +737,11 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		g->wait_minutes = (bd->now - g->waitsince) / 60000000000LL;
 	if (g->status == GH_G_SYSCALL && syscallsp == 0)
 		sp0 = 0;    /* traceback1 unwinds from syscallsp: nothing */
+	/* room for this stack's argument lists (unwind -> tb_args) */
+	if (bd->tbframe != NULL &&
+	    grow((void **)&bd->tbargs, &bd->captb3,
+		 bd->ntb + GH_GOR_MAX_TB_FRAMES, sizeof(*bd->tbargs)) != 0)
+		return GOHEAP_ENOMEM;
 	if (!g->partial && sp0 != 0 && bd->tbframe != NULL &&
 	    unwind(bd, pc0, sp0, syscallsp != 0, lo, hi, &n, bd->tbframe,
 		   bd->tbphys, GH_GOR_MAX_TB_FRAMES,
@@ -577,10 +789,14 @@ static int one_g(gor_build *bd, uint64_t gp)
 		return rc;
 	t = &bd->gs[bd->ngs];
 	memset(t, 0, sizeof(*t));
+	t->idx = bd->cur_idx;
 	g = &t->g;
 	g->addr = gp;
 	g->status = (uint32_t)gh_mem_word(m, gb + l->g_atomicstatus, 4) &
 		    ~0x1000u;
+	bd->cur_hash = hdr_hash(bd, gb);
+	if (g->status == GH_G_RUNNING)
+		bd->cur_flags |= GOR_HDR_RUNNING;
 	/* _Gdead; _Gdeadextra (11, 1.26+: an extra M's g, never another
 	 * meaning in earlier releases) */
 	if (g->status == GH_G_DEAD || g->status == 11)
@@ -608,14 +824,17 @@ static int one_g(gor_build *bd, uint64_t gp)
 	g->running = g->status == GH_G_RUNNING;
 	bd->running += g->running != 0;
 	if (g->running && bd->threads != NULL && syscallsp == 0 &&
-	    running_regs(bd, gb, gp, lo, hi, &pc0, &sp0))
+	    running_regs(bd, gb, gp, lo, hi, &pc0, &sp0)) {
 		bd->running_regs++;
+		t->cnt_regs = 1;
+	}
 	if (hi <= lo || hi - lo > ((uint64_t)1 << 32))
 		g->partial = 1;     /* absurd stack bounds: no traceback */
 	else
 		g->partial = unwind(bd, pc0, sp0, syscallsp != 0, lo, hi, &n,
 				    bd->frame, NULL, bd->max_pcs, 0);
 	bd->partial += g->partial != 0;
+	t->cnt_partial = g->partial != 0;
 	rc = tb_record(bd, t, gb, pc0, sp0, syscallsp, lo, hi);
 	if (rc != 0)
 		return rc;
@@ -658,7 +877,7 @@ static int freeze(gor_build *bd, gh_profile *p)
 	size_t szl = bd->nlabs * sizeof(gh_glabel);
 	size_t szp = bd->npcs * sizeof(uint64_t);
 	size_t szt = bd->ntb * sizeof(uint64_t);
-	size_t total = szg + szl + szp + 2 * szt + bd->strs.len + 8, i, j;
+	size_t total = szg + szl + szp + 3 * szt + bd->strs.len + 8, i, j;
 	unsigned char *blk;
 	gh_glabel *labs;
 	uint64_t *pcs;
@@ -670,12 +889,13 @@ static int freeze(gor_build *bd, gh_profile *p)
 	p->gors = (gh_goroutine *)blk;
 	labs = (gh_glabel *)(blk + szg);
 	pcs = (uint64_t *)(blk + szg + szl);
-	strs = (char *)(blk + szg + szl + szp + 2 * szt);
+	strs = (char *)(blk + szg + szl + szp + 3 * szt);
 	if (szp > 0)
 		memcpy(pcs, bd->pcs, szp);
 	if (szt > 0) {
 		memcpy(blk + szg + szl + szp, bd->tbpcs, szt);
 		memcpy(blk + szg + szl + szp + szt, bd->tbphyss, szt);
+		memcpy(blk + szg + szl + szp + 2 * szt, bd->tbargs, szt);
 	}
 	if (bd->strs.len > 0)
 		memcpy(strs, bd->strs.data, bd->strs.len);
@@ -691,6 +911,9 @@ static int freeze(gor_build *bd, gh_profile *p)
 				    bd->gs[i].tb_off;
 		p->gors[i].tb_phys = (uint64_t *)(blk + szg + szl + szp +
 						  szt) + bd->gs[i].tb_off;
+		p->gors[i].tb_args = (uint64_t *)(blk + szg + szl + szp +
+						  2 * szt) + bd->gs[i].tb_off;
+		p->gors[i].tb_argstr = strs;
 	}
 	p->ngors = bd->ngs;
 	p->pcpool = (uint64_t *)blk;
@@ -705,6 +928,405 @@ static int freeze(gor_build *bd, gh_profile *p)
 	}
 	p->nrecs = bd->ngs;
 	return 0;
+}
+
+/* ---- the snapshot (issue 13, 3) ------------------------------------------------- */
+
+/*
+ * One allgs slot: one_g, and what the snapshot must remember of it.
+ */
+static int snap_one(gor_build *bd, uint32_t idx, uint64_t gp)
+{
+	size_t ngs0 = bd->ngs;
+	uint64_t unr0 = bd->unreadable;
+	int rc;
+
+	bd->cur_idx = idx;
+	bd->cur_hash = 0;
+	bd->cur_flags = 0;
+	rc = one_g(bd, gp);
+	if (rc != 0 || bd->hdr == NULL || idx >= bd->nhdr)
+		return rc;
+	bd->hdr[idx].gp = gp;
+	bd->hdr[idx].hash = bd->cur_hash;
+	bd->hdr[idx].flags = (unsigned char)(bd->cur_flags |
+		(bd->unreadable != unr0 ? GOR_HDR_UNREADABLE : 0));
+	bd->hdr[idx].tmp = bd->ngs != ngs0 ? (int32_t)(bd->ngs - 1) : -1;
+	return 0;
+}
+
+/*
+ * Re-read slot idx while stopped: its old record (if any) is dropped
+ * and one_g appends the new one.
+ */
+static int snap_reread(gor_build *bd, uint32_t idx, uint64_t gp)
+{
+	if (idx < bd->nhdr && bd->hdr[idx].tmp >= 0)
+		bd->gs[bd->hdr[idx].tmp].dropped = 1;
+	if (idx < bd->nhdr && (bd->hdr[idx].flags & GOR_HDR_UNREADABLE))
+		bd->unreadable--;
+	return snap_one(bd, idx, gp);
+}
+
+/*
+ * Bulk header reads: the g's sorted by address and merged into runs
+ * (g's are heap objects of one size class, mostly adjacent), read with
+ * one iovec a run: process_vm_readv's cost is per iovec (pinning the
+ * target's pages), about 0.6 us each, against a few ns a byte copied.
+ * The plan is made before the stop; only the reads happen during it.
+ */
+#define GOR_RUN_GAP 1024u            /* merge g's this close */
+#define GOR_RUN_MAX 65536u           /* bytes of one run */
+#define GOR_BATCH_BYTES (256u << 10)  /* run bytes per bulk read (cache-warm) */
+
+typedef struct gor_ord {
+	gor_hdr h;                /* a copy: read in address order */
+	uint32_t idx;
+} gor_ord;
+
+typedef struct gor_plan {
+	gor_ord *ord;             /* the slots by g address */
+	size_t nord;
+	uint64_t *raddr;          /* run r: raddr[r], rlen[r] bytes, slots */
+	size_t *rlen, *rfirst;    /* ord[rfirst[r] .. rfirst[r + 1]) */
+	size_t nruns;
+	unsigned char *buf, *ok;  /* one batch's bytes, its runs' success */
+	size_t bufsz;
+} gor_plan;
+
+static int ord_cmp(const void *a, const void *b)
+{
+	const gor_ord *x = a, *y = b;
+
+	if (x->h.gp != y->h.gp)
+		return x->h.gp < y->h.gp ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void plan_free(gor_plan *pl)
+{
+	free(pl->ord);
+	free(pl->raddr);
+	free(pl->rlen);
+	free(pl->rfirst);
+	free(pl->buf);
+	free(pl->ok);
+	memset(pl, 0, sizeof(*pl));
+}
+
+static int snap_plan(gor_build *bd, size_t n, gor_plan *pl)
+{
+	uint64_t span = g_span(bd->lay), end = 0;
+	size_t i, r = 0, batch = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->ord = gh_calloc(n ? n : 1, sizeof(*pl->ord));
+	pl->raddr = gh_calloc(n + 1, sizeof(*pl->raddr));
+	pl->rlen = gh_calloc(n + 1, sizeof(*pl->rlen));
+	pl->rfirst = gh_calloc(n + 1, sizeof(*pl->rfirst));
+	if (pl->ord == NULL || pl->raddr == NULL || pl->rlen == NULL ||
+	    pl->rfirst == NULL)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		pl->ord[i].h = bd->hdr[i];
+		pl->ord[i].idx = (uint32_t)i;
+	}
+	pl->nord = n;
+	if (n > 1)
+		qsort(pl->ord, n, sizeof(*pl->ord), ord_cmp);
+	for (i = 0; i < n; i++) {
+		uint64_t gp = pl->ord[i].h.gp;
+
+		if (gp + span < gp)
+			gp = UINT64_MAX - span;   /* hostile: read fails */
+		if (r > 0 && gp <= end + GOR_RUN_GAP &&
+		    gp + span - pl->raddr[r - 1] <= GOR_RUN_MAX) {
+			if (gp + span > end)
+				end = gp + span;
+			pl->rlen[r - 1] = (size_t)(end - pl->raddr[r - 1]);
+			continue;
+		}
+		pl->raddr[r] = gp;
+		pl->rlen[r] = (size_t)span;
+		pl->rfirst[r] = i;
+		end = gp + span;
+		r++;
+	}
+	pl->nruns = r;
+	pl->rfirst[r] = n;
+	for (i = 0; i < r; i++)
+		if ((batch += pl->rlen[i]) >= GOR_BATCH_BYTES)
+			break;
+	pl->bufsz = batch > GOR_BATCH_BYTES + GOR_RUN_MAX ?
+		    GOR_BATCH_BYTES + GOR_RUN_MAX : batch;
+	pl->buf = gh_calloc(pl->bufsz ? pl->bufsz : 1, 1);
+	pl->ok = gh_calloc(r ? r : 1, 1);
+	if (pl->buf == NULL || pl->ok == NULL)
+		goto nomem;
+	/* fault the buffer in now: not while the target waits */
+	memset(pl->buf, 0xa5, pl->bufsz);
+	return 0;
+nomem:
+	plan_free(pl);
+	return GOHEAP_ENOMEM;
+}
+
+/* Did slot h change?  gb: its header now, NULL if unreadable. */
+static int hdr_changed(const gor_build *bd, const gor_hdr *h,
+		       const unsigned char *gb, int fing_changed)
+{
+	unsigned st;
+
+	if (gb == NULL || (h->flags & (GOR_HDR_UNREADABLE | GOR_HDR_RUNNING)) ||
+	    (fing_changed && (h->flags & GOR_HDR_FING)))
+		return 1;
+	st = (unsigned)gh_mem_word(&bd->s->mem, gb + bd->lay->g_atomicstatus,
+				   4) & ~0x1000u;
+	return st == GH_G_RUNNING || hdr_hash(bd, gb) != h->hash;
+}
+
+/*
+ * Stopped: the g headers of the planned slots read again in bulk (for
+ * a live target; else one read each); *chg gets the indexes of the
+ * slots that changed (or are running, or were or are unreadable).
+ */
+static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
+			uint32_t **chg, size_t *nchg)
+{
+	goheap_session *s = bd->s;
+	unsigned span = g_span(bd->lay);
+	unsigned char gb[512];
+	size_t r0 = 0, r1, r, i, cap = 0, bytes, off;
+	int rc = 0, bulk;
+
+	*chg = NULL;
+	*nchg = 0;
+	while (r0 < pl->nruns) {
+		for (r1 = r0, bytes = 0; r1 < pl->nruns &&
+		     (r1 == r0 || bytes + pl->rlen[r1] <= pl->bufsz); r1++)
+			bytes += pl->rlen[r1];
+		bulk = gh_live_readv(s->ops, s->ctx, pl->raddr + r0,
+				     pl->rlen + r0, r1 - r0, pl->buf,
+				     pl->ok + r0);
+		if (bulk == GOHEAP_ENOPROC)
+			return gh_errf(&s->err, bulk, "the target exited "
+				       "while stopped");
+		if (bulk != 0)
+			memset(pl->ok + r0, 0, r1 - r0);
+		for (r = r0, off = 0; r < r1; off += pl->rlen[r], r++) {
+			for (i = pl->rfirst[r]; i < pl->rfirst[r + 1]; i++) {
+				const gor_ord *o = &pl->ord[i];
+				const unsigned char *p = NULL;
+
+				if (pl->ok[r])
+					p = pl->buf + off +
+					    (o->h.gp - pl->raddr[r]);
+				else if (gh_mem_read(&s->mem, o->h.gp, gb, span,
+						     "g") == 0)
+					p = gb;
+				if (!hdr_changed(bd, &o->h, p,
+						 fing_changed))
+					continue;
+				rc = grow((void **)chg, &cap, *nchg + 1,
+					  sizeof(**chg));
+				if (rc != 0)
+					return rc;
+				(*chg)[(*nchg)++] = o->idx;
+			}
+		}
+		r0 = r1;
+	}
+	return 0;
+}
+
+/*
+ * Stopped: everything that can have changed since the unstopped read of
+ * len0 slots of allgs (at allgs, the runtime.allgs slice header) is read
+ * again: the slice (allgs only grows; its old entries never change, so
+ * only new ones are read), every g header (one bulk read), the stopped
+ * threads' registers; the goroutines whose header changed, the new and
+ * the running ones go through one_g again.  The target is resumed on
+ * every path.  *len_out: allgs' length at the stop.
+ */
+static int snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
+			uint64_t len0, uint64_t *len_out)
+{
+	goheap_session *s = bd->s;
+	int (*stop)(void *) = GH_OPS_V2(s, stop);
+	int (*resume)(void *) = GH_OPS_V2(s, resume);
+	gh_thread_regs *regs = NULL;
+	uint32_t *chg = NULL;
+	size_t nregs = 0, nchg = 0, j;
+	uint64_t arr, len, cap, i;
+	double t0, t1, b, e;
+	int rc, rrc, fing0 = bd->fing_running;
+	gor_plan pl;
+
+	rc = snap_plan(bd, (size_t)len0, &pl);
+	if (rc != 0)
+		return gh_errf(&s->err, rc, "out of memory");
+	rc = stop(s->ctx);
+	if (rc != 0) {
+		char why[sizeof(s->err.msg)];
+
+		plan_free(&pl);
+		snprintf(why, sizeof(why), "%s", s->err.msg[0] ? s->err.msg :
+			 goheap_strerror(rc));
+		return gh_errf(&s->err, rc, "goroutine profile: cannot stop "
+			       "the target for a consistent snapshot (%s); "
+			       "--no-stop reads it without stopping "
+			       "(best-effort)", why);
+	}
+	t0 = gh_now();
+	gh_mem_invalidate(&s->mem);
+	rc = gh_live_threads(s->ops, s->ctx, &regs, &nregs);
+	if (rc == GOHEAP_ENOMEM) {
+		gh_errf(&s->err, rc, "out of memory");
+		goto resume;
+	}
+	bd->threads = rc == 0 ? regs : NULL;
+	bd->nthreads = rc == 0 ? nregs : 0;
+	read_fing(bd);
+	rc = gh_mem_read_ptr(&s->mem, allgs, &arr, "runtime.allgs");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(&s->mem, allgs + 8, &len, "runtime.allgs");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(&s->mem, allgs + 16, &cap,
+				     "runtime.allgs");
+	if (rc != 0)
+		goto resume;
+	if (len > cap || len > GH_GOR_MAX_GS || len < len0 ||
+	    (len > 0 && arr == 0)) {
+		rc = gh_errf(&s->err, GOHEAP_ECORRUPT,
+			     "runtime.allgs {%#llx, %llu, %llu} is not a "
+			     "plausible slice (it had %llu entries)",
+			     (unsigned long long)arr, (unsigned long long)len,
+			     (unsigned long long)cap,
+			     (unsigned long long)len0);
+		goto resume;
+	}
+	if (len > bd->nhdr) {
+		/* room for the goroutines created since (their slots are
+		 * read below: unreadable ones must be counted) */
+		gor_hdr *nh = gh_reallocarray(bd->hdr, (size_t)len,
+					      sizeof(*nh));
+
+		if (nh == NULL) {
+			rc = gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+			goto resume;
+		}
+		memset(nh + bd->nhdr, 0, ((size_t)len - bd->nhdr) *
+		       sizeof(*nh));
+		bd->hdr = nh;
+		bd->nhdr = (size_t)len;
+	}
+	rc = snap_changed(bd, &pl, fing0 != bd->fing_running, &chg, &nchg);
+	if (rc != 0)
+		goto resume;
+	for (j = 0; j < nchg; j++) {
+		rc = snap_reread(bd, chg[j], bd->hdr[chg[j]].gp);
+		if (rc != 0)
+			goto resume;
+	}
+	/* goroutines created since: allgs' new entries */
+	for (i = len0; i < len; i++) {
+		uint64_t gp;
+
+		rc = gh_mem_read_ptr(&s->mem, arr + 8 * i, &gp,
+				     "runtime.allgs array");
+		if (rc == 0)
+			rc = snap_one(bd, (uint32_t)i, gp);
+		if (rc != 0)
+			goto resume;
+	}
+	p->gor_rewalked = nchg + (len - len0);
+	p->gor_checked = len;
+	*len_out = len;
+resume:
+	t1 = gh_now();
+	p->gor_stop_threads = nregs;
+	rrc = resume(s->ctx);
+	bd->threads = NULL;
+	bd->nthreads = 0;
+	free(regs);
+	free(chg);
+	plan_free(&pl);
+	/* the live source knows when its threads actually stopped */
+	if (gh_live_stop_window(s->ops, s->ctx, &b, &e) == 0) {
+		p->gor_stop_begin = b;
+		p->gor_stop_end = e;
+	} else {
+		p->gor_stop_begin = t0;
+		p->gor_stop_end = t1;
+	}
+	if (rc == 0 && rrc != 0) {
+		char why[sizeof(s->err.msg)];
+
+		snprintf(why, sizeof(why), "%s", s->err.msg);
+		rc = gh_errf(&s->err, rrc, "resuming the target: %s", why);
+	}
+	return rc;
+}
+
+/* compare gor_tmp by allgs index */
+static int tmp_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const gor_tmp *)a)->idx, y = ((const gor_tmp *)b)->idx;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * allgs order back: the records kept from the running read are in order,
+ * the re-read ones follow them; sort only those and merge (a qsort of the
+ * whole array moved every record: a fifth of the walk at 10k goroutines).
+ */
+static void snap_order(gor_build *bd)
+{
+	size_t k = bd->ngs, p = 1, i, j, o;
+	gor_tmp *m;
+
+	while (p < k && bd->gs[p - 1].idx <= bd->gs[p].idx)
+		p++;
+	if (p >= k)
+		return;
+	qsort(bd->gs + p, k - p, sizeof(*bd->gs), tmp_cmp);
+	m = gh_calloc(k, sizeof(*m));
+	if (m == NULL) {       /* no room to merge: sort in place */
+		qsort(bd->gs, k, sizeof(*bd->gs), tmp_cmp);
+		return;
+	}
+	for (i = 0, j = p, o = 0; i < p || j < k;)
+		m[o++] = j >= k || (i < p && bd->gs[i].idx <= bd->gs[j].idx) ?
+			 bd->gs[i++] : bd->gs[j++];
+	memcpy(bd->gs, m, k * sizeof(*m));
+	free(m);
+}
+
+/*
+ * After the stopped re-read: the replaced records out, allgs order back,
+ * the note's counts from what is left.
+ */
+static void snap_finish(gor_build *bd, uint64_t len)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < bd->ngs; i++)
+		if (!bd->gs[i].dropped)
+			bd->gs[k++] = bd->gs[i];
+	bd->ngs = k;
+	snap_order(bd);
+	bd->running = bd->running_regs = bd->partial = 0;
+	for (i = 0; i < k; i++) {
+		bd->running += bd->gs[i].g.running != 0;
+		bd->running_regs += bd->gs[i].cnt_regs;
+		bd->partial += bd->gs[i].cnt_partial;
+	}
+	bd->unreadable = bd->first_unreadable = 0;
+	for (i = 0; i < len && i < bd->nhdr; i++)
+		if (bd->hdr[i].flags & GOR_HDR_UNREADABLE)
+			if (bd->unreadable++ == 0)
+				bd->first_unreadable = bd->hdr[i].gp;
 }
 
 /* ---- collect -------------------------------------------------------------------------- */
@@ -770,7 +1392,7 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	gor_build bd;
 	uint64_t allgs, arr, len, cap, i, chunk[512];
 	double t0 = gh_now();
-	int rc;
+	int rc, snap;
 
 	if (!l->g_verified)
 		return gh_errf(&s->err, GOHEAP_EVERSION,
@@ -800,10 +1422,19 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	bd.frame = gh_calloc(bd.max_pcs, sizeof(*bd.frame));
 	if (bd.frame == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+	/* no memo on ENOMEM: the same lookups, slower */
+	bd.fmemo = gh_calloc((size_t)1 << GOR_FMEMO_BITS, sizeof(*bd.fmemo));
+	bd.amemo = gh_calloc((size_t)1 << GOR_AMEMO_BITS, sizeof(*bd.amemo));
+	bd.imemo = gh_calloc((size_t)1 << GOR_IMEMO_BITS, sizeof(*bd.imemo));
 	read_fing(&bd);
 	if (gh_core_threads(s->ops, s->ctx, &bd.threads, &bd.nthreads) != 0)
 		bd.threads = NULL;
 	tb_setup(&bd, p);
+	/* the snapshot: a source that can stop the target (live) is read
+	 * running, then stopped for what changed; --no-stop: best-effort */
+	snap = GH_OPS_V2(s, stop) == NULL || GH_OPS_V2(s, resume) == NULL ?
+	       0 : s->gor_no_stop ? 2 : 1;
+	p->gor_snapshot = snap;
 
 	rc = gh_mem_read_ptr(&s->mem, allgs, &arr, "runtime.allgs");
 	if (rc == 0)
@@ -820,6 +1451,14 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 			     (unsigned long long)len, (unsigned long long)cap);
 		goto out;
 	}
+	if (snap == 1) {
+		bd.nhdr = (size_t)len;
+		bd.hdr = gh_calloc(len ? (size_t)len : 1, sizeof(*bd.hdr));
+		if (bd.hdr == NULL) {
+			rc = gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	for (i = 0; i < len; i += GH_ARRAY_LEN(chunk)) {
 		uint64_t k, nk = len - i < GH_ARRAY_LEN(chunk) ? len - i :
 				 GH_ARRAY_LEN(chunk);
@@ -832,10 +1471,19 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 		for (k = 0; k < nk; k++) {
 			uint64_t gp = gh_mem_word(&s->mem, raw + 8 * k, 8);
 
-			rc = one_g(&bd, gp);
+			rc = snap_one(&bd, (uint32_t)(i + k), gp);
 			if (rc != 0)
 				goto out;
 		}
+	}
+	if (snap == 1) {
+		uint64_t len1 = len;
+
+		rc = snap_stopped(&bd, p, allgs, len, &len1);
+		if (rc != 0)
+			goto out;
+		snap_finish(&bd, len1);
+		len = len1;
 	}
 	rc = freeze(&bd, p);
 	if (rc != 0) {
@@ -846,19 +1494,28 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 		char *note = p->gor_note;
 		size_t nl = sizeof(p->gor_note);
 
+		if (snap == 2)
+			snprintf(note, nl, "best-effort snapshot: the target "
+				 "was not stopped (--no-stop)");
 		if (bd.running > bd.running_regs)
-			snprintf(note, nl, "%llu running goroutine(s): stack "
-				 "from g.sched, may be stale (%s)",
+			snprintf(note + strlen(note), nl - strlen(note),
+				 "%s%llu running goroutine(s): stack from "
+				 "g.sched%s", note[0] ? "; " : "",
 				 (unsigned long long)(bd.running -
 						      bd.running_regs),
-				 bd.threads != NULL ? "no thread registers "
-				 "found for it" : "live, not stopped");
+				 snap == 1 ? " (stopped off the goroutine's "
+				 "stack)" : bd.threads != NULL ? ", may be "
+				 "stale (no thread registers found for it)" :
+				 snap == 2 ? ", may be stale (live, not "
+				 "stopped)" : ", may be stale (no thread "
+				 "registers)");
 		if (bd.running_regs > 0)
 			snprintf(note + strlen(note), nl - strlen(note),
 				 "%s%llu running goroutine(s) unwound from "
-				 "their thread's registers (core)",
+				 "their thread's registers (%s)",
 				 note[0] ? "; " : "",
-				 (unsigned long long)bd.running_regs);
+				 (unsigned long long)bd.running_regs,
+				 snap == 1 ? "stopped" : "core");
 		if (bd.unreadable > 0 || bd.partial > 0)
 			snprintf(note + strlen(note), nl - strlen(note),
 				 "%s%llu g unreadable (first %#llx), %llu "
@@ -875,9 +1532,14 @@ out:
 	free(bd.tbphys);
 	free(bd.tbpcs);
 	free(bd.tbphyss);
+	free(bd.tbargs);
 	free(bd.gs);
 	free(bd.pcs);
 	free(bd.labs);
+	free(bd.hdr);
+	free(bd.fmemo);
+	free(bd.amemo);
+	free(bd.imemo);
 	gh_buf_free(&bd.strs);
 	return rc;
 }

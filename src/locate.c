@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <elf.h>
 
 #include "locate.h"
@@ -292,8 +293,90 @@ static int decode_a64(const cs_insn *in, a64_state *st, gh_refvec *out)
 	return 0;
 }
 
-int gh_decode_refs(unsigned machine, const unsigned char *code, size_t len,
-		   uint64_t addr, gh_refvec *out, gh_err *err)
+/*
+ * Capstone is loaded when a stripped binary first needs decoding, not
+ * when go-heap starts: linked in, its ~78 000 relocations cost every run
+ * about a millisecond of start-up (a tenth of a 10 000-bucket heap
+ * profile), and only the stripped-binary locator uses it.  The handle
+ * belongs to its caller (one locate, or one gh_decode_refs call): no
+ * state outside it.  The soname is the API major the headers describe
+ * (libcapstone.so.4 for 4.x), and the library's own cs_version must
+ * agree: the structures decoded below are that API's.
+ */
+#define GH_CS_STR2(x) #x
+#define GH_CS_STR(x) GH_CS_STR2(x)
+#define GH_CAPSTONE_SONAME "libcapstone.so." GH_CS_STR(CS_API_MAJOR)
+
+typedef struct cs_lib {
+	void *dl;
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *,
+			    cs_insn *);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+	unsigned (*version)(int *, int *);
+} cs_lib;
+
+static void cs_lib_close(cs_lib *c)
+{
+	if (c->dl != NULL)
+		dlclose(c->dl);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Resolve name into *fn (ISO C has no void * -> function pointer cast). */
+static int cs_sym(cs_lib *c, const char *name, void *fn, size_t fnsize)
+{
+	void *p = dlsym(c->dl, name);
+
+	if (p == NULL || fnsize != sizeof(p))
+		return -1;
+	memcpy(fn, &p, sizeof(p));
+	return 0;
+}
+
+static int cs_lib_load(cs_lib *c, gh_err *err)
+{
+	const char *why;
+	int major = 0, minor = 0;
+
+	if (c->dl != NULL)
+		return 0;
+	c->dl = dlopen(GH_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (c->dl == NULL) {
+		why = dlerror();
+		return gh_errf(err, GOHEAP_EUNSUPPORTED, "decoding machine "
+			       "code needs Capstone %d: %s", CS_API_MAJOR,
+			       why != NULL ? why : GH_CAPSTONE_SONAME
+			       " not found");
+	}
+	if (cs_sym(c, "cs_open", &c->open, sizeof(c->open)) ||
+	    cs_sym(c, "cs_option", &c->option, sizeof(c->option)) ||
+	    cs_sym(c, "cs_malloc", &c->malloc, sizeof(c->malloc)) ||
+	    cs_sym(c, "cs_disasm_iter", &c->disasm_iter,
+		   sizeof(c->disasm_iter)) ||
+	    cs_sym(c, "cs_free", &c->free, sizeof(c->free)) ||
+	    cs_sym(c, "cs_close", &c->close, sizeof(c->close)) ||
+	    cs_sym(c, "cs_version", &c->version, sizeof(c->version))) {
+		cs_lib_close(c);
+		return gh_errf(err, GOHEAP_EUNSUPPORTED, "%s lacks a function "
+			       "go-heap calls", GH_CAPSTONE_SONAME);
+	}
+	c->version(&major, &minor);
+	if (major != CS_API_MAJOR) {
+		cs_lib_close(c);
+		return gh_errf(err, GOHEAP_EUNSUPPORTED, "%s is Capstone "
+			       "%d.%d, go-heap was built for %d.x",
+			       GH_CAPSTONE_SONAME, major, minor, CS_API_MAJOR);
+	}
+	return 0;
+}
+
+static int decode_refs(cs_lib *cs, unsigned machine,
+		       const unsigned char *code, size_t len, uint64_t addr,
+		       gh_refvec *out, gh_err *err)
 {
 	csh h = 0;
 	cs_insn *in = NULL;
@@ -313,22 +396,25 @@ int gh_decode_refs(unsigned machine, const unsigned char *code, size_t len,
 			       "decoding machine code: e_machine %u is not "
 			       "supported (amd64 and arm64 are)", machine);
 	}
-	if (cs_open(arch, arch == CS_ARCH_X86 ? CS_MODE_64 : CS_MODE_ARM,
+	rc = cs_lib_load(cs, err);
+	if (rc != 0)
+		return rc;
+	if (cs->open(arch, arch == CS_ARCH_X86 ? CS_MODE_64 : CS_MODE_ARM,
 		    &h) != CS_ERR_OK) {
 		rc = gh_errf(err, GOHEAP_EUNSUPPORTED,
 			     "Capstone cannot decode e_machine %u", machine);
 		goto out;
 	}
 	opened = 1;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	in = cs_malloc(h);
+	cs->option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	in = cs->malloc(h);
 	if (in == NULL) {
 		rc = gh_errf(err, GOHEAP_ENOMEM, "out of memory");
 		goto out;
 	}
 	memset(&st, 0, sizeof(st));
 	while (n > 0) {
-		if (!cs_disasm_iter(h, &p, &n, &a, in)) {
+		if (!cs->disasm_iter(h, &p, &n, &a, in)) {
 			/* Not an instruction: step over it and resync
 			 * (1 byte on amd64, one word on arm64). */
 			size_t step = arch == CS_ARCH_X86 ? 1 : 4;
@@ -357,9 +443,21 @@ int gh_decode_refs(unsigned machine, const unsigned char *code, size_t len,
 	}
 out:
 	if (in != NULL)
-		cs_free(in, 1);
+		cs->free(in, 1);
 	if (opened)
-		cs_close(&h);
+		cs->close(&h);
+	return rc;
+}
+
+int gh_decode_refs(unsigned machine, const unsigned char *code, size_t len,
+		   uint64_t addr, gh_refvec *out, gh_err *err)
+{
+	cs_lib cs;
+	int rc;
+
+	memset(&cs, 0, sizeof(cs));
+	rc = decode_refs(&cs, machine, code, len, addr, out, err);
+	cs_lib_close(&cs);
 	return rc;
 }
 
@@ -400,6 +498,7 @@ typedef struct loc {
 	uint64_t bias;
 	unsigned ps;
 	gh_err *err;
+	cs_lib *cs;           /* loaded on the first decode */
 } loc;
 
 /*
@@ -429,8 +528,8 @@ static int func_refs(const loc *L, const char *name, gh_refvec *out,
 			       "%s: code at 0x%llx is not in the file", name,
 			       (unsigned long long)lo);
 	*entry = lo;
-	return gh_decode_refs(gh_exe_machine(L->exe), code, (size_t)(hi - lo),
-			      lo, out, L->err);
+	return decode_refs(L->cs, gh_exe_machine(L->exe), code,
+			   (size_t)(hi - lo), lo, out, L->err);
 }
 
 /* The first reference matching kind/size/section, or NULL. */
@@ -1063,9 +1162,12 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 	gh_refvec rv = { NULL, 0, 0 };
 	located f;
 	loc L;
+	cs_lib cs;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	memset(&cs, 0, sizeof(cs));
+	L.cs = &cs;
 	memset(&f, 0, sizeof(f));
 	if (how != NULL && howlen > 0)
 		how[0] = '\0';
@@ -1130,6 +1232,7 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		snprintf(how, howlen, "%s", f.how);
 out:
 	gh_refvec_free(&rv);
+	cs_lib_close(&cs);
 	/* Whatever went wrong (a hostile table, a limit), the outcome for
 	 * the caller is the same: these globals could not be confirmed. */
 	if (rc != 0 && rc != GOHEAP_ENOMEM && rc != GOHEAP_ENOSYM) {
@@ -1180,16 +1283,20 @@ static int version_from_schedinit(const gh_exe *exe, const gh_sym *sym,
 	gh_refvec rv = { NULL, 0, 0 };
 	unsigned ps = gh_exe_ptr_size(exe);
 	loc L;
+	cs_lib cs;
 	uint64_t entry;
 	size_t i;
 	int rc, k, found = 0;
 
+	memset(&cs, 0, sizeof(cs));
 	L.exe = exe;
 	L.sym = sym;
 	L.bias = bias;
 	L.ps = ps;
 	L.err = err;
+	L.cs = &cs;
 	rc = func_refs(&L, "runtime.schedinit", &rv, &entry);
+	cs_lib_close(&cs);
 	if (rc != 0)
 		goto out;
 	for (i = 0; i < rv.n && !found; i++) {

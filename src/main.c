@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "goheap.h"
+#include "gh.h"
 #include "options.h"
 #include "watch.h"
 
@@ -54,12 +54,6 @@ static int parse_pid(const char *s)
 	return (int)v;
 }
 
-/* Was a profile asked for explicitly (-o or -f)?  With --force only then. */
-static int output_requested(const gh_cli *c)
-{
-	return c->output != NULL || c->format_given;
-}
-
 /*
  * --force: enable profiling, then one line saying what happened (on
  * stdout when it is the only output).  SIGINT, SIGTERM, SIGHUP and SIGQUIT
@@ -72,6 +66,7 @@ static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 		     FILE *msg)
 {
 	goheap_force_result r;
+	char line[256];
 	sigset_t hold, old;
 	double t0, t1;
 	int rc;
@@ -98,18 +93,8 @@ static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 	}
 	if (c->quiet)
 		return EXIT_OK;
-	if (r.old_rate != 0)
-		fprintf(msg, "go-heap: %s: runtime.MemProfileRate is already "
-			"%lld: nothing changed\n", target,
-			(long long)r.old_rate);
-	else if (c->dry_run)
-		fprintf(msg, "go-heap: %s: dry run: would write %lld to "
-			"runtime.MemProfileRate at 0x%llx (now 0)\n", target,
-			(long long)r.new_rate, (unsigned long long)r.address);
-	else
-		fprintf(msg, "go-heap: %s: runtime.MemProfileRate 0 -> %lld "
-			"at 0x%llx: heap profiling enabled\n", target,
-			(long long)r.new_rate, (unsigned long long)r.address);
+	gh_force_message(line, sizeof(line), &r, c->dry_run);
+	fprintf(msg, "go-heap: %s: %s\n", target, line);
 	if (c->verbose && r.threads > 0)
 		fprintf(stderr, "go-heap: stopped %d threads for %.3f ms "
 			"(longest stop), %d %s\n", r.threads,
@@ -122,6 +107,13 @@ static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 			r.stop_end * 1e9);
 	fflush(msg);
 	return EXIT_OK;
+}
+
+/* One "go-heap: warning: ..." line on stderr (gh_profile_warnings). */
+static void warn_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "go-heap: warning: %s\n", line);
 }
 
 static int write_all(FILE *f, const unsigned char *p, size_t n)
@@ -138,6 +130,7 @@ int main(int argc, char **argv)
 	goheap_write_stats ws = { 0, 0, 0, 0 };
 	goheap_session *s = NULL;
 	goheap_profile *p = NULL;
+	goheap_profile_stats ks;
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char err[512];
@@ -172,6 +165,7 @@ int main(int argc, char **argv)
 	}
 	o.exe = c.exe;
 	o.sysroot = c.sysroot;
+	o.no_stop = c.no_stop;
 
 	pid = parse_pid(c.positional[0]);
 	if (pid > 0 && c.npositional > 1) {
@@ -188,7 +182,8 @@ int main(int argc, char **argv)
 			"process ('%s' is not one)\n", c.positional[0]);
 		return EXIT_USAGE;
 	}
-	want_profile = !c.force || output_requested(&c);
+	want_profile = !c.force ||
+		       gh_force_wants_profile(c.output, c.format_given);
 	if (!c.output && c.format == GOHEAP_FORMAT_PPROF && isatty(1)) {
 		fprintf(stderr, "go-heap: refusing to write a binary pprof "
 			"profile to a terminal (use -o FILE)\n");
@@ -235,44 +230,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
 		goto done;
 	}
-	{
-		/* Not silenced by -q: the profile is incomplete. */
-		goheap_profile_stats ks;
-
-		goheap_profile_stats_get(p, &ks);
-		if (ks.skipped_buckets > 0) {
-			fprintf(stderr, "go-heap: warning: %llu of %llu "
-				"buckets hold numbers the runtime cannot "
-				"produce (damaged or changing data) and are "
-				"left out of the profile",
-				(unsigned long long)ks.skipped_buckets,
-				(unsigned long long)(ks.records +
-						     ks.skipped_buckets));
-			if (c.verbose)
-				fprintf(stderr, "; the first, at 0x%llx: %s\n",
-					(unsigned long long)
-					ks.first_skipped_bucket,
-					ks.first_skipped_reason);
-			else
-				fprintf(stderr, " (-v names the first)\n");
-		}
-	}
-	if ((c.profile == GOHEAP_PROFILE_BLOCK ||
-	     c.profile == GOHEAP_PROFILE_MUTEX) && !c.quiet) {
-		goheap_profile_stats bs;
-
-		goheap_profile_stats_get(p, &bs);
-		if (bs.cycles_estimated)
-			fprintf(stderr, "go-heap: warning: the target's "
-				"cycles/second is not known (the runtime has "
-				"not computed it yet, or runtime.ticks was not "
-				"found): delays use go-heap's estimate, %.0f\n",
-				bs.cycles_per_second);
-		if (bs.period_unknown && c.profile == GOHEAP_PROFILE_MUTEX)
-			fprintf(stderr, "go-heap: warning: "
-				"runtime.mutexprofilerate was not found: the "
-				"sampling period is written as 1\n");
-	}
+	goheap_profile_stats_get(p, &ks);
+	gh_profile_warnings(&ks, c.profile, c.quiet, c.verbose, warn_line,
+			    NULL);
 	t1 = now();
 	wo.format = c.format;
 	wo.sample_index = c.sample_index;
@@ -283,12 +243,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
 		goto done;
 	}
-	if (ws.suspect_frames > 0)
-		fprintf(stderr, "go-heap: warning: %llu frames could not be "
-			"symbolized reliably (the executable's pclntab or "
-			"inline tables are inconsistent with what go-heap "
-			"reads: their names or inlined callees may be "
-			"wrong)\n", (unsigned long long)ws.suspect_frames);
+	if (ws.suspect_frames > 0) {
+		gh_suspect_warning(err, sizeof(err), ws.suspect_frames);
+		warn_line(NULL, err);
+	}
 	t2 = now();
 	if (c.output == NULL || strcmp(c.output, "-") == 0) {
 		out = stdout;
@@ -330,6 +288,20 @@ int main(int argc, char **argv)
 			(t2 - t1 - ws.symbolize_seconds - ws.compress_seconds) *
 				1e3,
 			ws.compress_seconds * 1e3, len);
+		if (st.snapshot == 1)
+			fprintf(stderr, "go-heap: goroutine snapshot: the "
+				"target was stopped for %.3f ms (%llu threads; "
+				"%llu of %llu goroutines re-read while "
+				"stopped); the stop ran from %.0f to %.0f ns "
+				"(CLOCK_MONOTONIC)\n", st.stop_seconds * 1e3,
+				(unsigned long long)st.stop_threads,
+				(unsigned long long)st.stop_rewalked,
+				(unsigned long long)st.stop_checked,
+				st.stop_begin * 1e9, st.stop_end * 1e9);
+		else if (st.snapshot == 2)
+			fprintf(stderr, "go-heap: goroutine snapshot: "
+				"best-effort, the target was not stopped "
+				"(--no-stop)\n");
 	}
 	status = EXIT_OK;
 done:

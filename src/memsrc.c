@@ -62,11 +62,17 @@ static int backend_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
 
 /*
  * Fill a block.  Backends fill all or nothing, so a block that straddles
- * the end of a mapping is fetched by halving until a prefix succeeds.
+ * the end of a mapping is fetched by halving until a prefix succeeds; one
+ * whose start is not mapped (a mapping that begins inside the block, as
+ * the runtime's first persistentalloc chunks do) is fetched from the page
+ * of need_start on, halving the same way.  Without the second step every
+ * bucket of such a mapping cost two failed block reads and a direct read.
  */
-static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base, uint64_t need_end)
+static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base,
+		      uint64_t need_start, uint64_t need_end)
 {
-	size_t len = GH_MEM_BLOCK;
+	size_t len, lo;
+	int pass, rc;
 
 	if (b->data == NULL) {
 		b->data = malloc(GH_MEM_BLOCK);
@@ -74,18 +80,24 @@ static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base, uint64_t need_e
 			return GOHEAP_ENOMEM;
 	}
 	b->stamp = 0;
-	while (len >= 4096 && base + len >= need_end) {
-		int rc = backend_read(m, base, b->data, len);
-
-		if (rc == 0) {
-			b->base = base;
-			b->valid = len;
-			b->stamp = ++m->clock;
-			return 0;
+	for (pass = 0; pass < 2; pass++) {
+		lo = pass == 0 ? 0 : (size_t)((need_start - base) & ~(uint64_t)4095);
+		if (pass == 1 && lo == 0)
+			break;
+		len = GH_MEM_BLOCK - lo;
+		while (len >= 4096 && base + lo + len >= need_end) {
+			rc = backend_read(m, base + lo, b->data + lo, len);
+			if (rc == 0) {
+				b->base = base;
+				b->lo = lo;
+				b->valid = lo + len;
+				b->stamp = ++m->clock;
+				return 0;
+			}
+			if (rc == GOHEAP_ETIMEDOUT)
+				return rc;
+			len /= 2;
 		}
-		if (rc == GOHEAP_ETIMEDOUT)
-			return rc;
-		len /= 2;
 	}
 	return GOHEAP_EUNMAPPED;
 }
@@ -128,21 +140,40 @@ static const unsigned char *cached_bytes(gh_mem *m, uint64_t addr,
 		b = find_block(m, base);
 	if (b == NULL) {
 		b = victim(m);
-		if (fill_block(m, b, base, addr + len) != 0)
+		if (fill_block(m, b, base, addr, addr + len) != 0)
 			return NULL;
 	}
-	if (off + len > b->valid)
+	if (off < b->lo || off + len > b->valid)
 		return NULL;
 	b->stamp = ++m->clock;
 	m->last = b;
 	return b->data + off;
 }
 
-/* Try to serve [addr, addr+len) from one cached block; 1 if served. */
+/*
+ * Try to serve [addr, addr+len) from the cache; 1 if served.  A range that
+ * crosses into the next block (a bucket straddling a 64 KiB boundary: one
+ * in ~100) is copied from both blocks rather than read again.
+ */
 static int cached_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
 {
-	const unsigned char *p = cached_bytes(m, addr, len);
+	uint64_t split = (addr & ~(uint64_t)(GH_MEM_BLOCK - 1)) + GH_MEM_BLOCK;
+	const unsigned char *p;
+	size_t n1;
 
+	if (len <= GH_MEM_BLOCK && addr + len > split) {
+		n1 = (size_t)(split - addr);
+		p = cached_bytes(m, addr, n1);
+		if (p == NULL)
+			return 0;
+		memcpy(buf, p, n1);
+		p = cached_bytes(m, split, len - n1);
+		if (p == NULL)
+			return 0;
+		memcpy((unsigned char *)buf + n1, p, len - n1);
+		return 1;
+	}
+	p = cached_bytes(m, addr, len);
 	if (p == NULL)
 		return 0;
 	memcpy(buf, p, len);

@@ -24,7 +24,9 @@
 
 typedef struct gh_mem_block {
 	uint64_t base;        /* block-aligned target address */
-	size_t valid;         /* bytes of data that were read (may be short) */
+	size_t lo;            /* data[lo, valid) was read: lo > 0 when a */
+	size_t valid;         /* mapping starts inside the block, valid < */
+	                      /* GH_MEM_BLOCK when one ends inside it */
 	uint64_t stamp;       /* LRU clock, 0 = empty */
 	unsigned char *data;  /* GH_MEM_BLOCK bytes */
 } gh_mem_block;
@@ -103,6 +105,17 @@ extern const goheap_memsrc_ops gh_live_ops;
 int gh_live_stop_window(const goheap_memsrc_ops *ops, void *ctx,
 			double *begin, double *end);
 int gh_live_new(void **out_ctx, int pid, gh_err *err);
+/*
+ * Bulk reads of a live source (the goroutine snapshot, goroutine.c): n
+ * ranges of lens[i] bytes at addrs[i] into out, one after the other,
+ * with as few process_vm_readv calls as the iovec limit allows; ok[i] 1
+ * for each range read in full.  0; -1 for other sources or when
+ * process_vm_readv is unavailable (the caller reads another way);
+ * GOHEAP_ENOPROC.
+ */
+int gh_live_readv(const goheap_memsrc_ops *ops, void *ctx,
+		  const uint64_t *addrs, const size_t *lens, size_t n,
+		  unsigned char *out, unsigned char *ok);
 extern const goheap_memsrc_ops gh_core_ops;
 /*
  * One thread of a core (NT_PRSTATUS): its id and the registers the
@@ -122,6 +135,13 @@ typedef struct gh_thread_regs {
  */
 int gh_core_threads(const goheap_memsrc_ops *ops, void *ctx,
 		    const gh_thread_regs **regs, size_t *n);
+/*
+ * While a live source is stopped (its stop slot): every stopped thread's
+ * id, pc and sp (fp, g, fsbase 0) in *regs (allocated: the caller frees
+ * it) and *n.  -1 for other sources or when not stopped, GOHEAP_ENOMEM.
+ */
+int gh_live_threads(const goheap_memsrc_ops *ops, void *ctx,
+		    gh_thread_regs **regs, size_t *n);
 int gh_core_new(void **out_ctx, const char *core, const char *sysroot,
 		gh_err *err);
 

@@ -31,6 +31,9 @@
 #include "memsrc.h"
 #include "ptrace.h"
 
+/* process_vm_readv takes at most IOV_MAX (1024) iovecs per call. */
+#define GH_LIVE_IOV 1024
+
 typedef struct live_ctx {
 	int pid;
 	int memfd;          /* /proc/PID/mem, -1 until first needed */
@@ -258,6 +261,95 @@ int gh_live_stop_window(const goheap_memsrc_ops *ops, void *ctx,
 	*begin = c->stop_begin;
 	*end = c->stop_end;
 	return 0;
+}
+
+int gh_live_threads(const goheap_memsrc_ops *ops, void *ctx,
+		    gh_thread_regs **regs, size_t *n)
+{
+	const live_ctx *c = ctx;
+	gh_thread_regs *r;
+	size_t i, k = 0, cap = 0;
+	int64_t tid;
+	uint64_t pc, sp;
+	int rc;
+
+	*regs = NULL;
+	*n = 0;
+	if (ops != &gh_live_ops || c == NULL || c->pt == NULL)
+		return -1;
+	while (gh_ptrace_thread_regs(c->pt, cap, &tid, &pc, &sp) >= 0)
+		cap++;
+	r = gh_calloc(cap ? cap : 1, sizeof(*r));
+	if (r == NULL)
+		return GOHEAP_ENOMEM;
+	for (i = 0; i < cap; i++) {
+		rc = gh_ptrace_thread_regs(c->pt, i, &tid, &pc, &sp);
+		if (rc != 0)
+			continue;
+		r[k].tid = tid;
+		r[k].pc = pc;
+		r[k].sp = sp;
+		k++;
+	}
+	*regs = r;
+	*n = k;
+	return 0;
+}
+
+int gh_live_readv(const goheap_memsrc_ops *ops, void *ctx,
+		  const uint64_t *addrs, const size_t *lens, size_t n,
+		  unsigned char *out, unsigned char *ok)
+{
+#ifdef HAVE_PROCESS_VM_READV
+	const live_ctx *c = ctx;
+	struct iovec lv[GH_LIVE_IOV], rv[GH_LIVE_IOV];
+	size_t i = 0, k, j, off = 0;
+	ssize_t got;
+
+	if (ops != &gh_live_ops || c == NULL || !c->use_vm)
+		return -1;
+	memset(ok, 0, n);
+	while (i < n) {
+		size_t base = i;
+
+		for (k = 0; i < n && k < GH_LIVE_IOV; i++, k++) {
+			lv[k].iov_base = out + off;
+			lv[k].iov_len = lens[i];
+			rv[k].iov_base = (void *)(uintptr_t)addrs[i];
+			rv[k].iov_len = lens[i];
+			off += lens[i];
+		}
+		/* a call stops at the first range it cannot read in full:
+		 * that one stays unread, the next call starts after it */
+		for (j = 0; j < k;) {
+			got = process_vm_readv(c->pid, lv + j, k - j, rv + j,
+					       k - j, 0);
+			if (got < 0) {
+				if (errno == ESRCH)
+					return GOHEAP_ENOPROC;
+				if (errno != EFAULT && base == 0 && j == 0)
+					return -1;   /* ENOSYS, EPERM */
+				got = 0;
+			}
+			while (j < k && (size_t)got >= lv[j].iov_len) {
+				got -= (ssize_t)lv[j].iov_len;
+				ok[base + j++] = 1;
+			}
+			if (j < k)
+				j++;
+		}
+	}
+	return 0;
+#else
+	(void)ops;
+	(void)ctx;
+	(void)addrs;
+	(void)lens;
+	(void)n;
+	(void)out;
+	(void)ok;
+	return -1;
+#endif
 }
 
 static int live_thread_stacks(void *ctx, goheap_stack_cb cb, void *payload)

@@ -26,6 +26,7 @@ enum opt_id {
 	OPT_FORCE,
 	OPT_FORMAT,
 	OPT_HELP,
+	OPT_NO_STOP,
 	OPT_OUTPUT,
 	OPT_PROFILE,
 	OPT_QUIET,
@@ -66,9 +67,14 @@ static const struct opt_def opts[] = {
 	  "enable heap profiling in a process whose rate is 0 (default 524288)",
 	  NULL, 0 },
 	{ "format", 'f', ARG_REQUIRED, OPT_FORMAT, "F",
-	  "pprof | text | top | collapsed (default: from -o's extension, else top)",
-	  "pprof|text|top|collapsed", 0 },
+	  "pprof | text | top | collapsed (default: from -o's extension, else\n"
+	  "top); goroutines also: traceback (debug=2), list (one line each)",
+	  "pprof|text|top|collapsed|traceback|list", 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
+	  NULL, 0 },
+	{ "no-stop", 0, ARG_NONE, OPT_NO_STOP, NULL,
+	  "goroutine profile of a live process: do not stop it for a\n"
+	  "consistent snapshot (best-effort, marked in the output)",
 	  NULL, 0 },
 	{ "output", 'o', ARG_REQUIRED, OPT_OUTPUT, "FILE",
 	  "write the profile to FILE ('-' = stdout)",
@@ -132,7 +138,7 @@ static const struct opt_def watch_opts[] = {
 #define GH_WATCH_OPTS_LEN (sizeof(watch_opts) / sizeof(watch_opts[0]))
 
 static const char *const format_names[] = { "pprof", "text", "top",
-					    "collapsed", "traceback" };
+					    "collapsed", "traceback", "list" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
 					     "mutex", "goroutine" };
 static const char *const sample_names[] = { "alloc_objects", "alloc_space",
@@ -205,7 +211,7 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 			   sizeof(format_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown format '%s' (pprof, "
-				 "text, top, collapsed, traceback)", val);
+				 "text, top, collapsed, traceback, list)", val);
 			return 2;
 		}
 		c->format = k;
@@ -213,6 +219,9 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 		break;
 	case OPT_HELP:
 		c->help = 1;
+		break;
+	case OPT_NO_STOP:
+		c->no_stop = 1;
 		break;
 	case OPT_OUTPUT:
 		c->output = val;

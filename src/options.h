@@ -22,6 +22,7 @@ typedef struct gh_cli {
 	int force;              /* --force given */
 	long long force_rate;   /* its RATE (default 524288) */
 	int dry_run;
+	int no_stop;            /* --no-stop: goroutine snapshot unstopped */
 	int quiet, verbose;
 	int help, version;
 	const char *positional[2]; /* PID | CORE [EXE] */

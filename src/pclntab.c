@@ -106,7 +106,12 @@ struct gh_sym {
 	uint64_t gofunc;          /* link address of go:func.*; 0 unknown */
 	gh_funcids ids;
 
-	gh_byname *byname;
+	gh_byname *byname;        /* by function index */
+	/* name -> the first function of that name (index; UINT32_MAX
+	 * empty), open addressing: one pass where a sort of every name
+	 * cost a tenth of a small profile's run. */
+	uint32_t *nameidx;
+	uint64_t namecap;         /* a power of two */
 };
 
 /* A decoded _func record (the runtime's funcInfo). */
@@ -535,32 +540,26 @@ static int gh_elide_wrapper_calling(const gh_sym *s, uint8_t callee)
 
 /* ---- locating the table ------------------------------------------------------ */
 
-static int gh_byname_cmp(const void *a, const void *b)
+/* The slot of name in nameidx: its entry, or the empty slot for it. */
+static uint64_t gh_name_slot(const gh_sym *s, const char *name)
 {
-	const gh_byname *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	uint64_t i = gh_fnv1a_str(name) & (s->namecap - 1);
 
-	if (c != 0)
-		return c;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	while (s->nameidx[i] != UINT32_MAX &&
+	       strcmp(s->byname[s->nameidx[i]].name, name) != 0)
+		i = (i + 1) & (s->namecap - 1);
+	return i;
 }
 
-/* Lower bound of name in byname; nfunc when absent. */
+/* The index of the first function named name; nfunc when absent. */
 static uint64_t gh_find_name(const gh_sym *s, const char *name)
 {
-	uint64_t lo = 0, hi = s->nfunc;
+	uint32_t i;
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(s->byname[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < s->nfunc && strcmp(s->byname[lo].name, name) == 0)
-		return lo;
-	return s->nfunc;
+	if (s->nameidx == NULL)
+		return s->nfunc;
+	i = s->nameidx[gh_name_slot(s, name)];
+	return i == UINT32_MAX ? s->nfunc : i;
 }
 
 /*
@@ -683,7 +682,7 @@ static void gh_find_funcids(gh_sym *s)
 	}
 	i = gh_find_name(s, "runtime.goexit");
 	if (s->old || (i < s->nfunc &&
-		       gh_decode_func(s, s->byname[i].idx, &f) == 0 &&
+		       gh_decode_func(s, i, &f) == 0 &&
 		       f.funcid == ids119.goexit))
 		s->ids = ids119;
 	else if (gh_find_name(s, "runtime.runFinalizers") < s->nfunc)
@@ -706,7 +705,21 @@ static int gh_build_byname(gh_sym *s, gh_err *err)
 		s->byname[i].name = gh_decode_func(s, i, &f) == 0 ?
 			gh_funcname(s, f.nameoff) : "";
 	}
-	qsort(s->byname, (size_t)s->nfunc, sizeof(*s->byname), gh_byname_cmp);
+	if (s->nfunc >= UINT32_MAX / 4)
+		return gh_errf(err, GOHEAP_ELIMIT, "pclntab: too many functions");
+	for (s->namecap = 16; s->namecap < 2 * s->nfunc; s->namecap *= 2)
+		;
+	s->nameidx = malloc((size_t)s->namecap * sizeof(*s->nameidx));
+	if (s->nameidx == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "pclntab: out of memory");
+	memset(s->nameidx, 0xff, (size_t)s->namecap * sizeof(*s->nameidx));
+	/* In table order: a duplicate name keeps its first function. */
+	for (i = 0; i < s->nfunc; i++) {
+		uint64_t k = gh_name_slot(s, s->byname[i].name);
+
+		if (s->nameidx[k] == UINT32_MAX)
+			s->nameidx[k] = (uint32_t)i;
+	}
 	return 0;
 }
 
@@ -812,6 +825,7 @@ void gh_sym_close(gh_sym *s)
 	if (s == NULL)
 		return;
 	free(s->byname);
+	free(s->nameidx);
 	free(s);
 }
 
@@ -1077,7 +1091,7 @@ int gh_sym_func_entry(const gh_sym *s, const char *name, uint64_t *entry,
 
 	if (i >= s->nfunc)
 		return GOHEAP_ENOSYM;
-	idx = s->byname[i].idx;
+	idx = i;
 	if (gh_decode_func(s, idx, &f) != 0)
 		return GOHEAP_ENOSYM;
 	if (entry != NULL)
@@ -1164,4 +1178,62 @@ size_t gh_sym_inline_pcs(const gh_sym *s, uint64_t sympc, uint8_t *callee,
 		*callee = id;
 	}
 	return n;
+}
+
+/* ---- funcdata / pcdata accessors (argument printing, gorargs.c) ------------ */
+
+/*
+ * funcdata(f, idx) of the function containing runtime pc, read from the
+ * executable's file bytes: at most want bytes from off bytes past its
+ * start into buf, *got of them (the rest is not file-backed).  0: read;
+ * GOHEAP_ENOSYM: pc in no function, or funcdata(f, idx) is nil (idx >=
+ * nfuncdata, offset ^0); GOHEAP_EUNSUPPORTED: the funcdata exists but
+ * moduledata.gofunc, its base, is unknown.
+ */
+int gh_sym_funcdata_read(const gh_sym *s, uint64_t pc, uint32_t idx,
+			 uint64_t off, unsigned char *buf, size_t want,
+			 size_t *got)
+{
+	gh_func f;
+	uint64_t base;
+	size_t lo = 0, hi = want;
+
+	*got = 0;
+	if (gh_findfunc(s, pc - s->bias, &f, NULL) != 0 || idx >= f.nfuncdata ||
+	    gh_u32(s, f.pcdata + 4 * ((uint64_t)f.npcdata + idx)) == UINT32_MAX)
+		return GOHEAP_ENOSYM;
+	base = gh_funcdata(s, &f, idx);
+	if (base == 0)
+		return GOHEAP_EUNSUPPORTED;
+	if (base + off < base)
+		return 0;
+	/* the longest file-backed prefix (the PT_LOADs' file parts are
+	 * contiguous: availability is monotone in the length) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+
+		if (gh_exe_ptr(s->exe, base + off, mid) != NULL)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (lo > 0)
+		memcpy(buf, gh_exe_ptr(s->exe, base + off, lo), lo);
+	*got = lo;
+	return 0;
+}
+
+/*
+ * pcdatavalue(f, table, targetpc) for the function containing runtime pc,
+ * targetpc a runtime address: -1 when pc is in no function, the table is
+ * absent or has no value there.
+ */
+int32_t gh_sym_pcdata_value(const gh_sym *s, uint64_t pc, uint32_t table,
+			    uint64_t targetpc)
+{
+	gh_func f;
+
+	if (gh_findfunc(s, pc - s->bias, &f, NULL) != 0)
+		return -1;
+	return gh_pcdatavalue(s, &f, table, targetpc - s->bias);
 }

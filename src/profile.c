@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "fmt_common.h"
 
 void gh_profile_destroy(gh_profile *p)
 {
@@ -67,54 +67,25 @@ GOHEAP_EXTERN int goheap_profile_record(const goheap_profile *p, size_t i,
 
 /* ---- deltas -------------------------------------------------------------- */
 
-/* An index of base's records by bucket address (open addressing). */
-typedef struct id_index {
-	const gh_record **slot;
-	size_t cap;
-} id_index;
-
-static size_t id_hash(uint64_t k, size_t cap)
+/* An index of base's records: bucket address -> index + 1 (the last
+ * record of an address, as a map assignment keeps it). */
+static int id_index_build(gh_hmap *x, const gh_profile *p)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
-}
+	size_t i;
 
-static int id_index_build(id_index *x, const gh_profile *p)
-{
-	size_t i, h;
-
-	x->cap = 16;
-	while (x->cap < p->nrecs * 2 + 1)
-		x->cap *= 2;
-	x->slot = gh_calloc(x->cap, sizeof(*x->slot));
-	if (x->slot == NULL)
-		return GOHEAP_ENOMEM;
-	for (i = 0; i < p->nrecs; i++) {
-		uint64_t k = p->recs[i].bucket;
-
-		if (k == 0)
-			continue;
-		for (h = id_hash(k, x->cap); x->slot[h] != NULL &&
-		     x->slot[h]->bucket != k; h = (h + 1) & (x->cap - 1))
-			;
-		x->slot[h] = &p->recs[i];
-	}
+	for (i = 0; i < p->nrecs; i++)
+		if (p->recs[i].bucket != 0 &&
+		    gh_hmap_put(x, p->recs[i].bucket, (uint64_t)i + 1) != 0)
+			return GOHEAP_ENOMEM;
 	return 0;
 }
 
-static const gh_record *id_index_get(const id_index *x, uint64_t k)
+static const gh_record *id_index_get(const gh_hmap *x, const gh_profile *p,
+				     uint64_t k)
 {
-	size_t h;
+	uint64_t v = k != 0 ? gh_hmap_get(x, k) : 0;
 
-	if (k == 0)
-		return NULL;
-	for (h = id_hash(k, x->cap); x->slot[h] != NULL;
-	     h = (h + 1) & (x->cap - 1))
-		if (x->slot[h]->bucket == k)
-			return x->slot[h];
-	return NULL;
+	return v != 0 ? &p->recs[v - 1] : NULL;
 }
 
 /* r minus b (b may be NULL); 1 if anything is left. */
@@ -141,7 +112,7 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 				       const goheap_profile *base)
 {
 	gh_profile *d = NULL;
-	id_index ix = { NULL, 0 };
+	gh_hmap ix = GH_HMAP_INIT;
 	gh_record tmp;
 	size_t i, n = 0, npc = 0, k = 0, at = 0;
 	int rc = GOHEAP_ENOMEM;
@@ -157,10 +128,12 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 	if (cur->pid != 0 && base->pid != 0 &&
 	    (cur->pid != base->pid || cur->start_time != base->start_time))
 		return GOHEAP_EMISMATCH;
-	if (id_index_build(&ix, base) != 0)
+	if (id_index_build(&ix, base) != 0) {
+		gh_hmap_free(&ix);
 		return GOHEAP_ENOMEM;
+	}
 	for (i = 0; i < cur->nrecs; i++)
-		if (subtract(&cur->recs[i], id_index_get(&ix,
+		if (subtract(&cur->recs[i], id_index_get(&ix, base,
 			     cur->recs[i].bucket), &tmp)) {
 			n++;
 			npc += cur->recs[i].nstk;
@@ -191,7 +164,7 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 	for (i = 0; i < cur->nrecs; i++) {
 		const gh_record *r = &cur->recs[i];
 
-		if (!subtract(r, id_index_get(&ix, r->bucket), &tmp))
+		if (!subtract(r, id_index_get(&ix, base, r->bucket), &tmp))
 			continue;
 		tmp.stk = d->pcpool + at;
 		if (r->nstk > 0)
@@ -204,7 +177,7 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 	d = NULL;
 	rc = 0;
 out:
-	free(ix.slot);
+	gh_hmap_free(&ix);
 	if (d != NULL) {
 		gh_profile_destroy(d);
 		free(d);

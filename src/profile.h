@@ -56,6 +56,13 @@ typedef struct gh_goroutine {
 	 * "+0x.."); 1.19: at most rt->tb_max_phys physical frames */
 	const uint64_t *tb_pcs, *tb_phys;
 	size_t ntb;
+	/* -f traceback: for each logical frame, 1 + the offset in tb_argstr
+	 * of the argument list printArgs printed for its physical frame
+	 * ("0x1, {0x2, 0x3}, ...", NUL-terminated, read at collection:
+	 * gorargs.c), set on the physical (outermost) frame of each
+	 * inline group; 0: not read (printed "(...)") */
+	const uint64_t *tb_args;
+	const char *tb_argstr;
 	int scan;             /* atomicstatus had _Gscan */
 	int locked;           /* g.lockedm != 0 */
 	int in_syscall;       /* g.syscallsp != 0 */
@@ -110,6 +117,14 @@ typedef struct goheap_profile {
 	size_t ngors;
 	char gor_note[256];   /* what the output's comment must say, or "" */
 	int tb_labels_on;     /* runtime debug.tracebacklabels == 1 */
+	/* goroutine profiles, the snapshot (goroutine.c): 1 the target was
+	 * stopped to re-read what changed, 2 not (--no-stop: best-effort),
+	 * 0 no stop needed (a core, a debugger's stopped inferior); the
+	 * stop's CLOCK_MONOTONIC window (first interrupt .. last detach),
+	 * threads stopped, goroutines re-read while stopped / all */
+	int gor_snapshot;
+	double gor_stop_begin, gor_stop_end;
+	uint64_t gor_stop_threads, gor_rewalked, gor_checked;
 } gh_profile;
 
 void gh_profile_destroy(gh_profile *p);
@@ -169,6 +184,10 @@ int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
 /* debug=2: runtime.Stack(buf, true) of every goroutine (fmt_goroutine.c) */
 int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 				 gh_buf *out, gh_err *err);
+/* one line per goroutine, cut from the traceback (fmt_golist.c); reads
+ * each g's M through s, if not NULL, for "(thread TID)" */
+int gh_write_goroutine_list(goheap_session *s, const gh_profile *p,
+			    const gh_wctx *w, gh_buf *out, gh_err *err);
 
 /*
  * scaleHeapSample from runtime/pprof/protomem.go, bit for bit (Go's
@@ -198,55 +217,9 @@ void gh_scale_heap_sample_impl(int64_t count, int64_t size, int64_t rate,
 			       int impl, int64_t *out_count,
 			       int64_t *out_size);
 
-/* ---- stack expansion shared by fmt_text.c, fmt_top.c, fmt_collapsed.c ---- */
-
-/*
- * A per-PC cache of symbolized frames for one target version, so that a
- * profile with 100k records symbolizes each distinct PC once.  Built by
- * fmt_text.c.  Frame strings are owned by the gh_sym, which must outlive
- * the cache.
- */
-typedef struct gh_stackx gh_stackx;
-
-enum gh_stackx_mode {
-	/* runtime.CallersFrames(pcs) as the target's Go version runs it. */
-	GH_STACKX_CALLERS = 0,
-	/* As profileBuilder.appendLocsForStack sees it: also expand the
-	 * inlined callers of the last PC (runtime_expandFinalInlineFrame). */
-	GH_STACKX_PROTO = 1,
-};
-
-int gh_stackx_new(gh_stackx **out, const gh_sym *sym, gh_gover ver);
-void gh_stackx_free(gh_stackx *x);
-/* Suspect frames (gh_frame.suspect) the cache has symbolized. */
-size_t gh_stackx_suspect(const gh_stackx *x);
-/* The frames of pcs[0..n), into out (reset first; caller frees with
- * gh_framevec_free).  PCs with no function give no frame, as in Go. */
-int gh_stackx_frames(gh_stackx *x, const uint64_t *pcs, size_t n, int mode,
-		     gh_framevec *out);
-/* protomem.go's hideRuntime: index of the first PC whose FuncForPC name
- * is not a runtime one (0 if every PC is). */
-size_t gh_stackx_skip_runtime(gh_stackx *x, const uint64_t *pcs, size_t n);
-/* The version's hidden-runtime prefix test ("runtime.", and from 1.24
- * "internal/runtime/"). */
-int gh_stackx_is_runtime(const gh_stackx *x, const char *name);
-/*
- * The frames of record r as runtime/pprof's proto writer would emit them
- * (writeHeapProto / printCountCycleProfile): Stack() truncation before
- * 1.23, leading runtime frames hidden for heap, inline expansion.
- */
-int gh_stackx_sample_frames(gh_stackx *x, const gh_profile *p,
-			    const gh_record *r, gh_framevec *out);
-
-/*
- * The sample column of `sample_index` (enum goheap_sample_index) for
- * p->kind, with its pprof sample type name and unit.  For block/mutex the
- * columns are 0 = contentions, 1 = delay (default).  GOHEAP_EINVAL if the
- * index does not apply.  Implemented in fmt_top.c.
- */
-int gh_sample_resolve(const gh_profile *p, int sample_index, int *out_col,
-		      const char **name, const char **unit);
-/* Column `col` of record r as the proto holds it (scaled). */
-int64_t gh_sample_value(const gh_profile *p, const gh_record *r, int col);
+/* The writers' toolkit (stack expansion, sample columns, record order,
+ * Go's int64(float64), the hash map): fmt_common.h, which includes this
+ * header; included here too for the writers that include only this one. */
+#include "fmt_common.h"
 
 #endif

@@ -81,7 +81,10 @@
  * arm64) and the chain [FP] / [FP+8] give the call stack.  The chain
  * crosses from a thread's g0 stack to the goroutine stack that called
  * mcall or systemstack, as the runtime's own frame-pointer unwinder
- * expects.  It does not cross runtime.morestack (the goroutine's frames
+ * expects; from Go 1.25 mcall clears the frame pointer on the switch, and
+ * the walk goes on through the g it pushed and that g's g.sched when the
+ * consumer asks for it (gh_gswitch, amd64: cross_step).  It does not
+ * cross runtime.morestack (the goroutine's frames
  * are then reachable only through g.sched, a per-version structure), and
  * a signal handler's frames lead to the interrupted function's caller,
  * not to the interrupted function itself (its PC is in the signal frame).
@@ -176,7 +179,21 @@ typedef struct pt_thread {
 	int captured;    /* capture_stacks has walked it */
 	int interrupted; /* PTRACE_INTERRUPT sent */
 	char proc_state; /* its state letter in /proc when listed */
+	/* Crossing runtime.mcall's switch to g0 (gh_gswitch): */
+	uint64_t end_rec; /* the last frame record read, if its saved FP was 0 */
+	int xstate;       /* enum pt_xstate */
+	uint64_t xg;      /* the g mcall switched from */
+	uint64_t xsched[4]; /* its g.sched: sp, pc, g, bp */
 } pt_thread;
+
+/* Where a thread's crossing of mcall's switch stands (cross_step). */
+enum pt_xstate {
+	PT_X_NONE,    /* not tried */
+	PT_X_G,       /* read the g pushed above the return into mcall */
+	PT_X_SCHED,   /* read its g.sched */
+	PT_X_CALLER,  /* find the frame record of mcall's caller */
+	PT_X_DONE,    /* crossed (the chain goes on from sched.bp), or not */
+};
 
 /*
  * Stack bytes read per thread and round: the frame records of a thread's
@@ -554,6 +571,8 @@ static void walk(gh_ptrace *pt, pt_thread *t, size_t ti)
 		if (n == GH_PT_MAX_FRAMES)
 			break;
 		t->pcs[n++] = rec[1];
+		if (rec[0] == 0)
+			t->end_rec = t->fp;
 		if (rec[0] == t->fp)
 			break;
 		t->fp = rec[0];
@@ -637,6 +656,8 @@ static int capture_stacks(gh_ptrace *pt, gh_err *err)
 		t->captured = 1;
 		t->walking = 1;
 		t->need = t->sp;
+		t->end_rec = 0;
+		t->xstate = PT_X_NONE;
 		any = 1;
 	}
 	for (round = 0; any && round < GH_PT_MAX_READS; round++) {
@@ -651,6 +672,166 @@ static int capture_stacks(gh_ptrace *pt, gh_err *err)
 	}
 	return 0;
 }
+
+#if defined(__x86_64__)
+/*
+ * One word at addr: 1 and *out, or 0 with t->need set for the next
+ * round's window, or -1 when it cannot be read (the window read there
+ * came back short and PTRACE_PEEKDATA fails too).
+ */
+static int fetch_word(const gh_ptrace *pt, pt_thread *t, size_t ti,
+		      uint64_t addr, uint64_t *out)
+{
+	unsigned long w;
+
+	if (addr >= t->wbase && addr - t->wbase <= t->wlen &&
+	    t->wlen - (addr - t->wbase) >= sizeof(w)) {
+		memcpy(&w, pt->wbuf + ti * GH_PT_WINDOW + (addr - t->wbase),
+		       sizeof(w));
+		*out = w;
+		return 1;
+	}
+	if (t->wbase != addr) {
+		t->need = addr;
+		return 0;
+	}
+	errno = 0;
+	w = (unsigned long)ptrace(PTRACE_PEEKDATA, t->tid,
+				  (void *)(uintptr_t)addr, NULL);
+	if (errno != 0)
+		return -1;
+	*out = w;
+	return 1;
+}
+
+/*
+ * Go on from where capture_stacks stopped, across runtime.mcall's switch
+ * to g0 (gh_gswitch, ptrace.h), as far as the windows read so far allow;
+ * leaves t->need set for the next round, or t->walking 0 when done.
+ * Worked example (1.25, a goroutine parked in a channel receive, its M
+ * asleep on g0):
+ *   ... futex, ..., schedule, park_m   (the g0 chain)
+ *   park_m's record R: [R] = 0 (saved FP), [R+8] = return into mcall:
+ *                      the chain ends (end_rec = R)
+ *   [R+16]             the g (mcall's PUSHQ AX)
+ *   g.sched.pc         return into gopark (its call of mcall)
+ *   the first record X >= g.sched.sp with [X] == g.sched.bp: gopark's;
+ *   [X+8]              return into chanrecv (mcall saved the FP of
+ *                      its caller's caller: "MOVQ (BP), BX")
+ *   the chain from g.sched.bp: chanrecv1, main.parkLocked, goexit
+ * The g is the one this M last switched from: if it has run on another M
+ * since, its saved frames are stale, which only adds frames to check.
+ */
+static void cross_step(gh_ptrace *pt, pt_thread *t, size_t ti,
+		       const gh_gswitch *sw)
+{
+	uint64_t *w = t->xsched, cand = 0, a;
+	const unsigned off[4] = { sw->sched_sp, sw->sched_pc, sw->sched_g,
+				  sw->sched_bp };
+	int i, r, n = t->nframes;
+
+	t->need = 0;
+	switch (t->xstate) {
+	case PT_X_G:
+		r = fetch_word(pt, t, ti, t->end_rec + 16, &t->xg);
+		if (r == 0)
+			return;
+		if (r < 0 || t->xg == 0 || t->xg % sizeof(long) != 0)
+			break;
+		t->xstate = PT_X_SCHED;
+		/* fall through */
+	case PT_X_SCHED:
+		/* gobuf's words in ascending order: one window holds them. */
+		for (i = 0; i < 4; i++) {
+			r = fetch_word(pt, t, ti, t->xg + off[i], &w[i]);
+			if (r == 0)
+				return;
+			if (r < 0)
+				break;
+		}
+		if (i < 4 || w[2] != t->xg || w[0] == 0 || w[1] == 0 ||
+		    w[0] % sizeof(long) != 0)
+			break;
+		t->xstate = PT_X_CALLER;
+		if (t->wbase != w[0]) {
+			t->need = w[0];
+			return;
+		}
+		/* fall through */
+	case PT_X_CALLER:
+		/* The window is at sched.sp: the caller's record in it. */
+		for (a = w[0]; w[3] != 0 && a + 16 <= w[3] &&
+		     a + 16 <= t->wbase + t->wlen; a += sizeof(long)) {
+			uint64_t rec[2];
+
+			if (window_pair(pt, t, ti, a, rec) == 0 &&
+			    rec[0] == w[3]) {
+				cand = rec[1];
+				break;
+			}
+		}
+		if (n < GH_PT_MAX_FRAMES)
+			t->pcs[n++] = w[1];
+		if (cand != 0 && n < GH_PT_MAX_FRAMES)
+			t->pcs[n++] = cand;
+		t->nframes = n;
+		t->xstate = PT_X_DONE;
+		t->fp = w[3];
+		walk(pt, t, ti);
+		return;
+	default:
+		break;
+	}
+	t->xstate = PT_X_DONE;
+	t->walking = 0;
+}
+
+/*
+ * After capture_stacks: the threads whose chain ended at mcall's switch
+ * (a record with saved FP 0 returning into mcall) go on into the
+ * goroutine, in rounds of batched window reads as there.
+ */
+static void cross_switches(gh_ptrace *pt, const gh_gswitch *sw)
+{
+	size_t i;
+	int round, any = 0;
+
+	for (i = 0; i < pt->n; i++) {
+		pt_thread *t = &pt->t[i];
+
+		if (t->state != PT_STOPPED || t->err != 0 || !t->captured ||
+		    t->xstate != PT_X_NONE)
+			continue;
+		t->xstate = PT_X_DONE;
+		if (t->walking || t->fp != 0 || t->end_rec == 0 ||
+		    t->nframes < 2 ||
+		    t->pcs[t->nframes - 1] < sw->mcall_lo ||
+		    t->pcs[t->nframes - 1] >= sw->mcall_hi)
+			continue;
+		t->xstate = PT_X_G;
+		t->walking = 1;
+		cross_step(pt, t, i, sw);
+		any |= t->walking;
+	}
+	for (round = 0; any && round < GH_PT_MAX_READS; round++) {
+		read_windows(pt);
+		any = 0;
+		for (i = 0; i < pt->n; i++) {
+			pt_thread *t = &pt->t[i];
+
+			if (!t->walking)
+				continue;
+			if (t->xstate == PT_X_DONE)
+				walk(pt, t, i);
+			else
+				cross_step(pt, t, i, sw);
+			any |= t->walking;
+		}
+	}
+	for (i = 0; i < pt->n; i++)
+		pt->t[i].walking = 0;
+}
+#endif
 #else
 /* libunwind unwinds at gh_ptrace_thread_stacks time. */
 static void get_thread_regs(gh_ptrace *pt, pt_thread *t)
@@ -914,6 +1095,31 @@ double gh_ptrace_stopped_at(const gh_ptrace *pt)
 	return pt != NULL ? pt->stopped_at : 0;
 }
 
+int gh_ptrace_thread_regs(const gh_ptrace *pt, size_t i, int64_t *tid,
+			  uint64_t *pc, uint64_t *sp)
+{
+	const pt_thread *t;
+
+	if (pt == NULL || i >= pt->n)
+		return -1;
+	t = &pt->t[i];
+#ifdef GH_PT_FRAME_POINTERS
+	if (t->state != PT_STOPPED || t->err != 0 || t->nframes < 1 ||
+	    pt->foreign)
+		return 1;
+	*tid = t->tid;
+	*pc = t->pcs[0];
+	*sp = t->sp;
+	return 0;
+#else
+	(void)t;
+	(void)tid;
+	(void)pc;
+	(void)sp;
+	return 1;
+#endif
+}
+
 size_t gh_ptrace_nthreads(const gh_ptrace *pt)
 {
 	size_t i, k = 0;
@@ -1100,6 +1306,13 @@ static int unwind_thread(unw_addr_space_t as, pt_thread *t, gh_err *err)
 }
 #endif
 
+int gh_gswitch_cb(int tid, const uint64_t *pcs, size_t n, void *payload)
+{
+	const gh_gswitch_req *req = payload;
+
+	return req->cb(tid, pcs, n, req->payload);
+}
+
 int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
 			    gh_err *err)
 {
@@ -1108,6 +1321,17 @@ int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
 #ifndef GH_PT_FRAME_POINTERS
 	unw_addr_space_t as;
 #endif
+
+	if (cb == gh_gswitch_cb) {
+		const gh_gswitch_req *req = payload;
+
+#if defined(__x86_64__)
+		if (!pt->foreign && req->sw != NULL)
+			cross_switches(pt, req->sw);
+#endif
+		cb = req->cb;
+		payload = req->payload;
+	}
 
 	if (pt->foreign)
 		return gh_errf(err, GOHEAP_EUNSUPPORTED,

@@ -31,6 +31,15 @@ int gh_ptrace_resume(gh_ptrace *pt, gh_err *err);
  */
 double gh_ptrace_stopped_at(const gh_ptrace *pt);
 
+/*
+ * The registers thread slot i (0 .. until -1) reported as it stopped: its
+ * id, PC and SP (amd64/arm64; the goroutine snapshot, goroutine.c).
+ * 0, 1 when that slot has none (exited, unread, foreign, other arch), -1
+ * past the last slot.
+ */
+int gh_ptrace_thread_regs(const gh_ptrace *pt, size_t i, int64_t *tid,
+			  uint64_t *pc, uint64_t *sp);
+
 /* Threads stopped by gh_ptrace_stop (not counting those that exited). */
 size_t gh_ptrace_nthreads(const gh_ptrace *pt);
 
@@ -45,5 +54,36 @@ size_t gh_ptrace_nthreads(const gh_ptrace *pt);
  */
 int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
 			    gh_err *err);
+
+/*
+ * Crossing runtime.mcall's switch to g0 (Go 1.25+, where it clears the
+ * frame pointer): a thread whose chain ends at a frame record with a
+ * saved FP of 0 and a return address in [mcall_lo, mcall_hi) is on g0
+ * in mcall's callee; the g mcall switched from is the word just above
+ * that return address (mcall's PUSHQ AX), and its frames go on from
+ * g.sched: pc, then the caller found by its frame record, then the
+ * chain from sched.bp.  Offsets are from the g (g_sched + gobuf_*, from
+ * the release's row: rtlayout.c); sched.g must equal the g.  amd64 only
+ * (mcall's PUSHQ AX); elsewhere the request is ignored.
+ */
+typedef struct gh_gswitch {
+	uint64_t mcall_lo, mcall_hi;
+	unsigned sched_sp, sched_pc, sched_g, sched_bp;
+} gh_gswitch;
+
+/*
+ * How a consumer asks for the crossing without a new memory-source slot:
+ * it passes gh_gswitch_cb with a gh_gswitch_req as the payload to a
+ * source's thread_stacks.  gh_ptrace_thread_stacks recognises it, walks
+ * across the switches and calls req->cb; any other source just calls
+ * gh_gswitch_cb, which forwards to req->cb with req->payload unchanged.
+ */
+typedef struct gh_gswitch_req {
+	const gh_gswitch *sw;
+	goheap_stack_cb cb;
+	void *payload;
+} gh_gswitch_req;
+
+int gh_gswitch_cb(int tid, const uint64_t *pcs, size_t n, void *payload);
 
 #endif

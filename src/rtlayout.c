@@ -64,31 +64,31 @@ static const uint16_t size_classes_118[] = {
 #define GH_G_119 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
 	.g_syscallpc = 120, .g_atomicstatus = 144, .g_goid = 152, \
 	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 0, \
-	.g_gopc = 296, .g_startpc = 312, .g_labels = 360, .gobuf_sp = 0, \
+	.g_gopc = 296, .g_startpc = 312, .g_labels = 360, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
 	.m_curg = 192
 #define GH_G_121 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
 	.g_syscallpc = 120, .g_atomicstatus = 144, .g_goid = 152, \
 	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 272, \
-	.g_gopc = 280, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, \
+	.g_gopc = 280, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
 	.m_curg = 192
 #define GH_G_123 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
 	.g_syscallpc = 120, .g_atomicstatus = 152, .g_goid = 160, \
 	.g_waitsince = 176, .g_waitreason = 184, .g_parentgoid = 280, \
-	.g_gopc = 288, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, \
+	.g_gopc = 288, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
 	.m_curg = 192
 #define GH_G_125 .g_runningcleanups = 218, .g_m = 48, .g_sched = 56, .g_syscallsp = 104, \
 	.g_syscallpc = 112, .g_atomicstatus = 144, .g_goid = 152, \
 	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 272, \
-	.g_gopc = 280, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, \
+	.g_gopc = 280, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 32, .gobuf_bp = 40, .m_procid = 64, \
 	.m_curg = 184
 #define GH_G_126 .g_runningcleanups = 220, .g_m = 48, .g_sched = 56, .g_syscallsp = 104, \
 	.g_syscallpc = 112, .g_atomicstatus = 144, .g_goid = 152, \
 	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 280, \
-	.g_gopc = 288, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, \
+	.g_gopc = 288, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 32, .gobuf_bp = 40, .m_procid = 64, \
 	.m_curg = 184
 
@@ -522,6 +522,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 0, .gor_unwinder = 1,
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_125),
 		.tb_exported_rcvr = 1, .tb_show_fincleanup = 1,
+		.mcall_clears_bp = 1,
 	},
 	{
 		/* moduledata gains epclntab after gofunc (gofunc stays word
@@ -540,6 +541,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 0, .gor_unwinder = 1,
 		GH_TB_121(208), GH_TB(gh_gstatus_126, gh_waitreasons_126),
 		.tb_exported_rcvr = 1, .tb_show_fincleanup = 1,
+		.mcall_clears_bp = 1,
 		.tb_running_syscallsp = 1, .tb_labels = 1,
 		.debug_tracebacklabels = 136, .g_leaked = 10,
 	},
@@ -563,6 +565,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 0, .gor_unwinder = 1,
 		GH_TB_121(208), GH_TB(gh_gstatus_126, gh_waitreasons_126),
 		.tb_exported_rcvr = 1, .tb_show_fincleanup = 1,
+		.mcall_clears_bp = 1,
 		.tb_running_syscallsp = 1, .tb_labels = 2,
 		.debug_tracebacklabels = 132, .g_leaked = 10,
 	},

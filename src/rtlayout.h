@@ -105,6 +105,14 @@ typedef struct gh_rtlayout {
 	 * goroutine is a user goroutine only while it runs cleanups */
 	unsigned g_runningcleanups;
 	unsigned gobuf_sp, gobuf_pc, gobuf_lr, gobuf_bp;
+	unsigned gobuf_g;         /* gobuf.g: 16 in every release */
+	/* 1: runtime.mcall clears BP on the switch to g0 ("MOVQ $0, BP",
+	 * asm_amd64.s, 1.25+; morestack too) and pushes the old g just
+	 * above its callee's return address (PUSHQ AX, every release), so a
+	 * frame-pointer walk from g0 reaches the goroutine only through
+	 * g.sched (force mode: ptrace.c's crossing); 0: BP is left as it
+	 * was and the chain runs on into the goroutine's frames */
+	int mcall_clears_bp;
 	unsigned m_procid, m_curg;
 	/* g.labels points at a runtime/pprof labelMap: 1 = struct {list
 	 * []label} (1.24+), 0 = map[string]string (classic hmap) */

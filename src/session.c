@@ -252,10 +252,13 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 	const char *v;
 	int rc;
 
-	if (opts != NULL && opts->version != GOHEAP_OPTIONS_VERSION)
+	if (opts != NULL && opts->version != GOHEAP_OPTIONS_VERSION &&
+	    opts->version != 1)
 		return gh_errf(&s->err, GOHEAP_EINVAL,
 			       "goheap_options version %u not supported",
 			       opts->version);
+	/* version 1 tables end before no_stop */
+	s->gor_no_stop = opts != NULL && opts->version >= 2 && opts->no_stop;
 	if (s->ops->describe != NULL)
 		s->ops->describe(s->ctx, s->source, sizeof(s->source));
 	if (opts != NULL && opts->exe != NULL) {
@@ -798,6 +801,13 @@ GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 	out->first_skipped_bucket = p->skipped_bucket;
 	snprintf(out->first_skipped_reason, sizeof(out->first_skipped_reason),
 		 "%s", p->skipped_reason);
+	out->snapshot = p->gor_snapshot;
+	out->stop_begin = p->gor_stop_begin;
+	out->stop_end = p->gor_stop_end;
+	out->stop_seconds = p->gor_stop_end - p->gor_stop_begin;
+	out->stop_threads = p->gor_stop_threads;
+	out->stop_rewalked = p->gor_rewalked;
+	out->stop_checked = p->gor_checked;
 	return 0;
 }
 
@@ -842,6 +852,8 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 			rc = gh_write_goroutine_collapsed(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_TRACEBACK)
 			rc = gh_write_goroutine_traceback(p, &w, &b, &s->err);
+		else if (wo->format == GOHEAP_FORMAT_LIST)   /* fmt_golist.c */
+			rc = gh_write_goroutine_list(s, p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_PPROF)
 			rc = gh_write_pprof(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_TOP)
@@ -863,6 +875,11 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		break;
 	case GOHEAP_FORMAT_COLLAPSED:
 		rc = gh_write_collapsed(p, &w, &b, &s->err);
+		break;
+	case GOHEAP_FORMAT_TRACEBACK:
+	case GOHEAP_FORMAT_LIST:
+		rc = gh_errf(&s->err, GOHEAP_EINVAL, "formats traceback and "
+			     "list are for goroutine profiles (-p goroutine)");
 		break;
 	default:
 		rc = gh_errf(&s->err, GOHEAP_EINVAL, "unknown format %d",

@@ -140,4 +140,19 @@ int gh_sym_funcinfo(const gh_sym *s, uint64_t pc, gh_funcinfo *out);
 size_t gh_sym_inline_pcs(const gh_sym *s, uint64_t sympc, uint8_t *callee,
 			 uint64_t *out, size_t cap);
 
+/*
+ * funcdata(f, idx) of the function containing runtime pc, from the
+ * executable: at most want bytes from off bytes past its start into buf,
+ * *got read.  0; GOHEAP_ENOSYM: no function or funcdata(f, idx) is nil;
+ * GOHEAP_EUNSUPPORTED: present but moduledata.gofunc is unknown.
+ */
+int gh_sym_funcdata_read(const gh_sym *s, uint64_t pc, uint32_t idx,
+			 uint64_t off, unsigned char *buf, size_t want,
+			 size_t *got);
+
+/* pcdatavalue(f, table, targetpc) of the function containing runtime pc
+ * (runtime targetpc): -1 when absent. */
+int32_t gh_sym_pcdata_value(const gh_sym *s, uint64_t pc, uint32_t table,
+			    uint64_t targetpc);
+
 #endif

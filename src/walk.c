@@ -97,6 +97,12 @@ typedef struct walk_state {
 	int clear;
 	mcycle *future;    /* per record, while clear: the 3 future cycles */
 	size_t cap_future;
+	/*
+	 * Sizes plausible_size accepted, by (size / 8) % 64: a profile has
+	 * few distinct ones, and the binary search's branches are as hard
+	 * to predict as the sizes.
+	 */
+	uint64_t size_ok[64];
 } walk_state;
 
 /* ---- plausibility ---------------------------------------------------- */
@@ -159,9 +165,8 @@ static int skip(walk_state *w, uint64_t addr, const char *fmt, ...)
  * a reason in why.
  */
 static int cycle_implausible(const walk_state *w, const mcycle *c,
-			     uint64_t size, char *why, size_t len)
+			     uint64_t size, uint64_t maxn, char *why, size_t len)
 {
-	uint64_t maxn = GH_WALK_MAX_BYTES / size;
 	uint64_t mask = w->m->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
 
 	if (c->allocs > maxn || c->frees > maxn) {
@@ -296,7 +301,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	gh_record *r;
 	size_t i, reclen;
 	const char *what = "bucket";
-	int rc, dup;
+	int rc, dup, pcs_ok = 0;
 
 	if (addr % ps != 0)
 		return gh_errf(w->err, GOHEAP_ECORRUPT,
@@ -334,7 +339,17 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	w->p->bucket_bytes += ((uint64_t)lay->bucket_words + nstk) * ps +
 			      reclen;
 	/* The allnext link stays trusted: a skipped bucket is walked past. */
-	if (want_typ == lay->typ_mem ? !plausible_size(lay, size, ps) : size != 0)
+	if (want_typ == lay->typ_mem) {
+		uint64_t *ok = &w->size_ok[(size >> 3) & 63];
+
+		if (size == 0 || *ok != size) {
+			if (!plausible_size(lay, size, ps))
+				return skip(w, addr, "size %llu is not one the "
+					    "runtime records for a memory "
+					    "bucket", (unsigned long long)size);
+			*ok = size;
+		}
+	} else if (size != 0)
 		return skip(w, addr, "size %llu is not one the runtime records "
 			    "for a %s bucket", (unsigned long long)size,
 			    want_typ == lay->typ_mem ? "memory" : "block/mutex");
@@ -379,8 +394,21 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	}
 	/* A duplicate was checked with the previous record.  1.23-1.26
 	 * mutex stacks of runtime-internal locks start with
-	 * logicalStackSentinel, ^uintptr(0) (mLockProfile). */
-	for (i = 0; !dup && i < nstk; i++) {
+	 * logicalStackSentinel, ^uintptr(0) (mLockProfile).  One pass without
+	 * branches first (every word of every new stack goes through it);
+	 * the loop below only finds and names the culprit. */
+	if (!dup && nstk > 0) {
+		const uint64_t *v = w->p->pcpool + w->npcs;
+		uint64_t lim = ps == 4 ? UINT64_MAX : GH_WALK_MAX_PC;
+		int bad = 0;
+
+		i = want_typ == lay->typ_mutex &&
+		    v[0] == (ps == 4 ? 0xffffffffu : UINT64_MAX);
+		for (; i < nstk; i++)
+			bad |= (v[i] < 4096) | (v[i] >= lim);
+		pcs_ok = !bad;
+	}
+	for (i = 0; !dup && !pcs_ok && i < nstk; i++) {
 		pc = w->p->pcpool[w->npcs + i];
 		if (i == 0 && want_typ == lay->typ_mutex &&
 		    pc == (ps == 4 ? 0xffffffffu : UINT64_MAX))
@@ -401,16 +429,19 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	if (want_typ == lay->typ_mem) {
 		mcycle act, fut[3];
 		char why[sizeof(w->p->skipped_reason)];
+		/* The most objects of this size a cycle may count (size > 0:
+		 * plausible_size has no class 0). */
+		uint64_t maxn = GH_WALK_MAX_BYTES / size;
 		unsigned k;
 
 		load_cycle(w, rec, size, &act);
 		for (k = 0; k < 3; k++)
 			load_cycle(w, rec + (size_t)(k + 1) * lay->cycle_words * ps,
 				   size, &fut[k]);
-		if (cycle_implausible(w, &act, size, why, sizeof(why)))
+		if (cycle_implausible(w, &act, size, maxn, why, sizeof(why)))
 			return skip(w, addr, "active: %s", why);
 		for (k = 0; k < 3; k++)
-			if (cycle_implausible(w, &fut[k], size, why,
+			if (cycle_implausible(w, &fut[k], size, maxn, why,
 					      sizeof(why)))
 				return skip(w, addr, "future[%u]: %s", k, why);
 		/* mProf_FlushLocked(idx): active += future[idx]. */

@@ -4,7 +4,7 @@
 #
 # The target is tests/go/forceprog: it never references runtime.MemProfile, so
 # runtime.MemProfileRate is 0; all its deliberate allocation happens in main.allocateSteadily.
-# For each toolchain (go1.19 go1.21 go1.22 go1.23 go1.24):
+# For each toolchain (go1.19, go1.21 to go1.27):
 #   - go-heap PID exits 3 and names --force                  (profiling disabled before)
 #   - --force --dry-run: exit 0, says what it would write; the rate stays 0
 #   - --force -v: exit 0, "0 -> 524288"; the program itself now reads 524288
@@ -21,7 +21,8 @@
 #     write completes and the program runs on
 #   - the stack walk: with GOHEAP_TEST_UNSAFE_FUNC naming a function of the target, go-heap
 #     must find it at each of 20 stops and refuse (exit 1, one line, rate still 0):
-#     main.parkLocked (a goroutine parked on its locked thread: past the runtime's g0 frames)
+#     main.parkLocked (a goroutine parked on its locked thread: past the runtime's g0 frames,
+#     through g.sched from go1.25, where mcall clears the frame pointer)
 #     and main.spinTop (a thread running user code, or preempted, or descheduled)
 #   - a target with 100 extra threads (runtime.LockOSThread): --force succeeds, -v reports
 #     more than 100 stopped threads, the program runs on
@@ -256,16 +257,10 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	# "unsafe", so go-heap retries 20 times and refuses): main.parkLocked lies past the
 	# runtime's g0 frames (mcall), main.spinTop under a thread running user code, preempted
 	# by the runtime's signal, or descheduled.  Nothing may be written.
-	# From go1.25 runtime.mcall (and morestack) clear BP on the switch to g0 ("as caller may
-	# execute on another M", asm_amd64.s/asm_arm64.s), so no frame-pointer walk crosses them:
-	# a parked or descheduled goroutine's frames are only in its g.sched.  The check does not
-	# need them (the sampling path runs with the M acquired, so it is never parked or
-	# descheduled, and systemstack still keeps the chain), but this test does: skipped there,
-	# with the reason (tests/expected-skips lists it).
-	minor=${go#go1.}
-	if [ "$minor" -ge 25 ]; then
-		gh_skip "$tag: stack walk past runtime.mcall: $go clears the frame pointer on the switch to g0 (a parked goroutine's frames are only in g.sched; not needed by the safety check)"
-	elif gh_start "$bin" -threads 3 -spin -workers 1 -pause 0; then
+	# From go1.25 runtime.mcall clears BP on the switch to g0 ("as caller may execute on
+	# another M", asm_amd64.s), so the chain ends there: the walk crosses through the g mcall
+	# pushed and its g.sched (ptrace.c, cross_step), which this checks on 1.25+.
+	if gh_start "$bin" -threads 3 -spin -workers 1 -pause 0; then
 		pid=$GH_PID
 		out=$GH_OUT
 		for fn in main.parkLocked main.spinTop; do

@@ -421,18 +421,137 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		fi
 	fi
 done
-# The goroutine profile through gdb: the same library, the same walker over gdb's reads; its
-# text equals the CLI's on a still program (newest toolchain; live and a gcore core).
-last=$((${#GH_GO_NAMES[@]} - 1))
-if [ "$last" -ge 0 ] && gh_have_goheap; then
-	goname=${GH_GO_NAMES[$last]}
+# The goroutine profile through gdb: the same library, the same walker over gdb's reads; on the
+# oldest and newest toolchain, live and on a gcore core:
+#   - go-heap -p goroutine -f text == the CLI's (live and core; the core's == live);
+#   - go-heap -p goroutine -f traceback == the program's own WriteTo(w, 2) (goroutine.2.txt),
+#     block by block (run-goroutine.sh's cmp_tb: the writer goroutine dropped on each side);
+#   - info goroutines: one line per goroutine; the goroutine ids, their bracketed statuses,
+#     first frames (function, file:line) and "created by" equal those of goroutine.2.txt
+#     (gor_list_cmp; the writer, main.writeProfiles in-process, is main.idleForever outside);
+#     after switching to the thread a line names ("(thread N)"), that line, and only it,
+#     is marked '*'.
+# cmp_tb EXPECTED ACTUAL, from tests/run-goroutine.sh (one definition for both scripts).
+eval "$(sed -n '/^cmp_tb() {$/,/^}$/p' "$GH_TESTS/run-goroutine.sh")"
+
+# gor_list_cmp DEBUG2 LIST LWP: `info goroutines` (LIST) against the debug=2 text; LWP is the
+# selected thread's ("" if none was selected on purpose: then no line may be marked but one
+# on that thread, which the test does not know, so '*' lines are only counted).
+gor_list_cmp() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import re, sys
+def expected(path):
+    want, writer = {}, None
+    data = open(path, encoding="utf-8").read()
+    for b in [b for b in data.rstrip("\n").split("\n\n") if b.strip()]:
+        lines = b.split("\n")
+        m = re.match(r"^goroutine (\d+) (\[.*):$", lines[0])
+        if not m:
+            print(f"debug=2: bad header {lines[0]!r}"); sys.exit(1)
+        goid, status = int(m.group(1)), m.group(2)
+        func = fileline = created = None
+        for k, l in enumerate(lines[1:], 1):
+            if l.startswith("created by "):
+                created = l
+                break
+            if func is None and l and not l.startswith(("\t", ".")):
+                func = l[:l.rindex("(")]
+                fileline = re.sub(r" \+0x[0-9a-f]+$", "", lines[k + 1][1:])
+        if "main.writeProfiles" in b:
+            writer = goid
+        want[goid] = (status, func or "(stack unavailable)", fileline, created)
+    return want, writer
+want, writer = expected(sys.argv[1])
+lwp = int(sys.argv[3]) if sys.argv[3] else None
+got, marked, bad = {}, [], 0
+for l in open(sys.argv[2], encoding="utf-8").read().splitlines():
+    if l.startswith("#") or not l.strip():
+        continue
+    m = re.match(r"^([* ]) +(\d+) (.*)$", l)
+    if not m or int(m.group(2)) in got:
+        print(f"bad or repeated line {l!r}"); sys.exit(1)
+    goid, rest = int(m.group(2)), m.group(3)
+    th = re.search(r"  \(thread (\d+)\)$", rest)
+    if th:
+        rest = rest[:th.start()]
+    if m.group(1) == "*":
+        marked.append((goid, int(th.group(1)) if th else None))
+    # the writer's status differs (running in-process): its bracketed part as it is
+    st = rest[:rest.find("]") + 1] if goid == writer else want.get(goid, ("",))[0]
+    if not rest.startswith(st):
+        print(f"goroutine {goid}: status: want {st!r} at the start of {rest!r}"); sys.exit(1)
+    f = rest[len(st):].strip().split("  ")
+    created = None
+    if f and f[-1].startswith("created by "):
+        created = f.pop()
+    func = f[0] if f else None
+    fileline = f[1] if len(f) > 1 else None
+    got[goid] = (st, func, fileline, created)
+if writer is None or writer not in got or got[writer][1] != "main.idleForever":
+    print(f"the writer goroutine {writer}: {got.get(writer)}"); sys.exit(1)
+del want[writer], got[writer]
+if set(want) != set(got):
+    print(f"goroutine ids: {len(want)} in debug=2, {len(got)} listed; only in debug=2: "
+          f"{sorted(set(want) - set(got))[:5]}, only listed: {sorted(set(got) - set(want))[:5]}")
+    sys.exit(1)
+for goid in sorted(want):
+    if want[goid] != got[goid]:
+        print(f"goroutine {goid}:\n  want {want[goid]}\n  got  {got[goid]}"); sys.exit(1)
+if lwp is not None and (len(marked) != 1 or marked[0][1] != lwp):
+    print(f"marked {marked}, want one line on thread {lwp}"); sys.exit(1)
+if lwp is None and len(marked) > 1:
+    print(f"marked {marked}: more than one"); sys.exit(1)
+print(f"{len(got)} goroutines: ids, statuses, first frames and creators equal"
+      + (f"; '*' on goroutine {marked[0][0]} (thread {lwp})" if lwp is not None else ""))
+PY
+}
+
+# The gdb commands of one goroutine session: text, traceback, list, then the list again after
+# switching to the thread of the first "(thread N)" line (LWP=N is printed).
+GOR_SWITCH='python import re; lwp = int(re.search(r"\(thread (\d+)\)$", gdb.execute("info goroutines", to_string=True), re.M).group(1)); [t.switch() for t in gdb.selected_inferior().threads() if t.ptid[1] == lwp]; print("LWP=%d" % lwp)'
+
+# gor_checks MODE NAME: the session NAME ran text, traceback, list, switch, list.
+gor_checks() {
+	local mode=$1 name=$2 lwp
+	no_traceback "$name" "$goname/$mode: goroutine gdb session" || return
+	if cmp_tb "$d/out/goroutine.2.txt" "$d/$name.1.out" >"$d/$name.cmptb" 2>&1; then
+		gh_pass "$goname/$mode: go-heap -p goroutine -f traceback in gdb == in-process debug=2 ($(tail -n 1 "$d/$name.cmptb"))"
+	else
+		gh_fail "$goname/$mode: go-heap -p goroutine -f traceback in gdb differs from goroutine.2.txt"
+		gh_show "$d/$name.cmptb" 20
+		gh_show "$d/$name.err" 5
+	fi
+	if gor_list_cmp "$d/out/goroutine.2.txt" "$d/$name.2.out" "" >"$d/$name.cmpl" 2>&1; then
+		gh_pass "$goname/$mode: info goroutines == in-process debug=2 ($(tail -n 1 "$d/$name.cmpl"))"
+	else
+		gh_fail "$goname/$mode: info goroutines differs from goroutine.2.txt"
+		gh_show "$d/$name.cmpl" 10
+		gh_show "$d/$name.2.out" 5
+	fi
+	lwp=$(sed -n 's/^LWP=//p' "$d/$name.3.out")
+	if [ -n "$lwp" ] && gor_list_cmp "$d/out/goroutine.2.txt" "$d/$name.4.out" "$lwp" >"$d/$name.cmpl2" 2>&1; then
+		gh_pass "$goname/$mode: info goroutines marks the selected thread's goroutine ($(tail -n 1 "$d/$name.cmpl2"))"
+	else
+		gh_fail "$goname/$mode: info goroutines after 'thread' (LWP ${lwp:-none}): wrong '*'"
+		gh_show "$d/$name.cmpl2" 5
+		gh_show "$d/$name.3.out" 3
+	fi
+}
+
+gor_done=
+for k in 0 $((${#GH_GO_NAMES[@]} - 1)); do
+	[ "$k" -ge 0 ] && gh_have_goheap || continue
+	case " $gor_done " in *" $k "*) continue ;; esac
+	gor_done="$gor_done $k"
+	goname=${GH_GO_NAMES[$k]}
 	d="$GH_TMP/$goname-goroutine"
 	mkdir -p "$d/out"
-	if gh_build_or_fail "$goname: gdb goroutine" goroutineprog "$goname" "${GH_GO_ROOTS[$last]}" default &&
+	if gh_build_or_fail "$goname: gdb goroutine" goroutineprog "$goname" "${GH_GO_ROOTS[$k]}" default &&
 		gh_start "$GH_BIN" -out "$d/out" 2>"$GH_TMP/start.err"; then
 		gbin=$GH_BIN
 		"$GH_GOHEAP" -p goroutine -f text "$GH_PID" >"$d/cli.txt" 2>"$d/cli.err"
-		gdb_run gor -p "$GH_PID" -- 'go-heap -p goroutine -f text'
+		gdb_run gor -p "$GH_PID" -- 'go-heap -p goroutine -f text' \
+			'go-heap -p goroutine -f traceback' 'info goroutines' "$GOR_SWITCH" 'info goroutines'
 		timeout 300 gcore -o "$d/core" "$GH_PID" >"$d/gcore.log" 2>&1
 		gh_stop "$GH_PID"
 		if [ -s "$d/cli.txt" ] && cmp -s "$d/cli.txt" "$d/gor.0.out"; then
@@ -442,9 +561,11 @@ if [ "$last" -ge 0 ] && gh_have_goheap; then
 			diff "$d/cli.txt" "$d/gor.0.out" | head -n 8 | sed 's/^/    | /'
 			gh_show "$d/gor.err" 5
 		fi
+		gor_checks live gor
 		core=$(ls "$d"/core.* 2>/dev/null | head -n 1)
 		if [ -n "$core" ]; then
-			gdb_run gorc "$gbin" "$core" -- 'go-heap -p goroutine -f text'
+			gdb_run gorc "$gbin" "$core" -- 'go-heap -p goroutine -f text' \
+				'go-heap -p goroutine -f traceback' 'info goroutines' "$GOR_SWITCH" 'info goroutines'
 			"$GH_GOHEAP" -p goroutine -f text "$core" "$gbin" >"$d/clic.txt" 2>"$d/clic.err"
 			if [ -s "$d/clic.txt" ] && cmp -s "$d/clic.txt" "$d/gorc.0.out" &&
 				cmp -s "$d/clic.txt" "$d/cli.txt"; then
@@ -453,11 +574,13 @@ if [ "$last" -ge 0 ] && gh_have_goheap; then
 				gh_fail "$goname: goroutine text in gdb (core) differs"
 				diff "$d/clic.txt" "$d/gorc.0.out" | head -n 8 | sed 's/^/    | /'
 			fi
+			gor_checks core gorc
+			rm -f "$core"
 		else
 			gh_fail "$goname: gcore wrote no core of goroutineprog"
 		fi
 	else
 		gh_fail "$goname: goroutineprog did not start: $(cat "$GH_TMP/start.err" 2>/dev/null)"
 	fi
-fi
+done
 gh_summary

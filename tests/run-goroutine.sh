@@ -9,15 +9,20 @@
 #   - live:  go-heap -p goroutine -f text PID   == goroutine.txt
 #   - core:  gcore, go-heap -p goroutine -f text CORE EXE == goroutine.txt (default build)
 #   - collapsed: the counts sum to the header's total
+#   - the snapshot (default build): live reads stop the target briefly (the live checks above
+#     run with it); -v reports the stop; --no-stop == goroutine.txt but for one best-effort note
+#     line; a refused stop (gdb already attached) is one line naming --no-stop; a spinning
+#     goroutine (goroutineprog -spin, oldest and newest toolchain) is unwound
+#     from its thread's registers during the stop (main.spinForever), marked stale with --no-stop
 #   - running goroutines (oldest and newest toolchain): goroutineprog -spin, SIGABRT with
 #     GOTRACEBACK=crash, the kernel's core: the spinning goroutine (_Grunning) is unwound from
 #     its thread's NT_PRSTATUS registers through the signal frame and holds main.spinForever
 #   - stripped build (-s -w): live text == goroutine.txt (allgs located from allgadd/forEachG, -v
-#     says so); core text too on the oldest and newest toolchain
+#     says so), live traceback == goroutine.2.txt; core text too on the oldest and newest toolchain
 #   - pprof (-o .pb.gz) == the program's own goroutine.pb.gz (tests/compare.sh pprof, its writer's
 #     sample dropped on each side)
 #   - traceback: go-heap -p goroutine -f traceback == goroutine.2.txt (debug=2), live and core,
-#     block by block (cmp_tb: writer dropped, argument lists normalised to "(...)")
+#     block by block (cmp_tb: writer dropped, argument lists as they are)
 # The comparison drops exactly one goroutine from each side: the main goroutine, which wrote
 # the in-process profile (its record holds main.writeProfiles) and is parked in
 # main.idleForever afterwards; the totals are compared as they are (both count it).
@@ -79,10 +84,11 @@ compare() {
 }
 
 # cmp_tb EXPECTED ACTUAL: debug=2 tracebacks (runtime.Stack(all)) equal block by block, but for
-# the writer goroutine (main.writeProfiles in-process, main.idleForever outside) and the
-# argument words: go-heap prints "(...)", so every frame's trailing "(...)" group is normalised
-# on both sides.  Headers ("N minutes", labels, "locked to thread"), frame names, file:line,
-# "+0x..", "created by ... in goroutine N" and the order (allgs) are compared as they are.
+# the writer goroutine (main.writeProfiles in-process, main.idleForever outside).  Headers
+# ("N minutes", labels, "locked to thread"), frame names with their argument lists (printArgs:
+# words, "{...}", "...", "?" for dead register spill slots; "(...)" for inlined frames), file:line,
+# "+0x..", "created by ... in goroutine N" and the order (allgs) are compared as they are; the
+# last line counts the frames whose argument list holds at least one word.
 cmp_tb() {
 	python3 - "$1" "$2" <<'PY'
 import re, sys
@@ -92,14 +98,7 @@ def blocks(path, drop):
     kept = [b for b in bs if drop not in b]
     if len(bs) - len(kept) != 1:
         print(f"{path}: {len(bs) - len(kept)} blocks hold {drop}, want 1"); sys.exit(1)
-    out = []
-    for b in kept:
-        lines = b.split("\n")
-        for i, l in enumerate(lines):
-            if i > 0 and not l.startswith("\t") and not l.startswith("created by ") and not l.startswith("..."):
-                lines[i] = re.sub(r"\([^()]*\)$", "(...)", l)
-        out.append("\n".join(lines))
-    return out
+    return kept
 e = blocks(sys.argv[1], "main.writeProfiles")
 a = blocks(sys.argv[2], "main.idleForever")
 if len(e) != len(a):
@@ -109,7 +108,8 @@ for i, (x, y) in enumerate(zip(e, a)):
         print(f"goroutine block {i} differs:\n--- want\n{x}\n--- got\n{y}"); sys.exit(1)
 if len(e) != len(a):
     sys.exit(1)
-print(f"{len(e)} goroutine tracebacks equal")
+nargs = sum(1 for b in a for l in b.split("\n")[1:] if re.search(r"\(.*0x[0-9a-f]+.*\)$", l) and not l.startswith(("\t", "created by ")))
+print(f"{len(e)} goroutine tracebacks equal, {nargs} frames with argument words")
 PY
 }
 
@@ -119,7 +119,7 @@ checks() { # PID-or-CORE [EXE] ; $kind = live|core
 	run tb -p goroutine -f traceback "$@"
 	if ok tb "$kind traceback"; then
 		if cmp_tb "$d/out/goroutine.2.txt" "$d/tb.out" >"$d/cmptb.log" 2>&1; then
-			gh_pass "$tag: $kind: traceback == in-process goroutine debug=2, args normalised ($(tail -n 1 "$d/cmptb.log"))"
+			gh_pass "$tag: $kind: traceback == in-process goroutine debug=2 ($(tail -n 1 "$d/cmptb.log"))"
 		else
 			gh_fail "$tag: $kind: traceback differs from goroutine.2.txt"
 			gh_show "$d/cmptb.log" 40
@@ -146,6 +146,98 @@ checks() { # PID-or-CORE [EXE] ; $kind = live|core
 			gh_fail "$tag: $kind: collapsed counts sum to $sum, total is '$total'"
 		fi
 	fi
+}
+
+# snapshot PID: the stop (issue 13, 3).  -v reports the stop (its length, threads, goroutines
+# re-read while stopped); --no-stop writes the same records as the program's own, with one more
+# comment line saying the snapshot is best-effort.
+snapshot() {
+	local pid=$1
+	run snapv -v -p goroutine -f text "$pid"
+	if ok snapv "-v"; then
+		if grep -qE '^go-heap: goroutine snapshot: the target was stopped for [0-9.]+ ms \([0-9]+ threads; [0-9]+ of [0-9]+ goroutines re-read while stopped\)' "$d/snapv.err" &&
+			! grep -q '^# go-heap' "$d/snapv.out"; then
+			gh_pass "$tag: live: -v reports the stop ($(sed -n 's/^go-heap: goroutine snapshot: the target was stopped for \([0-9.]* ms ([^)]*)\).*/\1/p' "$d/snapv.err"))"
+		else
+			gh_fail "$tag: live: -v does not report the stop (or the output has a note)"
+			gh_show "$d/snapv.err" 5
+		fi
+	fi
+	# the stop refused (a debugger is the tracer already): one line that suggests --no-stop
+	if command -v gdb >/dev/null 2>&1; then
+		local gpid t
+		gdb -nx -batch -p "$pid" -ex 'shell sleep 5' >"$d/gdbhold.log" 2>&1 </dev/null &
+		gpid=$!
+		for ((t = 0; t < 200; t++)); do
+			[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)" != 0 ] && break
+			sleep 0.05
+		done
+		run refused -p goroutine -f text "$pid"
+		wait "$gpid" 2>/dev/null
+		if [ "$rc" = 1 ] && [ "$(wc -l <"$d/refused.err")" = 1 ] &&
+			grep -q '^go-heap: goroutine profile: cannot stop the target for a consistent snapshot (.*already traced.*); --no-stop reads it without stopping (best-effort)$' "$d/refused.err"; then
+			gh_pass "$tag: live: a refused stop is one line suggesting --no-stop"
+		else
+			gh_fail "$tag: live: a refused stop (gdb attached): rc $rc"
+			gh_show "$d/refused.err" 3
+		fi
+	fi
+	run nostop --no-stop -v -p goroutine -f text "$pid"
+	if ok nostop "--no-stop"; then
+		if [ "$(grep -c '^# go-heap: ' "$d/nostop.out")" = 1 ] &&
+			grep -q '^# go-heap: best-effort snapshot: the target was not stopped (--no-stop)$' "$d/nostop.out" &&
+			grep -q 'goroutine snapshot: best-effort' "$d/nostop.err"; then
+			# the note is the last line
+			head -n -1 "$d/nostop.out" >"$d/nostop.txt"
+			compare "$d/out/goroutine.txt" "$d/nostop.txt" "live --no-stop: text == in-process but for its best-effort note"
+		else
+			gh_fail "$tag: live --no-stop: no best-effort note line (or -v line)"
+			tail -n 2 "$d/nostop.out"
+		fi
+	fi
+}
+
+# spin_live BIN: a goroutine spinning in main.spinForever (_Grunning, on its own thread) in a
+# live target.  With the stop it is unwound from its thread's registers (PTRACE_GETREGSET) and
+# its record holds main.spinForever; with --no-stop its stack comes from g.sched, marked stale.
+spin_live() {
+	local bin=$1 sd="$d/spinlive" spid t
+	mkdir -p "$sd/out"
+	( cd "$sd" && exec "$bin" -out "$sd/out" -spin >"$sd/run.out" 2>"$sd/run.err" </dev/null ) &
+	spid=$!
+	GH_PIDS+=("$spid")
+	for ((t = 0; t < 1200; t++)); do
+		grep -q '^SPINNING' "$sd/run.out" 2>/dev/null && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q '^SPINNING' "$sd/run.out" 2>/dev/null; then
+		gh_fail "$tag: goroutineprog -spin (live) did not get SPINNING"
+		gh_stop "$spid"
+		return
+	fi
+	run spinl -p goroutine -f text "$spid"
+	if ok spinl "running goroutine (live, stopped)"; then
+		if grep -q '^# go-heap: 1 running goroutine(s) unwound from their thread.s registers (stopped)$' "$d/spinl.out" &&
+			awk -v RS= '/^1 @ / && /main\.spinForever/ { f = 1 } END { exit !f }' "$d/spinl.out" &&
+			! grep -q 'may be stale' "$d/spinl.out"; then
+			gh_pass "$tag: live: the running goroutine unwound from its thread's registers during the stop (main.spinForever)"
+		else
+			gh_fail "$tag: live: running goroutine not unwound from registers to main.spinForever"
+			grep '^# go-heap' "$d/spinl.out"
+			awk -v RS= '/spinForever/' "$d/spinl.out" | head -n 5
+		fi
+	fi
+	run spinn --no-stop -p goroutine -f text "$spid"
+	if ok spinn "running goroutine (live, --no-stop)"; then
+		if grep -q '^# go-heap: best-effort snapshot: the target was not stopped (--no-stop); 1 running goroutine(s): stack from g.sched, may be stale (live, not stopped)' "$d/spinn.out"; then
+			gh_pass "$tag: live --no-stop: the running goroutine is marked stale"
+		else
+			gh_fail "$tag: live --no-stop: the note does not mark the running goroutine stale"
+			grep '^# go-heap' "$d/spinn.out"
+		fi
+	fi
+	gh_stop "$spid"
 }
 
 have_gcore=1
@@ -273,6 +365,16 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			run text -p goroutine -f text "$pid"
 			ok text "stripped live text" &&
 				compare "$d/out/goroutine.txt" "$d/text.out" "stripped: live: text == in-process goroutine debug=1"
+			# argument lists need funcdata through moduledata.gofunc (located, no go:func.* symbol)
+			run tb -p goroutine -f traceback "$pid"
+			if ok tb "stripped live traceback"; then
+				if cmp_tb "$d/out/goroutine.2.txt" "$d/tb.out" >"$d/cmptb.log" 2>&1; then
+					gh_pass "$tag: stripped: live: traceback == in-process goroutine debug=2 ($(tail -n 1 "$d/cmptb.log"))"
+				else
+					gh_fail "$tag: stripped: live: traceback differs from goroutine.2.txt"
+					gh_show "$d/cmptb.log" 40
+				fi
+			fi
 			run vv -v -p goroutine -f text "$pid"
 			if grep -q 'allgs via allgadd' "$d/vv.err" "$d/vv.out" 2>/dev/null; then
 				gh_pass "$tag: stripped: -v says how allgs was found"
@@ -300,6 +402,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			kind=live
 			checks "$pid"
 			if [ "$variant" = default ]; then
+				snapshot "$pid"
 				run pb -p goroutine -o "$d/gh.goroutine.pb.gz" "$pid"
 				if ok pb "pprof"; then
 					if "$GH_TESTS/compare.sh" --drop-sample main.writeProfiles,main.idleForever \
@@ -331,6 +434,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		gh_stop "$pid"
 		if [ "$variant" = default ] && { [ "$i" = 0 ] || [ "$i" = $((n - 1)) ]; } && gh_have_goheap; then
 			spin_core "$bin"
+			gh_can_read_mem "$$" 2>/dev/null && spin_live "$bin"
 		fi
 	done
 done

@@ -93,8 +93,22 @@ static void test_all_spellings(void **state)
 	assert_int_equal(c.force, 1);
 	assert_int_equal(c.force_rate, 1024);
 	assert_int_equal(c.dry_run, 1);
+	assert_int_equal(c.no_stop, 0);
 	assert_int_equal(c.npositional, 2);
 	assert_string_equal(c.positional[1], "exe");
+}
+
+/* --no-stop: the goroutine snapshot without the stop (issue 13). */
+static void test_no_stop(void **state)
+{
+	char *argv[] = { "go-heap", "-p", "goroutine", "--no-stop", "1" };
+	char err[256];
+	gh_cli c;
+
+	(void)state;
+	assert_int_equal(parse(&c, err, sizeof(err), 5, argv), 0);
+	assert_int_equal(c.no_stop, 1);
+	assert_int_equal(c.profile, GOHEAP_PROFILE_GOROUTINE);
 }
 
 static void test_explicit_format_wins(void **state)
@@ -136,7 +150,8 @@ static void test_errors(void **state)
 static void test_help_lists_every_option(void **state)
 {
 	static const char *const names[] = { "--dry-run", "--exe", "--force",
-		"--format", "--help", "--output", "--profile", "--quiet",
+		"--format", "--help", "--no-stop", "--output", "--profile",
+		"--quiet",
 		"--sample-index", "--sysroot", "--top", "--verbose",
 		"--version" };
 	char buf[4096];
@@ -213,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_all_spellings),
 		cmocka_unit_test(test_sample_index_kinds),
 		cmocka_unit_test(test_explicit_format_wins),
+		cmocka_unit_test(test_no_stop),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_watch),

@@ -1,7 +1,9 @@
 /*
  * test_profile.c - the public record accessors and deltas of profiles
  * (src/profile.c: goheap_profile_record, goheap_profile_delta), on
- * profiles built by hand so that every counter is known.
+ * profiles built by hand so that every counter is known; and the writers'
+ * toolkit parts that need no symbolizer (src/fmt_common.c: the hash map,
+ * Go's int64(float64), block/mutex sample values).
  */
 #include "config.h"
 
@@ -13,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "profile.h"
+#include "fmt_common.h"
 
 /* A heap profile of n records: id ids[i], counters v[i][0..3], stack {id, id+1}. */
 static gh_profile *mk(int kind, int64_t t, size_t n, const uint64_t *ids,
@@ -172,12 +174,108 @@ static void test_delta_block_and_errors(void **state)
 	goheap_profile_free(heap);
 }
 
+/* The hash map: identity keys (put/get), hashed keys (add/first/next). */
+static void test_hmap(void **state)
+{
+	gh_hmap m = GH_HMAP_INIT;
+	uint64_t k, seen;
+	size_t i, it;
+
+	(void)state;
+	assert_int_equal(gh_hmap_get(&m, 0x401000), 0);
+	assert_int_equal(gh_hmap_put(&m, 1, 0), GOHEAP_EINVAL);
+	/* Enough keys to grow several times; key 0 is a key like another. */
+	for (i = 0; i < 5000; i++)
+		assert_int_equal(gh_hmap_put(&m, 0x401000 + 16 * i, i + 1), 0);
+	assert_int_equal(gh_hmap_put(&m, 0, 77), 0);
+	assert_int_equal(m.n, 5001);
+	assert_true(m.n * 2 <= m.mask + 1);
+	for (i = 0; i < 5000; i++)
+		assert_int_equal(gh_hmap_get(&m, 0x401000 + 16 * i), i + 1);
+	assert_int_equal(gh_hmap_get(&m, 0), 77);
+	assert_int_equal(gh_hmap_get(&m, 0x401008), 0);
+	/* put overwrites: a Go map assignment. */
+	assert_int_equal(gh_hmap_put(&m, 0x401000, 9), 0);
+	assert_int_equal(gh_hmap_get(&m, 0x401000), 9);
+	assert_int_equal(m.n, 5001);
+	/* add keeps both entries of one key: walk them. */
+	assert_int_equal(gh_hmap_add(&m, 0, 78), 0);
+	assert_int_equal(gh_hmap_add(&m, 0, 79), 0);
+	seen = 0;
+	for (k = gh_hmap_first(&m, 0, &it); k != 0; k = gh_hmap_next(&m, 0, &it))
+		seen |= 1ULL << (k - 64);
+	assert_true(seen == ((1ULL << 13) | (1ULL << 14) | (1ULL << 15)));
+	gh_hmap_free(&m);
+	assert_null(m.slot);
+	assert_int_equal(gh_hmap_get(&m, 0), 0);
+}
+
+/* int64(f) out of range: CVTTSD2SQ's MinInt64, FCVTZS's saturation. */
+static void test_go_f2i64(void **state)
+{
+	const double inf = 1.0 / 0.0, big = 9223372036854775808.0;
+	double nan = inf - inf;
+
+	(void)state;
+	assert_true(gh_go_f2i64(-2.9, GH_F2I_X86) == -2);
+	assert_true(gh_go_f2i64(2.9, GH_F2I_ARM64) == 2);
+	assert_true(gh_go_f2i64(-big, GH_F2I_X86) == INT64_MIN);
+	assert_true(gh_go_f2i64(big, GH_F2I_X86) == INT64_MIN);
+	assert_true(gh_go_f2i64(inf, GH_F2I_X86) == INT64_MIN);
+	assert_true(gh_go_f2i64(nan, GH_F2I_X86) == INT64_MIN);
+	assert_true(gh_go_f2i64(big, GH_F2I_ARM64) == INT64_MAX);
+	assert_true(gh_go_f2i64(-inf, GH_F2I_ARM64) == INT64_MIN);
+	assert_true(gh_go_f2i64(nan, GH_F2I_ARM64) == 0);
+	assert_int_equal(gh_f2i_rule(183 /* EM_AARCH64 */), GH_F2I_ARM64);
+	assert_int_equal(gh_f2i_rule(62 /* EM_X86_64 */), GH_F2I_X86);
+}
+
+/* printCountCycleProfile's values, and the columns -s selects. */
+static void test_sampler_cycles(void **state)
+{
+	const uint64_t id[] = { 0x10, 0x20 };
+	const int64_t v[][4] = { { 0, 0, 0, 0 }, { 0, 0, 0, 0 } };
+	gh_profile *p = mk(GOHEAP_PROFILE_BLOCK, 10, 2, id, v);
+	gh_sampler s;
+	int64_t out[2];
+
+	(void)state;
+	p->cycles_per_second = 2e9;
+	p->recs[0].count = 3;
+	p->recs[0].cycles = 5000;
+	p->recs[1].count = 1;
+	p->recs[1].cycles = INT64_MAX;      /* / 2 GHz fits */
+	assert_int_equal(gh_sampler_init(&s, p, GOHEAP_SAMPLE_DEFAULT), 0);
+	assert_string_equal(s.name, "delay");
+	assert_string_equal(s.unit, "nanoseconds");
+	assert_int_equal(gh_sampler_value(&s, &p->recs[0]), 2500);
+	gh_sampler_cycle_values(&s, &p->recs[0], out);
+	assert_true(out[0] == 3 && out[1] == 2500);
+	assert_true(gh_sampler_value(&s, &p->recs[1]) == 4611686018427387904LL);
+	/* Slower than 1 GHz: the delay leaves int64, Go's rule applies. */
+	p->cycles_per_second = 5e8;
+	assert_int_equal(gh_sampler_init(&s, p, GOHEAP_SAMPLE_DELAY), 0);
+	s.f2i = GH_F2I_X86;
+	assert_true(gh_sampler_value(&s, &p->recs[1]) == INT64_MIN);
+	s.f2i = GH_F2I_ARM64;
+	assert_true(gh_sampler_value(&s, &p->recs[1]) == INT64_MAX);
+	assert_int_equal(gh_sampler_init(&s, p, GOHEAP_SAMPLE_CONTENTIONS), 0);
+	assert_int_equal(gh_sampler_value(&s, &p->recs[0]), 3);
+	assert_int_equal(gh_cycles_per_second(p), 500000000);
+	assert_int_equal(gh_sampler_init(&s, p, GOHEAP_SAMPLE_INUSE_SPACE),
+			 GOHEAP_EINVAL);
+	goheap_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_delta_heap),
 		cmocka_unit_test(test_delta_block_and_errors),
+		cmocka_unit_test(test_hmap),
+		cmocka_unit_test(test_go_f2i64),
+		cmocka_unit_test(test_sampler_cycles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,9 +3,11 @@
 // ways (channel send and receive, select, time.Sleep, sync.Mutex,
 // sync.Cond, sync.WaitGroup, a listener's Accept, a pipe read through the
 // poller, a blocking read(2) in a system call, nested creators, inlined
-// frames, pprof.Do labels), waits until every one of them is parked for
-// good, writes its own goroutine profile into a directory and then stays
-// still, so that go-heap can read the same profile from outside.
+// frames, pprof.Do labels, functions with arguments of many shapes for the
+// debug=2 traceback's argument lists), turns the GC off, waits until every
+// one of them is parked for good, writes its own goroutine profile into a
+// directory and then stays still, so that go-heap can read the same profile
+// from outside.
 //
 // Usage: goroutineprog -out DIR
 //
@@ -44,7 +46,7 @@ var (
 	never    = make(chan int) // receivers only
 	neverS   = make(chan int) // receivers only
 	neverW   = make(chan int) // senders only
-	mu       sync.Mutex        // held forever by main
+	mu       sync.Mutex       // held forever by main
 	condMu   sync.Mutex
 	cond     = sync.NewCond(&condMu)
 	wgNever  sync.WaitGroup
@@ -127,6 +129,123 @@ func pipeReadForever(f *os.File) {
 func syscallReadForever(fd int) {
 	var b [1]byte
 	syscall.Read(fd, b[:])
+}
+
+// Argument shapes for -f traceback (printArgs): each goroutine parks in a
+// non-inlined function whose arguments are printed from its frame.  Live
+// arguments are used after the park (their spill slots are live); argsDead's
+// are not (register arguments print "?" after their spill slot's stale word).
+var (
+	sinkI int64
+	sinkS string
+	sinkF float64
+)
+
+type pair struct{ a, b int }
+
+type shapes struct {
+	p  pair
+	s  string
+	f  float64
+	c  complex128
+	h  [2]int16
+	e  struct{}
+	ok bool
+}
+
+type deep5 struct {
+	a struct {
+		b struct{ c struct{ d struct{ e int } } }
+	}
+}
+
+type recv struct{ x, y int32 }
+
+//go:noinline
+func argsInts(a int, b int8, c uint16, d int32, e uint64, f uintptr) {
+	<-never
+	sinkI = int64(a) + int64(b) + int64(c) + int64(d) + int64(e) + int64(f)
+}
+
+//go:noinline
+func argsRefs(s string, b []byte, e error, p *pair, m map[int]int, c chan int) {
+	<-never
+	sinkS = s + string(b) + e.Error()
+	sinkI = int64(p.a + len(m) + cap(c))
+}
+
+//go:noinline
+func argsStruct(x shapes, y deep5) {
+	<-never
+	sinkS = x.s
+	sinkF = x.f + real(x.c)
+	sinkI = int64(x.p.a+x.p.b+int(x.h[0])+y.a.b.c.d.e) + int64(len(fmt.Sprint(x.ok, x.e)))
+}
+
+// More than TraceArgsMaxDepth levels of nesting: "{{{{{...}}}}}".
+//
+//go:noinline
+func argsNested(y deep5, n int) {
+	<-never
+	sinkI = int64(y.a.b.c.d.e + n)
+}
+
+//go:noinline
+func argsMany(a, b, c, d, e, f, g, h, i, j, k, l int) {
+	<-never
+	sinkI = int64(a + b + c + d + e + f + g + h + i + j + k + l)
+}
+
+//go:noinline
+func argsFloats(a float32, b float64, c complex64, n int) {
+	<-never
+	sinkF = float64(a) + b + float64(real(c))
+	sinkI = int64(n)
+}
+
+// x's spill slot lies past the 320-byte stack argument: "_".
+//
+//go:noinline
+func argsFar(x int, big [40]int64) {
+	<-never
+	sinkI = int64(x) + big[39]
+}
+
+//go:noinline
+func argsDead(a, b int, s string, q pair) {
+	<-never
+}
+
+//go:noinline
+func argsGeneric[T any](v T, n int) {
+	<-never
+	sinkS = fmt.Sprint(v)
+	sinkI = int64(n)
+}
+
+//go:noinline
+func (r recv) valueMethod(k int) {
+	<-never
+	sinkI = int64(r.x+r.y) + int64(k)
+}
+
+//go:noinline
+func (r *recv) ptrMethod(s string) {
+	<-never
+	sinkI = int64(r.x)
+	sinkS = s
+}
+
+// The park is inlined into argsInlinedPark: its frame prints "(...)", the
+// physical frame's arguments are printed with the liveness at the call
+// (1.19: at the inlined call's parent pc).
+func inlPark(n int) int { return <-never + n }
+
+//go:noinline
+func argsInlinedPark(a int, s string) {
+	v := inlPark(a)
+	sinkI = int64(v + a)
+	sinkS = s
 }
 
 func spawn(n int, f func()) {
@@ -255,10 +374,37 @@ func main() {
 	spawn(20, func() { deep(40) })
 	spawn(10, func() { deep(5) })
 	creator(4)
+	spawn(2, func() { argsInts(0x11, -2, 0x3344, -5, 1<<63, 0xdeadbeef) })
+	spawn(2, func() {
+		argsRefs("hello", []byte("bytes"), os.ErrClosed, &pair{1, 2}, map[int]int{1: 1}, never)
+	})
+	spawn(2, func() {
+		argsStruct(shapes{pair{3, 4}, "str", 1.5, complex(2, -3), [2]int16{-1, 7}, struct{}{}, true}, deep5{})
+	})
+	spawn(2, func() { var y deep5; y.a.b.c.d.e = 19; argsNested(y, 20) })
+	spawn(2, func() { argsMany(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12) })
+	spawn(2, func() { argsFloats(0.25, -1e300, complex(1, 2), 77) })
+	spawn(2, func() {
+		var big [40]int64
+		for i := range big {
+			big[i] = int64(i * i)
+		}
+		argsFar(0x42, big)
+	})
+	spawn(2, func() { argsDead(5, 6, "dead", pair{7, 8}) })
+	spawn(2, func() { argsGeneric(pair{9, 10}, 11) })
+	spawn(2, func() { argsGeneric("gen", 12) })
+	spawn(2, func() { recv{13, 14}.valueMethod(15) })
+	spawn(2, func() { (&recv{16, 17}).ptrMethod("ptr") })
+	spawn(2, func() { argsInlinedPark(18, "inl") })
 	labelled("request", "alpha", 100, recvForever)
 	labelled("request", "beta \"quoted\"", 50, sleepLong)
 	labelled("tenant", "t\u00e9st", 10, lockForever)
 	started.Wait()
+	// No GC from here on: a stack shrink (copystack) between the in-process
+	// traceback and go-heap's read would move pointer arguments into stacks.
+	debug.SetGCPercent(-1)
+	runtime.GC()
 
 	// Settle: every goroutine parked where it stays (two equal writes).
 	var prev string
