@@ -242,7 +242,7 @@ size_t *gh_record_order(const gh_profile *p)
 
 /* ---- growable arrays ------------------------------------------------------ */
 
-int gh_grow(void *pp, size_t *cap, size_t need, size_t elsize)
+int gh_grow_slow(void *pp, size_t *cap, size_t need, size_t elsize)
 {
 	void **p = pp;
 	size_t ncap;
@@ -336,10 +336,14 @@ void gh_hmap_free(gh_hmap *m)
 /* runtime.MemProfileRecord.Stack0 / BlockProfileRecord.Stack0 length. */
 #define GH_STACK0_LEN 32
 
+/* stackx_ent.rt: hideRuntime's verdict on the PC, once computed. */
+enum { STACKX_RT_UNKNOWN = 0, STACKX_RT_NO, STACKX_RT_YES };
+
 typedef struct stackx_ent {
 	uint32_t off, len;    /* chain in x->pool */
-	const char *ffpc;     /* FuncForPC(pc).Name(), raw */
-	int have_chain, have_ffpc;
+	int have_chain;
+	int rt;               /* STACKX_RT_*: FuncForPC(pc).Name() is a
+	                         hidden runtime name */
 } stackx_ent;
 
 struct gh_stackx {
@@ -429,21 +433,20 @@ static int stackx_chain(gh_stackx *x, stackx_ent *e, uint64_t pc)
 	for (i = 0; i < x->tmp.n; i++) {
 		const gh_frame *f = &x->tmp.v[i];
 
-		if (f->function == NULL || f->function[0] == '\0')
+		/*
+		 * Frames.Next yields a frame for every PC in a function,
+		 * named or not (a valid funcInfo whose name offset is 0
+		 * gives Function ""), and none for a PC in no function,
+		 * which gh_sym reports with entry 0 and an empty name.
+		 * Only the latter is dropped.
+		 */
+		if (f->entry == 0 &&
+		    (f->function == NULL || f->function[0] == '\0'))
 			continue;
 		x->pool[x->npool++] = *f;
 	}
 	e->len = (uint32_t)(x->npool - e->off);
 	e->have_chain = 1;
-	return 0;
-}
-
-int gh_framevec_append(gh_framevec *fv, const gh_frame *f)
-{
-	if (fv->n == fv->cap &&
-	    gh_grow(&fv->v, &fv->cap, fv->n + 1, sizeof(*fv->v)) != 0)
-		return GOHEAP_ENOMEM;
-	fv->v[fv->n++] = *f;
 	return 0;
 }
 
@@ -505,19 +508,31 @@ int gh_stackx_is_runtime(const gh_stackx *x, const char *name)
 size_t gh_stackx_skip_runtime(gh_stackx *x, const uint64_t *pcs, size_t n)
 {
 	stackx_ent *e;
+	const char *name;
+	uint64_t k;
 	size_t i;
 
+	/* Once per leading PC of every heap record (fmt_pprof.c): the
+	 * verdict is cached, not the name, so a hit is one map lookup,
+	 * done here inline. */
 	for (i = 0; i < n; i++) {
+		k = gh_hmap_get(&x->index, pcs[i]);
+		if (k != 0 && x->ents[k - 1].rt != STACKX_RT_UNKNOWN) {
+			if (x->ents[k - 1].rt == STACKX_RT_NO)
+				return i;
+			continue;
+		}
 		e = stackx_ent_get(x, pcs[i]);
 		if (e == NULL)
 			return 0;
-		if (!e->have_ffpc) {
-			e->ffpc = gh_sym_funcforpc_name(x->sym, pcs[i]);
-			e->have_ffpc = 1;
+		if (e->rt == STACKX_RT_UNKNOWN) {
+			name = gh_sym_funcforpc_name(x->sym, pcs[i]);
+			e->rt = name != NULL && gh_stackx_is_runtime(x, name) ?
+					STACKX_RT_YES :
+					STACKX_RT_NO;
 		}
-		if (e->ffpc != NULL && gh_stackx_is_runtime(x, e->ffpc))
-			continue;
-		return i;
+		if (e->rt == STACKX_RT_NO)
+			return i;
 	}
 	/* All runtime: protomem.go keeps the whole stack. */
 	return 0;

@@ -13,8 +13,7 @@
  *     for the writers' tables: PC -> entry, and hash -> entry for string
  *     and byte keys.
  *
- * profile.h includes this header, so a writer that includes profile.h has
- * it; new code includes it directly.
+ * Writers include it directly (it includes profile.h).
  */
 #ifndef GH_FMT_COMMON_H
 #define GH_FMT_COMMON_H
@@ -131,7 +130,9 @@ void gh_stackx_free(gh_stackx *x);
 /* Suspect frames (gh_frame.suspect) the cache has symbolized. */
 size_t gh_stackx_suspect(const gh_stackx *x);
 /* The frames of pcs[0..n), into out (reset first; caller frees with
- * gh_framevec_free).  PCs with no function give no frame, as in Go. */
+ * gh_framevec_free).  PCs with no function give no frame, as in Go; a
+ * PC in a function whose name is empty (damaged tables) gives a frame
+ * with Function "", as Go's does. */
 int gh_stackx_frames(gh_stackx *x, const uint64_t *pcs, size_t n, int mode,
 		     gh_framevec *out);
 /* protomem.go's hideRuntime: index of the first PC whose FuncForPC name
@@ -163,11 +164,14 @@ size_t gh_record_stack_len(const gh_profile *p, const gh_record *r);
 /*
  * Make room for `need` elements of elsize bytes in the array *pp of
  * capacity *cap (doubling, from 16); 0 or GOHEAP_ENOMEM (*pp kept).
+ * Inline when there is room already: the encoder asks once per PC.
  */
-int gh_grow(void *pp, size_t *cap, size_t need, size_t elsize);
+int gh_grow_slow(void *pp, size_t *cap, size_t need, size_t elsize);
 
-/* Append one frame to a frame vector; 0 or GOHEAP_ENOMEM. */
-int gh_framevec_append(gh_framevec *fv, const gh_frame *f);
+static inline int gh_grow(void *pp, size_t *cap, size_t need, size_t elsize)
+{
+	return need <= *cap ? 0 : gh_grow_slow(pp, cap, need, elsize);
+}
 
 /* ---- folded stacks ------------------------------------------------------ */
 

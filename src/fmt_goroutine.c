@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include "fmt_common.h"
 #include "goroutine.h"
 #include "tabwriter.h"
 

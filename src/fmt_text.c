@@ -144,6 +144,15 @@ static int print_stack_record(text_ctx *c, const uint64_t *stk, size_t n,
 	for (i = 0; i < c->frames.n; i++) {
 		f = &c->frames.v[i];
 		name = frame_function(c, f->function);
+		if (name[0] == '\0') {
+			/* a PC inside a function without a name */
+			show = 1;
+			put_str(&c->line, "#\t");
+			put_hex(&c->line, f->pc);
+			put_c(&c->line, '\n');
+			tw_line(c);
+			continue;
+		}
 		if (name[0] == 'r' && strcmp(name, "runtime.goexit") == 0)
 			continue;
 		if (!show && gh_stackx_is_runtime(c->x, name))

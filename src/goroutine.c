@@ -10,8 +10,11 @@
  *
  *   allgs {ptr, len, cap} -> each *g (offsets: the release's row of
  *   rtlayout.c) -> status, goid, startpc, labels -> the unwinder of
- *   runtime/traceback.go (resolveInternal / next), amd64 only:
- *       fp = sp + funcspdelta(f, pc) + 8; lr = *(fp - 8)
+ *   runtime/traceback.go (resolveInternal / next), amd64 and arm64
+ *   (gor_arch):
+ *       amd64: fp = sp + funcspdelta(f, pc) + 8; lr = *(fp - 8)
+ *       arm64: fp = sp + funcspdelta(f, pc); lr = *sp (the link
+ *              register for an innermost frame not yet set up)
  *   stopping at a TOPFRAME (goexit) or SPWRITE function, an unknown
  *   return PC, the stack-depth limit of the release.
  *
@@ -59,9 +62,47 @@ typedef struct lab_tmp {
 	size_t koff, voff;
 } lab_tmp;
 
+/*
+ * The target architecture as the runtime's unwinder sees it (one place:
+ * chosen once per collect from the executable's e_machine).
+ * runtime/traceback.go: usesLR (arm64: the callee saves the return
+ * address at *sp when it sets up its frame; amd64: CALL pushes it at
+ * fp - 8), sys.MinFrameSize (argp = fp + MinFrameSize), the injected-call
+ * adjustment on LR machines (frame.sp += alignUp(MinFrameSize,
+ * StackAlign)); and the kernel's signal frame above runtime.sigtramp's
+ * frame: where the interrupted pc, sp and lr (LR machines) lie, counted
+ * from sigtramp's fp.
+ */
+typedef struct gor_arch {
+	const char *name;
+	unsigned uses_lr;         /* 1: arm64 */
+	unsigned ret_push;        /* fp = sp + spdelta + ret_push */
+	unsigned min_frame;       /* sys.MinFrameSize */
+	unsigned trap_skip;       /* alignUp(MinFrameSize, StackAlign) */
+	/* signal frame: fp of sigtramp + these (sig_lr 0: none) */
+	unsigned sig_pc, sig_sp, sig_lr;
+} gor_arch;
+
+/* amd64: the rt_sigframe starts at sigtramp's fp - 8 (pretcode), the
+ * ucontext at fp, uc_mcontext at +40, rsp and rip at 120 and 128 in
+ * struct sigcontext. */
+static const gor_arch gor_amd64 = {
+	"amd64", 0, 8, 0, 0, 40 + 128, 40 + 120, 0
+};
+/* arm64: the kernel's sp at sigtramp's entry (its fp) is the rt_sigframe
+ * {siginfo (128 bytes); ucontext}; uc_mcontext at 176 in the ucontext
+ * (uc_flags, uc_link, uc_stack 24, uc_sigmask 8, 120 unused, aligned to
+ * 16), struct sigcontext {fault_address; regs[31]; sp; pc; pstate}:
+ * x30 at 8 + 240, sp at 256, pc at 264. */
+static const gor_arch gor_arm64 = {
+	"arm64", 1, 0, 8, 16, 128 + 176 + 264, 128 + 176 + 256,
+	128 + 176 + 248
+};
+
 typedef struct gor_build {
 	goheap_session *s;
 	const gh_rtlayout *lay;
+	const gor_arch *arch;
 	gor_tmp *gs;
 	size_t ngs, capgs;
 	uint64_t *pcs;
@@ -422,14 +463,17 @@ static void tb_args(gor_build *bd, uint64_t pc, uint64_t livepc,
  * saveg's unwind of one goroutine into bd->frame: 1 when it stopped on
  * implausible data (partial), 0 otherwise; *n the PCs recorded.
  */
-static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
-		  uint64_t lo, uint64_t hi, size_t *n, uint64_t *out,
-		  uint64_t *physpc, size_t cap, size_t physmax)
+static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
+		  int syscall, uint64_t lo, uint64_t hi, size_t *n,
+		  uint64_t *out, uint64_t *physpc, size_t cap, size_t physmax)
 {
+	const gor_arch *a = bd->arch;
 	gh_mem *m = &bd->s->mem;
-	uint64_t pc = pc0, sp = sp0, fp, lr, sympc;
+	/* flr: frame.lr before resolveInternal (LR machines: lr0 for the
+	 * innermost frame, the injected-call slot, else 0) */
+	uint64_t pc = pc0, sp = sp0, fp, lr, sympc, flr = a->uses_lr ? lr0 : 0;
 	uint8_t callee = 0;
-	int innermost = 1, trap = 0;
+	int innermost = 1, trap = 0, waspanic = 0;
 	size_t k, phys = 0;
 	gh_funcinfo fi, fl;
 
@@ -440,7 +484,10 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 		/* a nil function call: start in the caller's frame */
 		if (gh_mem_read_ptr(m, sp, &pc, "goroutine stack") != 0)
 			return 1;
-		sp += 8;
+		if (a->uses_lr)
+			flr = 0;
+		else
+			sp += 8;
 	}
 	if (gor_funcinfo(bd, pc, &fi) != 0)
 		return 0;          /* unknown pc: the runtime records nothing */
@@ -454,25 +501,46 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 			flag &= ~GH_FUNCFLAG_SPWRITE;
 		if (fi.spdelta < 0)
 			return 1;
-		fp = sp + (uint64_t)fi.spdelta + 8;
+		fp = sp + (uint64_t)fi.spdelta + a->ret_push;
 		lr = 0;
-		if (!(flag & (GH_FUNCFLAG_TOPFRAME | GH_FUNCFLAG_SPWRITE)) &&
-		    (fp - 8 < lo || fp > hi ||
-		     gh_mem_read_ptr(m, fp - 8, &lr, "goroutine stack") != 0))
-			return 1;
+		if (flag & (GH_FUNCFLAG_TOPFRAME | GH_FUNCFLAG_SPWRITE)) {
+			/* the top of the stack, or an SP write: stop */
+		} else if (!a->uses_lr) {
+			if (fp - 8 < lo || fp > hi ||
+			    gh_mem_read_ptr(m, fp - 8, &lr,
+					    "goroutine stack") != 0)
+				return 1;
+		} else {
+			/* LR machine: a frame that has been set up (or
+			 * any frame but the innermost) saved its return
+			 * address at *sp; the innermost frame before its
+			 * prologue still has it in the link register */
+			if (fp > hi)
+				return 1;
+			lr = flr;
+			if ((innermost && sp < fp) || lr == 0) {
+				if (hi < 8 || sp > hi - 8 ||
+				    gh_mem_read_ptr(m, sp, &lr,
+						"goroutine stack") != 0)
+					return 1;
+			}
+		}
 		/* tracebackPCs: the logical frames of this physical one */
 		sympc = !trap && pc > fi.entry ? pc - 1 : pc;
 		k = gor_inline_pcs(bd, sympc, &callee, out + *n, cap - *n);
 		/* 1.19's gentraceback records the physical pc itself (the
-		 * profile; the traceback printer keeps uf.pc+1, physpc set) */
+		 * profile; the traceback printer keeps uf.pc+1, physpc set),
+		 * but pc+1 for the frame below runtime.sigpanic (waspanic;
+		 * checked with goroutineprog -inject) */
 		if (physpc == NULL && !bd->lay->gor_unwinder && k > 0 &&
-		    out[*n] == sympc + 1)
+		    !waspanic && out[*n] == sympc + 1)
 			out[*n] = pc;
 		for (size_t j = 0; physpc != NULL && j < k; j++)
 			physpc[*n + j] = pc;
 		if (physpc != NULL && k > 0)
 			tb_args(bd, pc, bd->lay->tb_style == 0 ?
-				out[*n + k - 1] - 1 : sympc, fp, *n, k);
+				out[*n + k - 1] - 1 : sympc, fp + a->min_frame,
+				*n, k);
 		*n += k;
 		if (physpc != NULL && *n >= cap)
 			return 1;  /* traceback longer than we keep */
@@ -485,11 +553,25 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 		if (++phys >= GH_GOR_MAX_PHYS_FRAMES)
 			return 1;
 		trap = injected_call(fi.name);
+		waspanic = strcmp(fi.name, "runtime.sigpanic") == 0;
 		callee = fi.funcid;
 		pc = lr;
 		sp = fp;
 		fi = fl;
+		flr = 0;
 		innermost = 0;
+		if (a->uses_lr && trap) {
+			/* sighandler saved the LR on the stack before faking
+			 * the call (traceback.go next) */
+			uint64_t x;
+
+			if (sp < lo || hi < 8 || sp > hi - 8 ||
+			    gh_mem_read_ptr(m, sp, &x, "goroutine stack") != 0)
+				return 1;
+			sp += a->trap_skip;
+			if (fi.spdelta == 0)
+				flr = x;
+		}
 		if (sp < lo || sp > hi)
 			return 1;
 	}
@@ -500,37 +582,38 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, int syscall,
 /* Bounds of the walk from a thread's registers to the signal frame. */
 #define GOR_SIG_MAX_FRAMES 64
 #define GOR_SIG_MAX_SPAN ((uint64_t)1 << 20)
-/* amd64 rt_sigframe {pretcode; ucontext uc; ...}: uc_mcontext at 40 in
- * the ucontext, rsp and rip at 120 and 128 in struct sigcontext */
-#define GOR_UC_MCONTEXT 40
-#define GOR_MC_RSP 120
-#define GOR_MC_RIP 128
 
 /*
  * The registers a running goroutine (g at gp, stack [lo, hi)) really has,
  * from its thread in the core: g.m's procid names the thread (and m.curg
  * must be gp).  When the thread's sp is on the goroutine's stack (a core
  * taken with the thread stopped in Go code: gcore) they are the thread's
- * rip/rsp; when it is elsewhere (g0 or gsignal: a kernel core written
- * from the runtime's crash handler), the thread's stack is unwound
- * through the pcsp tables to runtime.sigtramp, the frame the kernel
- * called (its return address must be the signal restorer: Go's
- * runtime.sigreturn__sigaction, 1.19's runtime.sigreturn, or one outside
- * Go's code: libc's, in cgo programs), and the interrupted rip/rsp are
- * read from the kernel's signal frame just above it; the rsp must be on
- * the goroutine's stack (else, a signal inside a handler, the walk goes
- * on from the interrupted registers) and the rip in Go code.  1 and *pc, *sp set, or 0 (then g.sched is used, as live).
+ * pc/sp (and lr on arm64); when it is elsewhere (g0 or gsignal: a kernel
+ * core written from the runtime's crash handler), the thread's stack is
+ * unwound through the pcsp tables (the architecture's rules: return
+ * address at fp - 8 on amd64; at *sp, or in the link register for an
+ * innermost frame not set up yet, on arm64) to runtime.sigtramp, the
+ * frame the kernel called (its return address must be the signal
+ * restorer: Go's runtime.sigreturn__sigaction, 1.19's runtime.sigreturn
+ * on amd64, or one outside Go's code: libc's in cgo programs, the vdso's
+ * on arm64), and the interrupted pc/sp (lr) are read from the kernel's
+ * signal frame at sigtramp's fp (gor_arch.sig_*); the sp must be on the
+ * goroutine's stack (else, a signal inside a handler, the walk goes on
+ * from the interrupted registers) and the pc in Go code.  1 and *pc, *sp,
+ * *lr set, or 0 (then g.sched is used, as live).
  */
 static int running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
-			uint64_t lo, uint64_t hi, uint64_t *pc, uint64_t *sp)
+			uint64_t lo, uint64_t hi, uint64_t *pc, uint64_t *sp,
+			uint64_t *lr0)
 {
+	const gor_arch *a = bd->arch;
 	const gh_rtlayout *l = bd->lay;
 	gh_mem *m = &bd->s->mem;
 	const gh_thread_regs *t = NULL;
-	uint64_t mp, procid, curg, p, q, sp0, lr;
+	uint64_t mp, procid, curg, p, q, sp0, lr, plr;
 	gh_funcinfo fi, fl;
 	size_t i;
-	int k;
+	int k, innermost = 1;
 
 	mp = gh_mem_word(m, gb + l->g_m, 8);
 	if (mp == 0 || l->m_procid == 0 ||
@@ -549,36 +632,50 @@ static int running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 	    gh_sym_funcinfo(bd->s->sym, t->pc, &fi) == 0) {
 		*pc = t->pc;
 		*sp = t->sp;
+		*lr0 = a->uses_lr ? t->lr : 0;
 		return 1;
 	}
 	p = t->pc;
 	q = sp0 = t->sp;
+	plr = a->uses_lr ? t->lr : 0;
 	for (k = 0; k < GOR_SIG_MAX_FRAMES; k++) {
 		uint64_t fp;
 
 		if (gh_sym_funcinfo(bd->s->sym, p, &fi) != 0 || !fi.has_pcsp ||
 		    fi.spdelta < 0)
 			return 0;
-		fp = q + (uint64_t)fi.spdelta + 8;
-		if (fp - sp0 > GOR_SIG_MAX_SPAN ||
-		    gh_mem_read_ptr(m, fp - 8, &lr, "thread stack") != 0)
+		fp = q + (uint64_t)fi.spdelta + a->ret_push;
+		if (fp - sp0 > GOR_SIG_MAX_SPAN)
 			return 0;
+		if (!a->uses_lr) {
+			if (gh_mem_read_ptr(m, fp - 8, &lr,
+					    "thread stack") != 0)
+				return 0;
+		} else if ((innermost && q < fp) || plr == 0) {
+			if (gh_mem_read_ptr(m, q, &lr, "thread stack") != 0)
+				return 0;
+		} else {
+			lr = plr;
+		}
 		if (strcmp(fi.name, "runtime.sigtramp") == 0 ||
 		    strcmp(fi.name, "runtime.cgoSigtramp") == 0) {
-			/* the kernel called it: fp - 8 is the rt_sigframe,
-			 * whose pretcode (lr) is the restorer, Go's own
-			 * or libc's (cgo); uc follows it */
-			uint64_t mc = fp + GOR_UC_MCONTEXT;
-
+			/* the kernel called it: its return address is the
+			 * restorer, Go's own or one outside Go (libc's in
+			 * cgo programs, the vdso's on arm64); the kernel's
+			 * signal frame is at fp */
 			if (gh_sym_funcinfo(bd->s->sym, lr, &fl) == 0 &&
 			    (lr != fl.entry ||
 			     (strcmp(fl.name, "runtime.sigreturn__sigaction") &&
 			      strcmp(fl.name, "runtime.sigreturn"))))
 				return 0;
-			if (gh_mem_read_ptr(m, mc + GOR_MC_RIP, pc,
+			*lr0 = 0;
+			if (gh_mem_read_ptr(m, fp + a->sig_pc, pc,
 					    "signal frame") != 0 ||
-			    gh_mem_read_ptr(m, mc + GOR_MC_RSP, sp,
+			    gh_mem_read_ptr(m, fp + a->sig_sp, sp,
 					    "signal frame") != 0 ||
+			    (a->sig_lr != 0 &&
+			     gh_mem_read_ptr(m, fp + a->sig_lr, lr0,
+					     "signal frame") != 0) ||
 			    gh_sym_funcinfo(bd->s->sym, *pc, &fl) != 0)
 				return 0;
 			if (*sp >= lo && *sp < hi)
@@ -589,12 +686,18 @@ static int running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 				return 0;
 			p = *pc;
 			q = *sp;
+			plr = *lr0;
+			innermost = 1;
 			continue;
 		}
-		if (fp <= q)
+		/* frames grow the stack, but for an LR machine's innermost
+		 * leaf (no frame: the return address in the link register) */
+		if (fp < q || (fp == q && !(a->uses_lr && innermost)))
 			return 0;
 		p = lr;
 		q = fp;
+		plr = 0;
+		innermost = 0;
 	}
 	return 0;
 }
@@ -686,7 +789,8 @@ static uint64_t hdr_hash(const gor_build *bd, const unsigned char *gb)
 			  l->g_sched + l->gobuf_sp, l->g_sched + l->gobuf_bp,
 			  l->g_syscallsp, l->g_syscallpc, l->g_goid,
 			  l->g_waitsince, l->g_gopc, l->g_startpc,
-			  l->g_labels, l->g_parentgoid, l->g_lockedm, l->g_m };
+			  l->g_labels, l->g_parentgoid, l->g_lockedm, l->g_m,
+			  l->g_sched + l->gobuf_lr };
 	uint64_t h, k = 0x9e3779b97f4a7c15ull;
 	size_t i;
 
@@ -715,8 +819,8 @@ static uint64_t hdr_hash(const gor_build *bd, const unsigned char *gb)
  * physical frames).
  */
 static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
-		     uint64_t pc0, uint64_t sp0, uint64_t syscallsp,
-		     uint64_t lo, uint64_t hi)
+		     uint64_t pc0, uint64_t sp0, uint64_t lr0,
+		     uint64_t syscallsp, uint64_t lo, uint64_t hi)
 {
 	const gh_rtlayout *l = bd->lay;
 	gh_mem *m = &bd->s->mem;
@@ -743,7 +847,7 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		 bd->ntb + GH_GOR_MAX_TB_FRAMES, sizeof(*bd->tbargs)) != 0)
 		return GOHEAP_ENOMEM;
 	if (!g->partial && sp0 != 0 && bd->tbframe != NULL &&
-	    unwind(bd, pc0, sp0, syscallsp != 0, lo, hi, &n, bd->tbframe,
+	    unwind(bd, pc0, sp0, lr0, syscallsp != 0, lo, hi, &n, bd->tbframe,
 		   bd->tbphys, GH_GOR_MAX_TB_FRAMES,
 		   l->tb_style == 0 ? l->tb_max_phys : 0) != 0)
 		g->partial = 1;
@@ -772,7 +876,7 @@ static int one_g(gor_build *bd, uint64_t gp)
 	unsigned span = g_span(l);
 	gor_tmp *t;
 	gh_goroutine *g;
-	uint64_t lo, hi, syscallsp, pc0, sp0, labels;
+	uint64_t lo, hi, syscallsp, pc0, sp0, lr0 = 0, labels;
 	size_t n = 0;
 	int rc;
 
@@ -820,22 +924,23 @@ static int one_g(gor_build *bd, uint64_t gp)
 	} else {
 		pc0 = gh_mem_word(m, gb + l->g_sched + l->gobuf_pc, 8);
 		sp0 = gh_mem_word(m, gb + l->g_sched + l->gobuf_sp, 8);
+		lr0 = gh_mem_word(m, gb + l->g_sched + l->gobuf_lr, 8);
 	}
 	g->running = g->status == GH_G_RUNNING;
 	bd->running += g->running != 0;
 	if (g->running && bd->threads != NULL && syscallsp == 0 &&
-	    running_regs(bd, gb, gp, lo, hi, &pc0, &sp0)) {
+	    running_regs(bd, gb, gp, lo, hi, &pc0, &sp0, &lr0)) {
 		bd->running_regs++;
 		t->cnt_regs = 1;
 	}
 	if (hi <= lo || hi - lo > ((uint64_t)1 << 32))
 		g->partial = 1;     /* absurd stack bounds: no traceback */
 	else
-		g->partial = unwind(bd, pc0, sp0, syscallsp != 0, lo, hi, &n,
-				    bd->frame, NULL, bd->max_pcs, 0);
+		g->partial = unwind(bd, pc0, sp0, lr0, syscallsp != 0, lo, hi,
+				    &n, bd->frame, NULL, bd->max_pcs, 0);
 	bd->partial += g->partial != 0;
 	t->cnt_partial = g->partial != 0;
-	rc = tb_record(bd, t, gb, pc0, sp0, syscallsp, lo, hi);
+	rc = tb_record(bd, t, gb, pc0, sp0, lr0, syscallsp, lo, hi);
 	if (rc != 0)
 		return rc;
 	rc = grow((void **)&bd->pcs, &bd->cappcs, bd->npcs + n,
@@ -1389,6 +1494,7 @@ static void tb_setup(gor_build *bd, gh_profile *p)
 int gh_gor_collect(gh_profile *p, goheap_session *s)
 {
 	const gh_rtlayout *l = s->lay;
+	const gor_arch *arch;
 	gor_build bd;
 	uint64_t allgs, arr, len, cap, i, chunk[512];
 	double t0 = gh_now();
@@ -1399,11 +1505,23 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 			       "goroutine profile: the g layout of go1.%d is "
 			       "not verified (no toolchain to check it on)",
 			       l->minor);
-	if (s->mem.ptr_size != 8 || s->mem.big_endian ||
-	    gh_exe_machine(s->exe) != EM_X86_64)
+	if (s->mem.ptr_size != 8 || s->mem.big_endian)
 		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
 			       "goroutine profile: only little-endian 64-bit "
-			       "x86 (amd64) targets are supported so far");
+			       "targets (amd64, arm64) are supported so far");
+	switch (gh_exe_machine(s->exe)) {
+	case EM_X86_64:
+		arch = &gor_amd64;
+		break;
+	case EM_AARCH64:
+		arch = &gor_arm64;
+		break;
+	default:
+		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+			       "goroutine profile: only amd64 and arm64 "
+			       "targets are supported so far (ELF machine "
+			       "%u)", gh_exe_machine(s->exe));
+	}
 	if (gh_exe_symbol(s->exe, "runtime.allgs", &allgs, NULL) == 0)
 		allgs += s->bias;
 	else if (!gh_exe_has_symtab(s->exe) && s->addrs.allgs != 0)
@@ -1417,6 +1535,7 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	memset(&bd, 0, sizeof(bd));
 	bd.s = s;
 	bd.lay = l;
+	bd.arch = arch;
 	bd.max_pcs = l->gor_max_stack ? l->gor_max_stack :
 		     (p->profstackdepth > 0 ? (size_t)p->profstackdepth : 128);
 	bd.frame = gh_calloc(bd.max_pcs, sizeof(*bd.frame));

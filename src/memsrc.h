@@ -120,18 +120,19 @@ extern const goheap_memsrc_ops gh_core_ops;
 /*
  * One thread of a core (NT_PRSTATUS): its id and the registers the
  * goroutine unwinder needs (amd64: rip, rsp, rbp, r14 = the g under the
- * register ABI when in Go code, fs_base).
+ * register ABI when in Go code, fs_base, lr 0; arm64: pc, sp, x29, x28 =
+ * the g, lr = x30, fsbase = tpidr 0: not in NT_PRSTATUS).
  */
 typedef struct gh_thread_regs {
 	int64_t tid;
-	uint64_t pc, sp, fp, g, fsbase;
+	uint64_t pc, sp, fp, g, fsbase, lr;
 } gh_thread_regs;
 #define GH_CORE_MAX_THREADS 65536u
 /*
  * The threads of a core source, in note order (the signalled one first):
  * *regs (owned by the source, valid until it is closed) and *n.  Returns
  * -1 for other sources, and for cores whose registers are not decoded
- * (only 64-bit little-endian amd64 are).
+ * (only 64-bit little-endian amd64 and arm64 are).
  */
 int gh_core_threads(const goheap_memsrc_ops *ops, void *ctx,
 		    const gh_thread_regs **regs, size_t *n);

@@ -132,7 +132,7 @@ typedef struct core_ctx {
 	int signal;            /* pr_cursig of the first thread, or si_signo */
 	int siginfo_signo;
 	unsigned nthreads;     /* NT_PRSTATUS notes */
-	gh_thread_regs *regs;  /* amd64 64-bit cores: each NT_PRSTATUS */
+	gh_thread_regs *regs;  /* amd64, arm64 (64-bit LE): each NT_PRSTATUS */
 	size_t nregs, capregs;
 	uint64_t need_size;    /* file size the headers promise (truncation) */
 	core_fd fds[CORE_MAX_FDS];
@@ -777,14 +777,25 @@ static int name_is_core(const unsigned char *name, uint64_t namesz)
 #define PRSTATUS_AMD64_REG 112
 #define PRSTATUS_AMD64_SIZE (PRSTATUS_AMD64_REG + 27 * 8)
 
-/* Keep one thread's registers (amd64, 64-bit little-endian only). */
+/*
+ * arm64 struct elf_prstatus: the same header (pr_pid at 32), pr_reg
+ * (struct user_pt_regs: regs[31], sp, pc, pstate) at 112.
+ */
+#define PRSTATUS_ARM64_PID 32
+#define PRSTATUS_ARM64_REG 112
+#define PRSTATUS_ARM64_SIZE (PRSTATUS_ARM64_REG + 34 * 8)
+
+/* Keep one thread's registers (amd64 and arm64, 64-bit little-endian
+ * only). */
 static int keep_regs(core_ctx *c, const unsigned char *d, uint64_t dsz)
 {
 	gh_thread_regs *t;
 	const unsigned char *r = d + PRSTATUS_AMD64_REG;
+	int arm64 = c->machine == EM_AARCH64;
 
-	if (c->machine != EM_X86_64 || !c->is64 || c->big ||
-	    dsz < PRSTATUS_AMD64_SIZE || c->nregs >= GH_CORE_MAX_THREADS)
+	if ((c->machine != EM_X86_64 && !arm64) || !c->is64 || c->big ||
+	    dsz < (arm64 ? PRSTATUS_ARM64_SIZE : PRSTATUS_AMD64_SIZE) ||
+	    c->nregs >= GH_CORE_MAX_THREADS)
 		return 0;
 	if (c->nregs == c->capregs) {
 		size_t nc = c->capregs ? 2 * c->capregs : 16;
@@ -796,6 +807,17 @@ static int keep_regs(core_ctx *c, const unsigned char *d, uint64_t dsz)
 		c->capregs = nc;
 	}
 	t = &c->regs[c->nregs++];
+	memset(t, 0, sizeof(*t));
+	if (arm64) {
+		r = d + PRSTATUS_ARM64_REG;
+		t->tid = (int32_t)gh_load(d + PRSTATUS_ARM64_PID, 4, 0);
+		t->g = gh_load(r + 8 * 28, 8, 0);
+		t->fp = gh_load(r + 8 * 29, 8, 0);
+		t->lr = gh_load(r + 8 * 30, 8, 0);
+		t->sp = gh_load(r + 8 * 31, 8, 0);
+		t->pc = gh_load(r + 8 * 32, 8, 0);
+		return 0;
+	}
 	t->tid = (int32_t)gh_load(d + PRSTATUS_AMD64_PID, 4, 0);
 	t->g = gh_load(r + 8 * 1, 8, 0);
 	t->fp = gh_load(r + 8 * 4, 8, 0);

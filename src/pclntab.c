@@ -889,21 +889,6 @@ uint32_t gh_sym_magic(const gh_sym *s)
 	return s->magic;
 }
 
-static int gh_framevec_push(gh_framevec *fv, const gh_frame *fr)
-{
-	if (fv->n == fv->cap) {
-		size_t ncap = fv->cap ? 2 * fv->cap : 16;
-		gh_frame *nv = gh_reallocarray(fv->v, ncap, sizeof(*nv));
-
-		if (nv == NULL)
-			return GOHEAP_ENOMEM;
-		fv->v = nv;
-		fv->cap = ncap;
-	}
-	fv->v[fv->n++] = *fr;
-	return 0;
-}
-
 /*
  * (*Frames).Next, drained (Go 1.23/1.24 src/runtime/symtab.go).  Worked
  * example, with leaf inlined into mid inlined into outer, called from a
@@ -947,7 +932,7 @@ int gh_sym_callers_frames(const gh_sym *s, const uint64_t *pcs, size_t n,
 			fr.pc = pc + s->bias;
 			fr.function = "";
 			fr.file = "";
-			if (gh_framevec_push(out, &fr) != 0)
+			if (gh_framevec_append(out, &fr) != 0)
 				return GOHEAP_ENOMEM;
 			continue;
 		}
@@ -988,7 +973,7 @@ int gh_sym_callers_frames(const gh_sym *s, const uint64_t *pcs, size_t n,
 		fr.start_line = sf.startline;
 		fr.funcid = sf.funcid;
 		fr.file = gh_funcline1(s, &f, pc, &fr.line);
-		if (gh_framevec_push(out, &fr) != 0)
+		if (gh_framevec_append(out, &fr) != 0)
 			return GOHEAP_ENOMEM;
 	}
 	return 0;

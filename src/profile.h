@@ -217,9 +217,4 @@ void gh_scale_heap_sample_impl(int64_t count, int64_t size, int64_t rate,
 			       int impl, int64_t *out_count,
 			       int64_t *out_size);
 
-/* The writers' toolkit (stack expansion, sample columns, record order,
- * Go's int64(float64), the hash map): fmt_common.h, which includes this
- * header; included here too for the writers that include only this one. */
-#include "fmt_common.h"
-
 #endif

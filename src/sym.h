@@ -42,6 +42,27 @@ typedef struct gh_framevec {
 
 void gh_framevec_free(gh_framevec *fv);
 
+/* Append one frame (the symbolizer's and the writers' one definition);
+ * 0 or GOHEAP_ENOMEM.  Inline: the tests replace the symbolizer, so
+ * nothing the writers need may live beside it in pclntab.c. */
+static inline int gh_framevec_append(gh_framevec *fv, const gh_frame *f)
+{
+	if (fv->n == fv->cap) {
+		size_t ncap = fv->cap ? 2 * fv->cap : 16;
+		gh_frame *nv;
+
+		if (ncap < fv->cap)
+			return GOHEAP_ENOMEM;
+		nv = gh_reallocarray(fv->v, ncap, sizeof(*nv));
+		if (nv == NULL)
+			return GOHEAP_ENOMEM;
+		fv->v = nv;
+		fv->cap = ncap;
+	}
+	fv->v[fv->n++] = *f;
+	return 0;
+}
+
 /*
  * Load the pclntab of `exe`, with load bias `bias` (runtime = link + bias),
  * for a target of Go version `ver` ({0,0,0} = infer from the pclntab).

@@ -23,6 +23,13 @@
 #     sample dropped on each side)
 #   - traceback: go-heap -p goroutine -f traceback == goroutine.2.txt (debug=2), live and core,
 #     block by block (cmp_tb: writer dropped, argument lists as they are)
+#   - arm64 cores (sampled: the oldest and newest toolchain only): goroutineprog built with
+#     GOARCH=arm64 CGO_ENABLED=0 runs under qemu-aarch64-static with GOTRACEBACK=crash until READY
+#     (its own profiles written; -inject: 2 goroutines parked in a deferred call of a nil-pointer
+#     panic, runtime.sigpanic on their stacks), SIGABRT, qemu's core: text == goroutine.txt, traceback ==
+#     goroutine.2.txt; the same for a stripped (-s -w) build; -spin: the running goroutine unwound
+#     from its thread's NT_PRSTATUS registers through the arm64 signal frame (main.spinForever).
+#     Skipped, with the reason, without qemu-aarch64-static or core dumps
 # The comparison drops exactly one goroutine from each side: the main goroutine, which wrote
 # the in-process profile (its record holds main.writeProfiles) and is parked in
 # main.idleForever afterwards; the totals are compared as they are (both count it).
@@ -200,10 +207,12 @@ snapshot() {
 # spin_live BIN: a goroutine spinning in main.spinForever (_Grunning, on its own thread) in a
 # live target.  With the stop it is unwound from its thread's registers (PTRACE_GETREGSET) and
 # its record holds main.spinForever; with --no-stop its stack comes from g.sched, marked stale.
+# GODEBUG=asyncpreemptoff=1: sysmon's async preemption would otherwise make the spinner
+# _Grunnable for a moment, and an unstopped read catching it then has no running goroutine.
 spin_live() {
 	local bin=$1 sd="$d/spinlive" spid t
 	mkdir -p "$sd/out"
-	( cd "$sd" && exec "$bin" -out "$sd/out" -spin >"$sd/run.out" 2>"$sd/run.err" </dev/null ) &
+	( cd "$sd" && GODEBUG=asyncpreemptoff=1 exec "$bin" -out "$sd/out" -spin >"$sd/run.out" 2>"$sd/run.err" </dev/null ) &
 	spid=$!
 	GH_PIDS+=("$spid")
 	for ((t = 0; t < 1200; t++)); do
@@ -337,6 +346,146 @@ spin_core() {
 	rm -f "$core"
 }
 
+# arm64 cores (issue 13, 4), sampled: the oldest and newest toolchain only.  goroutineprog is
+# built with GOARCH=arm64 CGO_ENABLED=0 and run under qemu-aarch64-static with GOTRACEBACK=crash;
+# once it has written its own profiles (READY) it is killed with SIGABRT and qemu writes the
+# guest's core (qemu_goroutineprog_*.core, as in tests/run-core.sh).  Every goroutine is parked
+# at that point (main in main.idleForever, dropped from both sides as for the amd64 checks; the
+# signal lands on an idle M), so the crash path changes no other goroutine.
+have_qemu=1
+why_qemu=
+if ! command -v qemu-aarch64-static >/dev/null 2>&1; then
+	have_qemu=0
+	why_qemu="qemu-aarch64-static not installed (Debian package qemu-user-static, scripts/install-deps.sh)"
+elif [ "$(ulimit -H -c)" = 0 ]; then
+	have_qemu=0
+	why_qemu="core dumps are disabled (ulimit -c hard limit 0)"
+fi
+
+# build_arm64 GONAME GOROOT VARIANT: goroutineprog for GOARCH=arm64 (gh_go clears GOARCH), cached;
+# VARIANT default or stripped (-ldflags=-s -w).
+build_arm64() {
+	local goname=$1 root=$2 variant=$3 dir want src="$top_srcdir/tests/go/goroutineprog/main.go" ld=
+	[ "$variant" = stripped ] && ld="-s -w"
+	dir="$GH_CACHE/build/goroutineprog-$goname-arm64-$variant"
+	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo "arm64 $ld"; } | sha256sum | cut -d' ' -f1)
+	if [ -x "$dir/goroutineprog" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
+		echo "$dir/goroutineprog"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	rm -f "$dir/stamp"
+	if ! (cd "$(dirname "$src")" && env GOROOT="$root" \
+		GOCACHE="$GH_CACHE/gocache-go$(basename "$root" | sed 's/^go-//')" \
+		GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
+		GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
+		"$root/bin/go" build -ldflags="$ld" -o "$dir/goroutineprog.tmp" main.go) >"$dir/build.log" 2>&1; then
+		sed 's/^/    | /' "$dir/build.log" >&2
+		return 1
+	fi
+	mv -f "$dir/goroutineprog.tmp" "$dir/goroutineprog" && echo "$want" >"$dir/stamp" &&
+		echo "$dir/goroutineprog"
+}
+
+# qemu_core BIN DIR GODEBUG WAITFOR [ARGS...]: run BIN under qemu-aarch64-static in DIR/run
+# (profiles into DIR/out) with GOTRACEBACK=crash, wait for a stdout line starting with WAITFOR,
+# SIGABRT it; QCORE is the core qemu wrote (empty if none; DIR/why says why).
+qemu_core() {
+	local bin=$1 dir=$2 godebug=$3 waitfor=$4 qpid t
+	shift 4
+	QCORE=
+	rm -rf "$dir/run" "$dir/out"
+	mkdir -p "$dir/run" "$dir/out"
+	( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"; cd "$dir/run" &&
+		GOTRACEBACK=crash GODEBUG=$godebug exec qemu-aarch64-static "$bin" -out "$dir/out" "$@" \
+		>"$dir/run.out" 2>"$dir/run.err" </dev/null ) &
+	qpid=$!
+	GH_PIDS+=("$qpid")
+	for ((t = 0; t < 2400; t++)); do
+		grep -q "^$waitfor" "$dir/run.out" 2>/dev/null && break
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q "^$waitfor" "$dir/run.out" 2>/dev/null; then
+		echo "goroutineprog (arm64, qemu) did not print $waitfor: $(tail -n 3 "$dir/run.err" | tr '\n' ' ')" >"$dir/why"
+		gh_stop "$qpid"
+		return
+	fi
+	kill -ABRT "$qpid"
+	for ((t = 0; t < 600; t++)); do
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	gh_stop "$qpid"
+	rm -f "$dir/run/core" "$dir/run"/core.[0-9]*   # a core of qemu itself, if any
+	QCORE=$(ls -t "$dir/run"/qemu_*.core 2>/dev/null | head -n 1)
+}
+
+# arm64_core GONAME GOROOT VARIANT: text and traceback from an arm64 qemu core == the program's
+# own debug=1 / debug=2 output (writer dropped), goroutineprog -inject: 2 more goroutines parked
+# in a deferred call of a nil-pointer panic (runtime.sigpanic above the faulting frame: the
+# injected-call rules, the LR slot the signal handler pushed); stripped (-s -w): allgs located from arm64
+# machine code.  default: then goroutineprog -spin (GODEBUG=asyncpreemptoff=1): the spinning
+# goroutine is unwound from its thread's NT_PRSTATUS registers (x0..x30, sp, pc) through
+# runtime.sigtramp's arm64 signal frame and holds main.spinForever.
+arm64_core() {
+	local goname=$1 root=$2 variant=$3 bin core QCORE
+	tag="$goname/arm64-$variant/qemu"
+	d="$GH_TMP/$goname-arm64-$variant"
+	mkdir -p "$d"
+	if [ "$have_qemu" = 0 ]; then
+		gh_skip "$tag: $why_qemu"
+		return
+	fi
+	if ! bin=$(build_arm64 "$goname" "$root" "$variant" 2>"$d/build.err"); then
+		gh_fail "$tag: build goroutineprog for GOARCH=arm64"
+		gh_show "$d/build.err" 20
+		return
+	fi
+	rm -f "$d/why"
+	qemu_core "$bin" "$d" "" READY -inject
+	core=$QCORE
+	if [ -z "$core" ] || [ ! -s "$core" ]; then
+		gh_fail "$tag: qemu wrote no qemu_*.core after SIGABRT ($(cat "$d/why" 2>/dev/null))"
+		gh_show "$d/run.err" 5
+		return
+	fi
+	run text -p goroutine -f text "$core" "$bin"
+	ok text "arm64 core text" && compare "$d/out/goroutine.txt" "$d/text.out" "arm64 core: text == in-process goroutine debug=1"
+	run tb -p goroutine -f traceback "$core" "$bin"
+	if ok tb "arm64 core traceback"; then
+		if cmp_tb "$d/out/goroutine.2.txt" "$d/tb.out" >"$d/cmptb.log" 2>&1; then
+			gh_pass "$tag: arm64 core: traceback == in-process goroutine debug=2 ($(tail -n 1 "$d/cmptb.log"))"
+		else
+			gh_fail "$tag: arm64 core: traceback differs from goroutine.2.txt"
+			gh_show "$d/cmptb.log" 40
+		fi
+	fi
+	rm -f "$core"
+	[ "$variant" = default ] || return
+	# a running goroutine: -spin, the crash handler leaves its thread in sigtramp
+	rm -f "$d/why"
+	qemu_core "$bin" "$d" asyncpreemptoff=1 SPINNING -spin
+	core=$QCORE
+	if [ -z "$core" ] || [ ! -s "$core" ]; then
+		gh_fail "$tag: -spin: qemu wrote no qemu_*.core after SIGABRT ($(cat "$d/why" 2>/dev/null))"
+		gh_show "$d/run.err" 5
+		return
+	fi
+	run spin -p goroutine -f text "$core" "$bin"
+	if ok spin "arm64 running goroutine (qemu core)"; then
+		if grep -q '^# go-heap: 1 running goroutine(s) unwound from their thread.s registers (core)$' "$d/spin.out" &&
+			awk -v RS= '/^1 @ / && /main\.spinForever/ { f = 1 } END { exit !f }' "$d/spin.out"; then
+			gh_pass "$tag: arm64 core: the running goroutine unwound from its thread's registers through the signal frame (main.spinForever)"
+		else
+			gh_fail "$tag: arm64 core: running goroutine not unwound from registers to main.spinForever"
+			grep '^# go-heap' "$d/spin.out"
+			awk -v RS= '/spinForever/' "$d/spin.out" | head -n 5
+		fi
+	fi
+	rm -f "$core"
+}
+
 n=${#GH_GO_NAMES[@]}
 for i in "${!GH_GO_NAMES[@]}"; do
 	goname=${GH_GO_NAMES[$i]}
@@ -437,5 +586,9 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			gh_can_read_mem "$$" 2>/dev/null && spin_live "$bin"
 		fi
 	done
+	if { [ "$i" = 0 ] || [ "$i" = $((n - 1)) ]; } && gh_have_goheap; then
+		arm64_core "$goname" "$root" default
+		arm64_core "$goname" "$root" stripped
+	fi
 done
 gh_summary

@@ -3,7 +3,9 @@
  * (src/profile.c: goheap_profile_record, goheap_profile_delta), on
  * profiles built by hand so that every counter is known; and the writers'
  * toolkit parts that need no symbolizer (src/fmt_common.c: the hash map,
- * Go's int64(float64), block/mutex sample values).
+ * Go's int64(float64), block/mutex sample values); and the order in
+ * which the pprof writer emits block/mutex samples, which needs no
+ * symbolizer when the stacks are empty.
  */
 #include "config.h"
 
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "fmt_common.h"
 
@@ -267,6 +270,169 @@ static void test_sampler_cycles(void **state)
 	goheap_profile_free(p);
 }
 
+/* gunzip (one or more gzip members) with zlib; free() the result. */
+static unsigned char *gunzip_all(const unsigned char *in, size_t inlen,
+				 size_t *outlen)
+{
+	size_t cap = 1 << 16, used = 0;
+	unsigned char *out = malloc(cap);
+	z_stream zs;
+	int rc;
+
+	assert_non_null(out);
+	*outlen = 0;
+	while (used < inlen) {
+		memset(&zs, 0, sizeof(zs));
+		assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+		zs.next_in = (unsigned char *)in + used;
+		zs.avail_in = (uInt)(inlen - used);
+		do {
+			if (*outlen == cap) {
+				cap *= 2;
+				out = realloc(out, cap);
+				assert_non_null(out);
+			}
+			zs.next_out = out + *outlen;
+			zs.avail_out = (uInt)(cap - *outlen);
+			rc = inflate(&zs, Z_NO_FLUSH);
+			assert_true(rc == Z_OK || rc == Z_STREAM_END);
+			*outlen = cap - zs.avail_out;
+		} while (rc != Z_STREAM_END);
+		used = inlen - zs.avail_in;
+		inflateEnd(&zs);
+	}
+	return out;
+}
+
+static uint64_t pb_varint(const unsigned char *b, size_t len, size_t *i)
+{
+	uint64_t x = 0;
+	unsigned s = 0;
+
+	do {
+		assert_true(*i < len && s < 64);
+		x |= (uint64_t)(b[*i] & 0x7f) << s;
+		s += 7;
+	} while (b[(*i)++] & 0x80);
+	return x;
+}
+
+/* Skip or read one field at b[*i]: its number, wire type and value (a
+ * varint's value, or a length-delimited field's offset and length). */
+static int pb_field(const unsigned char *b, size_t len, size_t *i,
+		    uint64_t *val, size_t *off, size_t *flen)
+{
+	uint64_t key = pb_varint(b, len, i);
+
+	switch (key & 7) {
+	case 0:
+		*val = pb_varint(b, len, i);
+		break;
+	case 2:
+		*flen = (size_t)pb_varint(b, len, i);
+		*off = *i;
+		assert_true(*flen <= len - *i);
+		*i += *flen;
+		break;
+	default:
+		fail_msg("wire type %d", (int)(key & 7));
+	}
+	return (int)(key >> 3) << 3 | (int)(key & 7);
+}
+
+/*
+ * The first value (contentions) of every Sample of a pprof profile, in
+ * the order written; values are unpacked (two per sample).
+ */
+static size_t sample_counts(const gh_buf *gz, int64_t *out, size_t max)
+{
+	size_t rawlen, i = 0, off = 0, flen = 0, j, soff, slen, ns = 0;
+	unsigned char *raw = gunzip_all(gz->data, gz->len, &rawlen);
+	uint64_t v = 0;
+	int k, first;
+
+	while (i < rawlen) {
+		k = pb_field(raw, rawlen, &i, &v, &off, &flen);
+		if (k != (2 << 3 | 2))      /* Profile.sample */
+			continue;
+		soff = off;
+		slen = flen;
+		first = 1;
+		for (j = soff; j < soff + slen;) {
+			k = pb_field(raw, soff + slen, &j, &v, &off, &flen);
+			if (k == (2 << 3 | 0) && first) {  /* Sample.value */
+				assert_true(ns < max);
+				out[ns++] = (int64_t)v;
+				first = 0;
+			}
+		}
+		assert_false(first);
+	}
+	free(raw);
+	return ns;
+}
+
+/*
+ * writeProfileInternal sorts block and mutex records by Cycles with
+ * sort.Slice (slices.SortFunc from 1.23) before printCountCycleProfile
+ * writes them, so the proto's samples come out in pdqsort's order, ties
+ * included.  Up to 12 records that is insertion sort (stable); above, the
+ * writer used to keep equal Cycles in input order (a stable merge sort),
+ * which is not Go's.  The 20 records here have Cycles in {0, 1, 2}, those
+ * of tests/test_text.c's sort case (0, 0, 20); Go's permutation, from Go
+ * 1.22 and 1.27 (sort.Slice and slices.SortFunc agree on it):
+ *
+ *   p := make([]rec, 20) // Count i+1, Cycles keys()[i]
+ *   sort.Slice(p, func(i, j int) bool { return p[i].Cycles > p[j].Cycles })
+ *
+ * Empty stacks keep the symbolizer out (1.22 expands no frames).
+ */
+static void test_pprof_cycle_order(void **state)
+{
+	static const int go_order[20] = {
+		6, 1, 18, 17, 12, 5, 10, 13, 3, 14,
+		0, 11, 4, 7, 9, 15, 16, 8, 2, 19,
+	};
+	uint64_t id[20], x = 20;
+	int64_t v[20][4], got[32];
+	gh_wctx w = { NULL, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL };
+	gh_err err = { 0, "" };
+	gh_buf out = GH_BUF_INIT;
+	gh_profile *p;
+	size_t i, n;
+	int kind;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		id[i] = 0x1000 + 16 * i;
+		v[i][0] = (int64_t)i + 1;               /* count: the index */
+		v[i][1] = (int64_t)((x >> 33) % 3);     /* cycles: keys() */
+		v[i][2] = v[i][3] = 0;
+	}
+	for (kind = 0; kind < 2; kind++) {
+		p = mk(GOHEAP_PROFILE_BLOCK, 10, 20, id, v);
+		p->kind = kind == 0 ? GOHEAP_PROFILE_BLOCK :
+				      GOHEAP_PROFILE_MUTEX;
+		p->ver.major = 1;
+		p->ver.minor = kind == 0 ? 22 : 19;
+		p->rate = 1;          /* 1.19 mutex: count * rate */
+		p->cycles_per_second = 1e9;
+		for (i = 0; i < 20; i++)
+			p->recs[i].nstk = 0;
+		assert_int_equal(gh_write_pprof(p, &w, &out, &err), 0);
+		n = sample_counts(&out, got, 32);
+		assert_int_equal(n, 20);
+		for (i = 0; i < n; i++)
+			if (got[i] != go_order[i] + 1)
+				fail_msg("go1.%d: sample %zu is record %lld, "
+					 "Go writes record %d", p->ver.minor, i,
+					 (long long)got[i] - 1, go_order[i]);
+		gh_buf_free(&out);
+		goheap_profile_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_hmap),
 		cmocka_unit_test(test_go_f2i64),
 		cmocka_unit_test(test_sampler_cycles),
+		cmocka_unit_test(test_pprof_cycle_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -309,6 +309,19 @@ func withoutWriter(s string) string {
 //go:noinline
 func idleForever() { select {} }
 
+// -inject (tests/run-goroutine.sh, arm64 cores): goroutines parked in a
+// deferred call run by a nil-pointer panic, so their stacks hold the
+// injected call runtime.sigpanic above the faulting frame (the unwinder's
+// injected-call rules: no pc-1 for the faulting pc; on LR machines the
+// LR slot the signal handler pushed).
+var nilPair *pair
+
+//go:noinline
+func faultPark(x int) int {
+	defer func() { <-never }()
+	return nilPair.a + x
+}
+
 // -spin (tests/run-goroutine.sh, running goroutines in kernel cores): after
 // the profiles are written, one goroutine spins in main.spinForever on a
 // locked thread (run with GODEBUG=asyncpreemptoff=1 so that the crash
@@ -334,6 +347,7 @@ func spinForever() {
 func main() {
 	out := flag.String("out", "", "directory for the profiles")
 	spin := flag.Bool("spin", false, "after the profiles, spin in main.spinForever")
+	inject := flag.Bool("inject", false, "also park 2 goroutines in a deferred call of a nil-pointer panic")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: goroutineprog -out DIR")
@@ -400,6 +414,9 @@ func main() {
 	labelled("request", "alpha", 100, recvForever)
 	labelled("request", "beta \"quoted\"", 50, sleepLong)
 	labelled("tenant", "t\u00e9st", 10, lockForever)
+	if *inject {
+		spawn(2, func() { faultPark(21) })
+	}
 	started.Wait()
 	// No GC from here on: a stack shrink (copystack) between the in-process
 	// traceback and go-heap's read would move pointer arguments into stacks.
