@@ -43,15 +43,19 @@ typedef struct fold_map {
  */
 static int fold_add(fold_map *m, size_t off, int64_t value)
 {
+	/* an empty arena (nothing appended: an empty key) has no data */
+	const unsigned char *base = m->arena.data != NULL ?
+				    (const unsigned char *)m->arena.data :
+				    (const unsigned char *)"";
 	size_t len = m->arena.len - off, it;
-	const unsigned char *key = m->arena.data + off;
+	const unsigned char *key = base + off;
 	uint64_t h = gh_fnv1a(key, len), k;
 	folded *f;
 
 	for (k = gh_hmap_first(&m->index, h, &it); k != 0;
 	     k = gh_hmap_next(&m->index, h, &it)) {
 		f = &m->v[k - 1];
-		if (f->len == len && memcmp(m->arena.data + f->off, key, len) == 0) {
+		if (f->len == len && memcmp(base + f->off, key, len) == 0) {
 			f->value = gh_wadd(f->value, value);
 			m->arena.len = off;
 			return 0;
@@ -119,7 +123,8 @@ int gh_write_collapsed(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 			goto out;
 	}
 	for (i = 0; i < m.n; i++)
-		m.v[i].key = (const char *)m.arena.data + m.v[i].off;
+		m.v[i].key = m.arena.data != NULL ?
+			     (const char *)m.arena.data + m.v[i].off : "";
 	if (m.n > 0)
 		qsort(m.v, m.n, sizeof(*m.v), cmp_key);
 	for (i = 0; i < m.n; i++) {
