@@ -208,8 +208,9 @@ typedef struct goheap_memsrc_ops {
 
 typedef struct goheap_session goheap_session;
 
-/* 2 adds no_stop; version 1 tables are still accepted (no_stop 0). */
-#define GOHEAP_OPTIONS_VERSION 2
+/* 2 adds no_stop, 3 no_args; older tables are still accepted (the fields
+ * they lack are 0). */
+#define GOHEAP_OPTIONS_VERSION 3
 
 /* Options for opening a session.  Start from GOHEAP_OPTIONS_INIT. */
 typedef struct goheap_options {
@@ -226,9 +227,17 @@ typedef struct goheap_options {
 	 * debugger's stopped inferior) are never stopped.
 	 */
 	int no_stop;
+	/*
+	 * Goroutine profiles: 0 (default) reads each frame's argument words
+	 * for GOHEAP_FORMAT_TRACEBACK (runtime.printArgs); 1 skips them (a
+	 * third of the walk), and a traceback written from the profile then
+	 * prints "(...)" for every frame.  For callers that know they will
+	 * not write a traceback.
+	 */
+	int no_args;
 } goheap_options;
 
-#define GOHEAP_OPTIONS_INIT { GOHEAP_OPTIONS_VERSION, NULL, NULL, 0, 0 }
+#define GOHEAP_OPTIONS_INIT { GOHEAP_OPTIONS_VERSION, NULL, NULL, 0, 0, 0 }
 
 /*
  * Is the ELF file at `path` a Go program (a .go.buildinfo or .gopclntab

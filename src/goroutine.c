@@ -146,6 +146,11 @@ typedef struct gor_build {
 	 * gh_sym_inline_pcs by (sympc, callee): same reason */
 	struct gor_amemo *amemo;
 	struct gor_imemo *imemo;
+	/* gor_read_word's window: aw[0..aw_n) holds the target's bytes at
+	 * aw_lo, inside the stack [aw_stklo, aw_stkhi) being unwound */
+	uint64_t aw_lo, aw_stklo, aw_stkhi;
+	size_t aw_n;
+	unsigned char aw[264];
 } gor_build;
 
 #define GOR_AMEMO_BITS 10
@@ -164,26 +169,61 @@ typedef struct gor_imemo {
 } gor_imemo;
 
 #define GOR_FMEMO_BITS 12
+/* what the unwinder asks of a function's name, answered once per pc */
+#define GOR_XF_CGOCALLBACK 1u    /* runtime.cgocallback */
+#define GOR_XF_INJECTED 2u       /* sigpanic, asyncPreempt, debugCallV2 */
+#define GOR_XF_SIGPANIC 4u       /* runtime.sigpanic */
 typedef struct gor_fmemo {
 	uint64_t pc;              /* 0: empty */
 	int rc;
+	unsigned xf;
 	gh_funcinfo fi;
 } gor_fmemo;
 
-/* gh_sym_funcinfo through bd's memo (none: straight through). */
-static int gor_funcinfo(gor_build *bd, uint64_t pc, gh_funcinfo *out)
+static unsigned name_flags(const char *name)
+{
+	if (name == NULL || strncmp(name, "runtime.", 8) != 0)
+		return 0;
+	name += 8;
+	if (strcmp(name, "cgocallback") == 0)
+		return GOR_XF_CGOCALLBACK;
+	if (strcmp(name, "sigpanic") == 0)
+		return GOR_XF_INJECTED | GOR_XF_SIGPANIC;
+	if (strcmp(name, "asyncPreempt") == 0 ||
+	    strcmp(name, "debugCallV2") == 0)
+		return GOR_XF_INJECTED;
+	return 0;
+}
+
+/* gh_sym_funcinfo through bd's memo (none: straight through); *xf (if
+ * not NULL) the GOR_XF_* of its name. */
+static int gor_funcinfo_xf(gor_build *bd, uint64_t pc, gh_funcinfo *out,
+			   unsigned *xf)
 {
 	gor_fmemo *e;
+	int rc;
 
-	if (bd->fmemo == NULL || pc == 0)
-		return gh_sym_funcinfo(bd->s->sym, pc, out);
+	if (bd->fmemo == NULL || pc == 0) {
+		rc = gh_sym_funcinfo(bd->s->sym, pc, out);
+		if (xf != NULL)
+			*xf = rc == 0 ? name_flags(out->name) : 0;
+		return rc;
+	}
 	e = &bd->fmemo[(pc * 0x9e3779b97f4a7c15ull) >> (64 - GOR_FMEMO_BITS)];
 	if (e->pc != pc) {
 		e->rc = gh_sym_funcinfo(bd->s->sym, pc, &e->fi);
+		e->xf = e->rc == 0 ? name_flags(e->fi.name) : 0;
 		e->pc = pc;
 	}
 	*out = e->fi;
+	if (xf != NULL)
+		*xf = e->xf;
 	return e->rc;
+}
+
+static int gor_funcinfo(gor_build *bd, uint64_t pc, gh_funcinfo *out)
+{
+	return gor_funcinfo_xf(bd, pc, out, NULL);
 }
 
 static int grow(void **v, size_t *cap, size_t need, size_t el)
@@ -364,19 +404,35 @@ static int read_labels_hmap(gor_build *bd, uint64_t lm)
 
 /* ---- the unwinder -------------------------------------------------------------- */
 
-static int injected_call(const char *name)
-{
-	return strcmp(name, "runtime.sigpanic") == 0 ||
-	       strcmp(name, "runtime.asyncPreempt") == 0 ||
-	       strcmp(name, "runtime.debugCallV2") == 0;
-}
-
-/* The argument words of a traceback frame (gorargs.c's reader). */
+/*
+ * The argument words of a traceback frame (gorargs.c's reader): through
+ * a window of the goroutine's stack (one read for a frame's words instead
+ * of one each; the window never leaves [lo, hi) of the stack being
+ * unwound, set by unwind(), and is emptied there).
+ */
 static int gor_read_word(void *ctx, uint64_t addr, uint64_t *v)
 {
 	gor_build *bd = ctx;
+	gh_mem *m = &bd->s->mem;
+	size_t n;
 
-	return gh_mem_read_ptr(&bd->s->mem, addr, v, "argument word");
+	if (addr >= bd->aw_lo && addr - bd->aw_lo + 8 <= bd->aw_n) {
+		*v = gh_mem_word(m, bd->aw + (addr - bd->aw_lo), 8);
+		return 0;
+	}
+	bd->aw_n = 0;
+	if (addr >= bd->aw_stklo && addr < bd->aw_stkhi &&
+	    bd->aw_stkhi - addr >= 8) {
+		n = bd->aw_stkhi - addr < sizeof(bd->aw) ?
+		    (size_t)(bd->aw_stkhi - addr) : sizeof(bd->aw);
+		if (gh_mem_read(m, addr, bd->aw, n, "argument words") == 0) {
+			bd->aw_lo = addr;
+			bd->aw_n = n;
+			*v = gh_mem_word(m, bd->aw, 8);
+			return 0;
+		}
+	}
+	return gh_mem_read_ptr(m, addr, v, "argument word");
 }
 
 /*
@@ -448,6 +504,8 @@ static void tb_args(gor_build *bd, uint64_t pc, uint64_t livepc,
 	a += bd->ntb;
 	for (j = 0; j < k; j++)
 		a[i + j] = 0;
+	if (bd->s->gor_no_args)
+		return;    /* goheap_options.no_args: "(...)" */
 	if (gor_args(bd, pc, livepc, argp) == 0) {
 		gh_buf_putc(&bd->strs, '\0');
 		if (!bd->strs.oom) {
@@ -476,8 +534,12 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 	int innermost = 1, trap = 0, waspanic = 0;
 	size_t k, phys = 0;
 	gh_funcinfo fi, fl;
+	unsigned xfi = 0, xfl = 0;
 
 	*n = 0;
+	bd->aw_n = 0;
+	bd->aw_stklo = lo;
+	bd->aw_stkhi = hi;
 	if (sp < lo || sp >= hi)
 		return 1;
 	if (pc == 0) {
@@ -489,14 +551,14 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 		else
 			sp += 8;
 	}
-	if (gor_funcinfo(bd, pc, &fi) != 0)
+	if (gor_funcinfo_xf(bd, pc, &fi, &xfi) != 0)
 		return 0;          /* unknown pc: the runtime records nothing */
 	for (;;) {
 		unsigned flag = fi.flag;
 
 		if (!fi.has_pcsp)
 			return 0;  /* external function: finishInternal */
-		if (strcmp(fi.name, "runtime.cgocallback") == 0 ||
+		if ((xfi & GOR_XF_CGOCALLBACK) ||
 		    (innermost && syscall && pc == pc0 && sp == sp0))
 			flag &= ~GH_FUNCFLAG_SPWRITE;
 		if (fi.spdelta < 0)
@@ -546,18 +608,19 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 			return 1;  /* traceback longer than we keep */
 		if (*n >= cap || lr == 0 || (physmax && phys + 1 >= physmax))
 			return 0;
-		if (gor_funcinfo(bd, lr, &fl) != 0)
+		if (gor_funcinfo_xf(bd, lr, &fl, &xfl) != 0)
 			return 0;  /* unexpected return pc: stop, silently */
 		if (pc == lr && sp == fp)
 			return 1;  /* traceback stuck */
 		if (++phys >= GH_GOR_MAX_PHYS_FRAMES)
 			return 1;
-		trap = injected_call(fi.name);
-		waspanic = strcmp(fi.name, "runtime.sigpanic") == 0;
+		trap = (xfi & GOR_XF_INJECTED) != 0;
+		waspanic = (xfi & GOR_XF_SIGPANIC) != 0;
 		callee = fi.funcid;
 		pc = lr;
 		sp = fp;
 		fi = fl;
+		xfi = xfl;
 		flr = 0;
 		innermost = 0;
 		if (a->uses_lr && trap) {

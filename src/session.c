@@ -252,13 +252,14 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 	const char *v;
 	int rc;
 
-	if (opts != NULL && opts->version != GOHEAP_OPTIONS_VERSION &&
-	    opts->version != 1)
+	if (opts != NULL && (opts->version < 1 ||
+			     opts->version > GOHEAP_OPTIONS_VERSION))
 		return gh_errf(&s->err, GOHEAP_EINVAL,
 			       "goheap_options version %u not supported",
 			       opts->version);
 	/* version 1 tables end before no_stop */
 	s->gor_no_stop = opts != NULL && opts->version >= 2 && opts->no_stop;
+	s->gor_no_args = opts != NULL && opts->version >= 3 && opts->no_args;
 	if (s->ops->describe != NULL)
 		s->ops->describe(s->ctx, s->source, sizeof(s->source));
 	if (opts != NULL && opts->exe != NULL) {
