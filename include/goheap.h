@@ -208,8 +208,8 @@ typedef struct goheap_memsrc_ops {
 
 typedef struct goheap_session goheap_session;
 
-/* 2 adds no_stop, 3 no_args; older tables are still accepted (the fields
- * they lack are 0). */
+/* 2 adds no_stop, 3 no_traceback; older tables are still accepted (the
+ * fields they lack are 0). */
 #define GOHEAP_OPTIONS_VERSION 3
 
 /* Options for opening a session.  Start from GOHEAP_OPTIONS_INIT. */
@@ -228,13 +228,14 @@ typedef struct goheap_options {
 	 */
 	int no_stop;
 	/*
-	 * Goroutine profiles: 0 (default) reads each frame's argument words
-	 * for GOHEAP_FORMAT_TRACEBACK (runtime.printArgs); 1 skips them (a
-	 * third of the walk), and a traceback written from the profile then
-	 * prints "(...)" for every frame.  For callers that know they will
-	 * not write a traceback.
+	 * Goroutine profiles: 0 (default) also collects what
+	 * GOHEAP_FORMAT_TRACEBACK and GOHEAP_FORMAT_LIST print (every
+	 * goroutine's whole stack unwound a second time, each frame's
+	 * argument words); 1 skips it (about half of the walk), for callers
+	 * that will not write those formats: writing them from such a
+	 * profile is refused (GOHEAP_EINVAL).
 	 */
-	int no_args;
+	int no_traceback;
 } goheap_options;
 
 #define GOHEAP_OPTIONS_INIT { GOHEAP_OPTIONS_VERSION, NULL, NULL, 0, 0, 0 }

@@ -504,8 +504,6 @@ static void tb_args(gor_build *bd, uint64_t pc, uint64_t livepc,
 	a += bd->ntb;
 	for (j = 0; j < k; j++)
 		a[i + j] = 0;
-	if (bd->s->gor_no_args)
-		return;    /* goheap_options.no_args: "(...)" */
 	if (gor_args(bd, pc, livepc, argp) == 0) {
 		gh_buf_putc(&bd->strs, '\0');
 		if (!bd->strs.oom) {
@@ -904,6 +902,12 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		g->wait_minutes = (bd->now - g->waitsince) / 60000000000LL;
 	if (g->status == GH_G_SYSCALL && syscallsp == 0)
 		sp0 = 0;    /* traceback1 unwinds from syscallsp: nothing */
+	if (bd->s->gor_no_tb) {
+		/* goheap_options.no_traceback: no stack of its own */
+		t->tb_off = bd->ntb;
+		g->ntb = 0;
+		return 0;
+	}
 	/* room for this stack's argument lists (unwind -> tb_args) */
 	if (bd->tbframe != NULL &&
 	    grow((void **)&bd->tbargs, &bd->captb3,
@@ -1617,6 +1621,7 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	snap = GH_OPS_V2(s, stop) == NULL || GH_OPS_V2(s, resume) == NULL ?
 	       0 : s->gor_no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
+	p->gor_no_tb = s->gor_no_tb;
 
 	rc = gh_mem_read_ptr(&s->mem, allgs, &arr, "runtime.allgs");
 	if (rc == 0)

@@ -166,8 +166,10 @@ int main(int argc, char **argv)
 	o.exe = c.exe;
 	o.sysroot = c.sysroot;
 	o.no_stop = c.no_stop;
-	/* argument words only for the format that prints them */
-	o.no_args = c.format != GOHEAP_FORMAT_TRACEBACK;
+	/* the traceback's own stacks and argument words only for the
+	 * formats that print them */
+	o.no_traceback = c.format != GOHEAP_FORMAT_TRACEBACK &&
+			 c.format != GOHEAP_FORMAT_LIST;
 
 	pid = parse_pid(c.positional[0]);
 	if (pid > 0 && c.npositional > 1) {

@@ -117,6 +117,7 @@ typedef struct goheap_profile {
 	size_t ngors;
 	char gor_note[256];   /* what the output's comment must say, or "" */
 	int tb_labels_on;     /* runtime debug.tracebacklabels == 1 */
+	int gor_no_tb;        /* collected with goheap_options.no_traceback */
 	/* goroutine profiles, the snapshot (goroutine.c): 1 the target was
 	 * stopped to re-read what changed, 2 not (--no-stop: best-effort),
 	 * 0 no stop needed (a core, a debugger's stopped inferior); the

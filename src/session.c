@@ -259,7 +259,7 @@ static int session_init(goheap_session *s, const goheap_options *opts)
 			       opts->version);
 	/* version 1 tables end before no_stop */
 	s->gor_no_stop = opts != NULL && opts->version >= 2 && opts->no_stop;
-	s->gor_no_args = opts != NULL && opts->version >= 3 && opts->no_args;
+	s->gor_no_tb = opts != NULL && opts->version >= 3 && opts->no_traceback;
 	if (s->ops->describe != NULL)
 		s->ops->describe(s->ctx, s->source, sizeof(s->source));
 	if (opts != NULL && opts->exe != NULL) {
@@ -847,7 +847,14 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		w.stats = &ws;
 	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* fmt_goroutine.c */
-		if (wo->format == GOHEAP_FORMAT_TEXT)
+		if (p->gor_no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||
+				     wo->format == GOHEAP_FORMAT_LIST))
+			rc = gh_errf(&s->err, GOHEAP_EINVAL,
+				     "this goroutine profile was collected "
+				     "without tracebacks (goheap_options."
+				     "no_traceback): collect it again to "
+				     "write -f traceback or list");
+		else if (wo->format == GOHEAP_FORMAT_TEXT)
 			rc = gh_write_text(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_COLLAPSED)
 			rc = gh_write_goroutine_collapsed(p, &w, &b, &s->err);

@@ -19,7 +19,7 @@ struct goheap_session {
 	int mem_ready;
 	double time_limit;    /* goheap_set_time_limit, seconds; 0: none */
 	int gor_no_stop;      /* goheap_options.no_stop (goroutine.c) */
-	int gor_no_args;      /* goheap_options.no_args (goroutine.c) */
+	int gor_no_tb;        /* goheap_options.no_traceback (goroutine.c) */
 	gh_exe *exe;
 	gh_sym *sym;
 	uint64_t bias;
