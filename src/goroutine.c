@@ -1312,6 +1312,44 @@ static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
 }
 
 /*
+ * runtime.allgs ({ptr, len, cap} at addr): *arr, *len, or ECORRUPT for a
+ * slice that cannot be (len > cap, more than GH_GOR_MAX_GS, fewer than
+ * min entries: allgs only grows, a nil array with entries).
+ */
+static int read_allgs(goheap_session *s, uint64_t addr, uint64_t min,
+		      uint64_t *arr, uint64_t *len)
+{
+	uint64_t cap;
+	int rc;
+
+	rc = gh_mem_read_ptr(&s->mem, addr, arr, "runtime.allgs");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(&s->mem, addr + 8, len, "runtime.allgs");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(&s->mem, addr + 16, &cap,
+				     "runtime.allgs");
+	if (rc != 0)
+		return rc;
+	if (*len > cap || *len > GH_GOR_MAX_GS || *len < min ||
+	    (*len > 0 && *arr == 0)) {
+		if (min > 0)
+			return gh_errf(&s->err, GOHEAP_ECORRUPT,
+				       "runtime.allgs {%#llx, %llu, %llu} is "
+				       "not a plausible slice (it had %llu "
+				       "entries)", (unsigned long long)*arr,
+				       (unsigned long long)*len,
+				       (unsigned long long)cap,
+				       (unsigned long long)min);
+		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+			       "runtime.allgs {%#llx, %llu, %llu} is not a "
+			       "plausible slice", (unsigned long long)*arr,
+			       (unsigned long long)*len,
+			       (unsigned long long)cap);
+	}
+	return 0;
+}
+
+/*
  * Stopped: everything that can have changed since the unstopped read of
  * len0 slots of allgs (at allgs, the runtime.allgs slice header) is read
  * again: the slice (allgs only grows; its old entries never change, so
@@ -1329,7 +1367,7 @@ static int snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 	gh_thread_regs *regs = NULL;
 	uint32_t *chg = NULL;
 	size_t nregs = 0, nchg = 0, j;
-	uint64_t arr, len, cap, i;
+	uint64_t arr, len, i;
 	double t0, t1, b, e;
 	int rc, rrc, fing0 = bd->fing_running;
 	gor_plan pl;
@@ -1359,24 +1397,9 @@ static int snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 	bd->threads = rc == 0 ? regs : NULL;
 	bd->nthreads = rc == 0 ? nregs : 0;
 	read_fing(bd);
-	rc = gh_mem_read_ptr(&s->mem, allgs, &arr, "runtime.allgs");
-	if (rc == 0)
-		rc = gh_mem_read_ptr(&s->mem, allgs + 8, &len, "runtime.allgs");
-	if (rc == 0)
-		rc = gh_mem_read_ptr(&s->mem, allgs + 16, &cap,
-				     "runtime.allgs");
+	rc = read_allgs(s, allgs, len0, &arr, &len);
 	if (rc != 0)
 		goto resume;
-	if (len > cap || len > GH_GOR_MAX_GS || len < len0 ||
-	    (len > 0 && arr == 0)) {
-		rc = gh_errf(&s->err, GOHEAP_ECORRUPT,
-			     "runtime.allgs {%#llx, %llu, %llu} is not a "
-			     "plausible slice (it had %llu entries)",
-			     (unsigned long long)arr, (unsigned long long)len,
-			     (unsigned long long)cap,
-			     (unsigned long long)len0);
-		goto resume;
-	}
 	if (len > bd->nhdr) {
 		/* room for the goroutines created since (their slots are
 		 * read below: unreadable ones must be counted) */
@@ -1563,7 +1586,7 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	const gh_rtlayout *l = s->lay;
 	const gor_arch *arch;
 	gor_build bd;
-	uint64_t allgs, arr, len, cap, i, chunk[512];
+	uint64_t allgs, arr, len, i, chunk[512];
 	double t0 = gh_now();
 	int rc, snap;
 
@@ -1623,21 +1646,9 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	p->gor_snapshot = snap;
 	p->gor_no_tb = s->gor_no_tb;
 
-	rc = gh_mem_read_ptr(&s->mem, allgs, &arr, "runtime.allgs");
-	if (rc == 0)
-		rc = gh_mem_read_ptr(&s->mem, allgs + 8, &len, "runtime.allgs");
-	if (rc == 0)
-		rc = gh_mem_read_ptr(&s->mem, allgs + 16, &cap,
-				     "runtime.allgs");
+	rc = read_allgs(s, allgs, 0, &arr, &len);
 	if (rc != 0)
 		goto out;
-	if (len > cap || len > GH_GOR_MAX_GS || (len > 0 && arr == 0)) {
-		rc = gh_errf(&s->err, GOHEAP_ECORRUPT,
-			     "runtime.allgs {%#llx, %llu, %llu} is not a "
-			     "plausible slice", (unsigned long long)arr,
-			     (unsigned long long)len, (unsigned long long)cap);
-		goto out;
-	}
 	if (snap == 1) {
 		bd.nhdr = (size_t)len;
 		bd.hdr = gh_calloc(len ? (size_t)len : 1, sizeof(*bd.hdr));

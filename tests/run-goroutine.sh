@@ -204,6 +204,18 @@ snapshot() {
 	fi
 }
 
+# wait_line FILE PREFIX PID TRIES: wait (0.05 s a try) until FILE has a line starting with
+# PREFIX, or PID has exited; 0 when the line is there.
+wait_line() {
+	local t
+	for ((t = 0; t < $4; t++)); do
+		grep -q "^$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q "^$2" "$1" 2>/dev/null
+}
+
 # spin_live BIN: a goroutine spinning in main.spinForever (_Grunning, on its own thread) in a
 # live target.  With the stop it is unwound from its thread's registers (PTRACE_GETREGSET) and
 # its record holds main.spinForever; with --no-stop its stack comes from g.sched, marked stale.
@@ -215,12 +227,7 @@ spin_live() {
 	( cd "$sd" && GODEBUG=asyncpreemptoff=1 exec "$bin" -out "$sd/out" -spin >"$sd/run.out" 2>"$sd/run.err" </dev/null ) &
 	spid=$!
 	GH_PIDS+=("$spid")
-	for ((t = 0; t < 1200; t++)); do
-		grep -q '^SPINNING' "$sd/run.out" 2>/dev/null && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! grep -q '^SPINNING' "$sd/run.out" 2>/dev/null; then
+	if ! wait_line "$sd/run.out" SPINNING "$spid" 1200; then
 		gh_fail "$tag: goroutineprog -spin (live) did not get SPINNING"
 		gh_stop "$spid"
 		return
@@ -309,12 +316,7 @@ spin_core() {
 		exec "$bin" -out "$sd/out" -spin >"$sd/run.out" 2>"$sd/run.err" </dev/null ) &
 	spid=$!
 	GH_PIDS+=("$spid")
-	for ((t = 0; t < 1200; t++)); do
-		grep -q '^SPINNING' "$sd/run.out" 2>/dev/null && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! grep -q '^SPINNING' "$sd/run.out" 2>/dev/null; then
+	if ! wait_line "$sd/run.out" SPINNING "$spid" 1200; then
 		gh_fail "$tag: goroutineprog -spin did not get READY and SPINNING ($(tr '\n' ' ' <"$sd/run.out"))"
 		gh_show "$sd/run.err" 5
 		kill -KILL "$spid" 2>/dev/null
@@ -401,12 +403,7 @@ qemu_core() {
 		>"$dir/run.out" 2>"$dir/run.err" </dev/null ) &
 	qpid=$!
 	GH_PIDS+=("$qpid")
-	for ((t = 0; t < 2400; t++)); do
-		grep -q "^$waitfor" "$dir/run.out" 2>/dev/null && break
-		kill -0 "$qpid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! grep -q "^$waitfor" "$dir/run.out" 2>/dev/null; then
+	if ! wait_line "$dir/run.out" "$waitfor" "$qpid" 2400; then
 		echo "goroutineprog (arm64, qemu) did not print $waitfor: $(tail -n 3 "$dir/run.err" | tr '\n' ' ')" >"$dir/why"
 		gh_stop "$qpid"
 		return
