@@ -242,28 +242,6 @@ size_t *gh_record_order(const gh_profile *p)
 
 /* ---- growable arrays ------------------------------------------------------ */
 
-int gh_grow_slow(void *pp, size_t *cap, size_t need, size_t elsize)
-{
-	void **p = pp;
-	size_t ncap;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return GOHEAP_ENOMEM;
-		ncap *= 2;
-	}
-	np = gh_reallocarray(*p, ncap, elsize);
-	if (np == NULL)
-		return GOHEAP_ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- the hash map -------------------------------------------------------- */
 
 static void hmap_place(gh_hmap *m, uint64_t key, uint64_t val)

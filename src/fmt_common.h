@@ -161,18 +161,6 @@ int gh_stackx_sample_frames(gh_stackx *x, const gh_profile *p,
  * the whole stack from 1.23. */
 size_t gh_record_stack_len(const gh_profile *p, const gh_record *r);
 
-/*
- * Make room for `need` elements of elsize bytes in the array *pp of
- * capacity *cap (doubling, from 16); 0 or GOHEAP_ENOMEM (*pp kept).
- * Inline when there is room already: the encoder asks once per PC.
- */
-int gh_grow_slow(void *pp, size_t *cap, size_t need, size_t elsize);
-
-static inline int gh_grow(void *pp, size_t *cap, size_t need, size_t elsize)
-{
-	return need <= *cap ? 0 : gh_grow_slow(pp, cap, need, elsize);
-}
-
 /* ---- folded stacks ------------------------------------------------------ */
 
 /*

@@ -226,3 +226,25 @@ double gh_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+int gh_grow_slow(void *pp, size_t *cap, size_t need, size_t elsize)
+{
+	void **p = pp;
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return GOHEAP_ENOMEM;
+		ncap *= 2;
+	}
+	np = gh_reallocarray(*p, ncap, elsize);
+	if (np == NULL)
+		return GOHEAP_ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}

@@ -48,6 +48,18 @@ int gh_err_prefix(gh_err *err, const char *fmt, ...)
 /* calloc/realloc with overflow checks; NULL on failure (never aborts). */
 void *gh_calloc(size_t n, size_t size);
 void *gh_reallocarray(void *p, size_t n, size_t size);
+
+/*
+ * Make room for `need` elements of elsize bytes in the array *pp of
+ * capacity *cap (doubling, from 16); 0 or GOHEAP_ENOMEM (*pp kept).
+ * Inline when there is room already: the encoder asks once per PC.
+ */
+int gh_grow_slow(void *pp, size_t *cap, size_t need, size_t elsize);
+
+static inline int gh_grow(void *pp, size_t *cap, size_t need, size_t elsize)
+{
+	return need <= *cap ? 0 : gh_grow_slow(pp, cap, need, elsize);
+}
 char *gh_strdup(const char *s);
 
 /* ---- growable byte buffer -------------------------------------------- */

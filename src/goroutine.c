@@ -226,27 +226,6 @@ static int gor_funcinfo(gor_build *bd, uint64_t pc, gh_funcinfo *out)
 	return gor_funcinfo_xf(bd, pc, out, NULL);
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t el)
-{
-	size_t nc;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 64;
-	while (nc < need)
-		nc *= 2;
-	nv = gh_reallocarray(*v, nc, el);
-	if (nv == NULL)
-		return GOHEAP_ENOMEM;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
-/* ---- %q ------------------------------------------------------------------- */
-
-
 /* ---- labels ------------------------------------------------------------------ */
 
 /* A Go string {ptr, len} at addr, appended NUL-terminated to strs. */
@@ -301,7 +280,7 @@ static int push_label(gor_build *bd, uint64_t kaddr, uint64_t vaddr)
 	if (bd->nlabs - bd->gs[bd->ngs].lab_off >= GH_GOR_MAX_LABELS)
 		return gh_errf(&bd->s->err, GOHEAP_ELIMIT, "over %u labels",
 			       GH_GOR_MAX_LABELS);
-	rc = grow((void **)&bd->labs, &bd->caplabs, bd->nlabs + 1,
+	rc = gh_grow(&bd->labs, &bd->caplabs, bd->nlabs + 1,
 		  sizeof(*bd->labs));
 	if (rc != 0)
 		return rc;
@@ -910,7 +889,7 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 	}
 	/* room for this stack's argument lists (unwind -> tb_args) */
 	if (bd->tbframe != NULL &&
-	    grow((void **)&bd->tbargs, &bd->captb3,
+	    gh_grow(&bd->tbargs, &bd->captb3,
 		 bd->ntb + GH_GOR_MAX_TB_FRAMES, sizeof(*bd->tbargs)) != 0)
 		return GOHEAP_ENOMEM;
 	if (!g->partial && sp0 != 0 && bd->tbframe != NULL &&
@@ -918,10 +897,10 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		   bd->tbphys, GH_GOR_MAX_TB_FRAMES,
 		   l->tb_style == 0 ? l->tb_max_phys : 0) != 0)
 		g->partial = 1;
-	rc = grow((void **)&bd->tbpcs, &bd->captb, bd->ntb + n,
+	rc = gh_grow(&bd->tbpcs, &bd->captb, bd->ntb + n,
 		  sizeof(*bd->tbpcs));
 	if (rc == 0)
-		rc = grow((void **)&bd->tbphyss, &bd->captb2, bd->ntb + n,
+		rc = gh_grow(&bd->tbphyss, &bd->captb2, bd->ntb + n,
 			  sizeof(*bd->tbphyss));
 	if (rc != 0)
 		return rc;
@@ -955,7 +934,7 @@ static int one_g(gor_build *bd, uint64_t gp)
 			bd->first_unreadable = gp;
 		return 0;
 	}
-	rc = grow((void **)&bd->gs, &bd->capgs, bd->ngs + 1, sizeof(*bd->gs));
+	rc = gh_grow(&bd->gs, &bd->capgs, bd->ngs + 1, sizeof(*bd->gs));
 	if (rc != 0)
 		return rc;
 	t = &bd->gs[bd->ngs];
@@ -1010,7 +989,7 @@ static int one_g(gor_build *bd, uint64_t gp)
 	rc = tb_record(bd, t, gb, pc0, sp0, lr0, syscallsp, lo, hi);
 	if (rc != 0)
 		return rc;
-	rc = grow((void **)&bd->pcs, &bd->cappcs, bd->npcs + n,
+	rc = gh_grow(&bd->pcs, &bd->cappcs, bd->npcs + n,
 		  sizeof(*bd->pcs));
 	if (rc != 0)
 		return rc;
@@ -1299,7 +1278,7 @@ static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
 				if (!hdr_changed(bd, &o->h, p,
 						 fing_changed))
 					continue;
-				rc = grow((void **)chg, &cap, *nchg + 1,
+				rc = gh_grow(chg, &cap, *nchg + 1,
 					  sizeof(**chg));
 				if (rc != 0)
 					return rc;

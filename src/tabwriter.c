@@ -86,27 +86,9 @@ size_t gh_utf8_rune_count(const unsigned char *p, size_t n)
 
 /* ---- storage --------------------------------------------------------------- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	np = gh_reallocarray(*p, ncap, elem);
-	if (np == NULL)
-		return GOHEAP_ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 static void add_line(gh_tabwriter *b)
 {
-	if (grow((void **)&b->lines, &b->caplines, b->nlines + 1,
+	if (gh_grow(&b->lines, &b->caplines, b->nlines + 1,
 		 sizeof(*b->lines)) != 0) {
 		b->oom = 1;
 		return;
@@ -322,7 +304,7 @@ static size_t format(gh_tabwriter *b, size_t pos, size_t line0, size_t line1)
 		    (b->flags & GH_TW_DISCARD_EMPTY_COLUMNS) != 0)
 			width = 0;
 
-		if (grow((void **)&b->widths, &b->capwidths, b->nwidths + 1,
+		if (gh_grow(&b->widths, &b->capwidths, b->nwidths + 1,
 			 sizeof(*b->widths)) != 0) {
 			b->oom = 1;
 			return pos;
@@ -389,7 +371,7 @@ static void end_escape(gh_tabwriter *b)
 static size_t terminate_cell(gh_tabwriter *b, int htab)
 {
 	b->cell.htab = htab;
-	if (grow((void **)&b->cells, &b->capcells, b->ncells + 1,
+	if (gh_grow(&b->cells, &b->capcells, b->ncells + 1,
 		 sizeof(*b->cells)) != 0) {
 		b->oom = 1;
 		return 0;

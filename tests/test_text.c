@@ -961,21 +961,6 @@ static const struct ffunc *ffind(uint64_t pc)
 	return NULL;
 }
 
-static int fpush(gh_framevec *fv, const gh_frame *f)
-{
-	if (fv->n == fv->cap) {
-		size_t ncap = fv->cap ? fv->cap * 2 : 8;
-		gh_frame *nv = realloc(fv->v, ncap * sizeof(*nv));
-
-		if (nv == NULL)
-			return GOHEAP_ENOMEM;
-		fv->v = nv;
-		fv->cap = ncap;
-	}
-	fv->v[fv->n++] = *f;
-	return 0;
-}
-
 void gh_framevec_free(gh_framevec *fv)
 {
 	free(fv->v);
@@ -1007,7 +992,7 @@ int gh_sym_callers_frames(const gh_sym *s, const uint64_t *pcs, size_t n,
 			fr.pc = pc;
 			fr.function = "";
 			fr.file = "";
-			if (fpush(out, &fr) != 0)
+			if (gh_framevec_append(out, &fr) != 0)
 				return GOHEAP_ENOMEM;
 			continue;
 		}
@@ -1028,7 +1013,7 @@ int gh_sym_callers_frames(const gh_sym *s, const uint64_t *pcs, size_t n,
 				have_next = 1;
 			}
 		}
-		if (fpush(out, &fr) != 0)
+		if (gh_framevec_append(out, &fr) != 0)
 			return GOHEAP_ENOMEM;
 	}
 	return 0;
