@@ -310,12 +310,9 @@ typedef struct safe_check {
 	const char *fn;        /* and its function (static storage) */
 	const char *extra;     /* GOHEAP_TEST_UNSAFE_FUNC (test hook) */
 	/* Crossing runtime.mcall's switch to g0 (rows with
-	 * mcall_clears_bp): the thread_stacks callback and payload to use,
-	 * check_stack/this, or gh_gswitch_cb/req (ptrace.h) */
+	 * mcall_clears_bp; the live source only): sw, when crossing */
 	gh_gswitch sw;
-	gh_gswitch_req req;
-	goheap_stack_cb cb;
-	void *cb_payload;
+	int crossing;
 	check_memo memo[GH_CHECK_MEMO];
 } safe_check;
 
@@ -407,19 +404,17 @@ static int check_stack(int tid, const uint64_t *pcs, size_t n, void *payload)
 }
 
 /*
- * The stack callback to give thread_stacks: check_stack, wrapped so that
- * the ptrace backend crosses runtime.mcall's switch to g0 where the
- * release clears the frame pointer there (see "How complete the check
- * is").  Without runtime.mcall in the pclntab the walk stops at the
- * switch, as before.
+ * What the live source needs to cross runtime.mcall's switch to g0 where
+ * the release clears the frame pointer there (see "How complete the check
+ * is"): chk->sw, from the release's row.  Without runtime.mcall in the
+ * pclntab the walk stops at the switch, as before.
  */
 static void setup_crossing(safe_check *c)
 {
 	const gh_rtlayout *l = c->s->lay;
 	uint64_t lo = 0, hi = 0;
 
-	c->cb = check_stack;
-	c->cb_payload = c;
+	c->crossing = 0;
 	if (!l->mcall_clears_bp ||
 	    gh_sym_func_entry(c->s->sym, "runtime.mcall", &lo, &hi) != 0 ||
 	    hi <= lo)
@@ -430,11 +425,18 @@ static void setup_crossing(safe_check *c)
 	c->sw.sched_pc = l->g_sched + l->gobuf_pc;
 	c->sw.sched_g = l->g_sched + l->gobuf_g;
 	c->sw.sched_bp = l->g_sched + l->gobuf_bp;
-	c->req.sw = &c->sw;
-	c->req.cb = check_stack;
-	c->req.payload = c;
-	c->cb = gh_gswitch_cb;
-	c->cb_payload = &c->req;
+	c->crossing = 1;
+}
+
+/* Every stopped thread's stack through check_stack: the live source
+ * crosses mcall's switch when chk asks; others through their slot. */
+static int check_stacks(goheap_session *s, safe_check *chk)
+{
+	if (s->ops == &gh_live_ops)
+		return gh_live_thread_stacks(s->ctx, chk->crossing ?
+					     &chk->sw : NULL, check_stack,
+					     chk);
+	return GH_OPS_V2(s, thread_stacks)(s->ctx, check_stack, chk);
 }
 
 /* ---- goheap_force ---------------------------------------------------------- */
@@ -465,8 +467,6 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 {
 	int (*stop)(void *) = GH_OPS_V2(s, stop);
 	int (*resume)(void *) = GH_OPS_V2(s, resume);
-	int (*stacks)(void *, goheap_stack_cb, void *) =
-		GH_OPS_V2(s, thread_stacks);
 	long delay = test_stop_delay_ms();
 	double t0, t1, b, e;
 	int rc, rrc;
@@ -483,7 +483,7 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 	}
 	if (delay > 0)
 		sleep_ms(delay);
-	rc = stacks(s->ctx, chk->cb, chk->cb_payload);
+	rc = check_stacks(s, chk);
 	if (rc == 0)
 		rc = write_rate(s, addr, rate, &r->new_rate);
 	rrc = resume(s->ctx);
@@ -568,8 +568,7 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 		 */
 		rc = 0;
 		if (GH_OPS_V2(s, thread_stacks) != NULL)
-			rc = GH_OPS_V2(s, thread_stacks)(s->ctx, chk.cb,
-							 chk.cb_payload);
+			rc = check_stacks(s, &chk);
 		if (rc == GH_FORCE_UNSAFE)
 			rc = gh_errf(&s->err, GOHEAP_EBUSY,
 				     "thread %d is inside %s: step out of it "

@@ -106,6 +106,14 @@ int gh_live_stop_window(const goheap_memsrc_ops *ops, void *ctx,
 			double *begin, double *end);
 int gh_live_new(void **out_ctx, int pid, gh_err *err);
 /*
+ * The live source's thread_stacks slot, crossing runtime.mcall's switch
+ * to g0 as sw says (NULL: as the slot; ptrace.h gh_gswitch).  Only for
+ * a live source's ctx (ops == &gh_live_ops; force.c).
+ */
+struct gh_gswitch;
+int gh_live_thread_stacks(void *ctx, const struct gh_gswitch *sw,
+			  goheap_stack_cb cb, void *payload);
+/*
  * Bulk reads of a live source (the goroutine snapshot, goroutine.c): n
  * ranges of lens[i] bytes at addrs[i] into out, one after the other,
  * with as few process_vm_readv calls as the iovec limit allows; ok[i] 1

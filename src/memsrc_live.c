@@ -358,7 +358,17 @@ static int live_thread_stacks(void *ctx, goheap_stack_cb cb, void *payload)
 
 	if (c->pt == NULL)
 		return gh_errf(c->err, GOHEAP_EINVAL, "not stopped");
-	return gh_ptrace_thread_stacks(c->pt, cb, payload, c->err);
+	return gh_ptrace_thread_stacks(c->pt, NULL, cb, payload, c->err);
+}
+
+int gh_live_thread_stacks(void *ctx, const gh_gswitch *sw,
+			  goheap_stack_cb cb, void *payload)
+{
+	live_ctx *c = ctx;
+
+	if (c->pt == NULL)
+		return gh_errf(c->err, GOHEAP_EINVAL, "not stopped");
+	return gh_ptrace_thread_stacks(c->pt, sw, cb, payload, c->err);
 }
 
 const goheap_memsrc_ops gh_live_ops = {

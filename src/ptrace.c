@@ -1306,15 +1306,8 @@ static int unwind_thread(unw_addr_space_t as, pt_thread *t, gh_err *err)
 }
 #endif
 
-int gh_gswitch_cb(int tid, const uint64_t *pcs, size_t n, void *payload)
-{
-	const gh_gswitch_req *req = payload;
-
-	return req->cb(tid, pcs, n, req->payload);
-}
-
-int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
-			    gh_err *err)
+int gh_ptrace_thread_stacks(gh_ptrace *pt, const gh_gswitch *sw,
+			    goheap_stack_cb cb, void *payload, gh_err *err)
 {
 	size_t i;
 	int rc = 0;
@@ -1322,16 +1315,12 @@ int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
 	unw_addr_space_t as;
 #endif
 
-	if (cb == gh_gswitch_cb) {
-		const gh_gswitch_req *req = payload;
-
 #if defined(__x86_64__)
-		if (!pt->foreign && req->sw != NULL)
-			cross_switches(pt, req->sw);
+	if (!pt->foreign && sw != NULL)
+		cross_switches(pt, sw);
+#else
+	(void)sw;
 #endif
-		cb = req->cb;
-		payload = req->payload;
-	}
 
 	if (pt->foreign)
 		return gh_errf(err, GOHEAP_EUNSUPPORTED,

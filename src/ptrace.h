@@ -51,9 +51,11 @@ size_t gh_ptrace_nthreads(const gh_ptrace *pt);
  * included because the innermost function may not have set up its frame
  * yet; a consumer looking for "is this thread inside F" should treat every
  * entry as possibly live.  A non-zero cb return stops and is returned.
+ * sw (may be NULL): cross runtime.mcall's switch to g0 as it says.
  */
-int gh_ptrace_thread_stacks(gh_ptrace *pt, goheap_stack_cb cb, void *payload,
-			    gh_err *err);
+struct gh_gswitch;
+int gh_ptrace_thread_stacks(gh_ptrace *pt, const struct gh_gswitch *sw,
+			    goheap_stack_cb cb, void *payload, gh_err *err);
 
 /*
  * Crossing runtime.mcall's switch to g0 (Go 1.25+, where it clears the
@@ -71,19 +73,5 @@ typedef struct gh_gswitch {
 	unsigned sched_sp, sched_pc, sched_g, sched_bp;
 } gh_gswitch;
 
-/*
- * How a consumer asks for the crossing without a new memory-source slot:
- * it passes gh_gswitch_cb with a gh_gswitch_req as the payload to a
- * source's thread_stacks.  gh_ptrace_thread_stacks recognises it, walks
- * across the switches and calls req->cb; any other source just calls
- * gh_gswitch_cb, which forwards to req->cb with req->payload unchanged.
- */
-typedef struct gh_gswitch_req {
-	const gh_gswitch *sw;
-	goheap_stack_cb cb;
-	void *payload;
-} gh_gswitch_req;
-
-int gh_gswitch_cb(int tid, const uint64_t *pcs, size_t n, void *payload);
 
 #endif

@@ -317,7 +317,7 @@ static void test_stop_and_resume(void **state)
 	before = sh->spins;
 	sleep_ms(20);
 	assert_true(sh->spins == before);       /* really stopped */
-	assert_int_equal(gh_ptrace_thread_stacks(pt, count_cb, &seen, &err),
+	assert_int_equal(gh_ptrace_thread_stacks(pt, NULL, count_cb, &seen, &err),
 			 0);
 	assert_int_equal(seen.nonzero, 3);
 	/*
