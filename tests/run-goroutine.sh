@@ -202,6 +202,17 @@ snapshot() {
 			tail -n 2 "$d/nostop.out"
 		fi
 	fi
+	# the public API (tests/api-goroutine.c, linked to libgoheap.so): a profile collected with
+	# goheap_options.no_traceback writes text and refuses traceback/list; without it, tracebacks
+	local api="$top_builddir/tests/api-goroutine"
+	if [ ! -x "$api" ]; then
+		gh_fail "$tag: live: $api not built (make check builds it)"
+	elif "$api" "$pid" >"$d/api.out" 2>&1; then
+		gh_pass "$tag: live: API no_traceback: text written, traceback and list refused; without it the traceback is written ($(grep -c '^ok:' "$d/api.out") checks)"
+	else
+		gh_fail "$tag: live: API no_traceback"
+		gh_show "$d/api.out" 10
+	fi
 }
 
 # wait_line FILE PREFIX PID TRIES: wait (0.05 s a try) until FILE has a line starting with
