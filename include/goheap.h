@@ -486,6 +486,25 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 				       unsigned char **out_buf,
 				       size_t *out_len);
 
+/*
+ * goheap_profile_collect then goheap_profile_write in one call, for a
+ * caller that wants the bytes and not the records: the same output
+ * (TimeNanos aside) and the same errors, with the profile's summary in
+ * *stats (may be NULL).  Faster where the format allows it: a heap or
+ * allocs profile written as pprof is encoded on a second thread while
+ * the walker reads the target, and its records are not kept (memory
+ * stays flat in the number of buckets once a GC has completed).  The
+ * other kinds and formats are collected, then written.  Like
+ * goheap_profile_collect, it runs the memory source's reads on the
+ * calling thread only; the encoder thread starts with every signal
+ * blocked and is joined before the call returns.
+ */
+GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
+					       const goheap_write_options *wo,
+					       unsigned char **out_buf,
+					       size_t *out_len,
+					       goheap_profile_stats *stats);
+
 /* ---------------------------------------------------------------------- */
 /* Force mode                                                             */
 /* ---------------------------------------------------------------------- */

@@ -1245,14 +1245,10 @@ static void scale_cached(builder *b, int64_t count, int64_t size, int impl,
 	*out_size = gh_go_f2i64((double)size * slot->scale, f2i);
 }
 
-static void write_heap_proto(builder *b)
+/* writeHeapProto's header: sample types, period, default type. */
+static void heap_proto_begin(builder *b)
 {
 	const gh_profile *p = b->p;
-	int impl = gh_go_exp_impl(p->machine), f2i = b->f2i;
-	int label_always = gh_profile_rt(p)->heap_label_always;
-	int64_t values[4], block_size;
-	const gh_record *r;
-	size_t i;
 
 	pb_value_type(b, tagProfile_PeriodType, "space", "bytes");
 	gh_pb_int64_opt(&b->pb, tagProfile_Period, p->rate);
@@ -1264,36 +1260,56 @@ static void write_heap_proto(builder *b)
 	if (p->kind == GOHEAP_PROFILE_ALLOCS)
 		gh_pb_int64_opt(&b->pb, tagProfile_DefaultSampleType,
 				string_index(b, "alloc_space"));
+}
 
-	for (i = 0; i < p->nrecs && b->err == 0; i++) {
-		r = &p->recs[i];
-		/*
-		 * A record with the previous record's stack (one call site,
-		 * another size class: a slice growing in a loop makes such
-		 * neighbours) gets the previous ids, still in b->lids.  Go
-		 * computes them again and gets the same ones: the first call
-		 * cached a location under every PC it started one at, so the
-		 * second finds each of them with an empty deck, emits nothing
-		 * and returns the same ids.
-		 */
-		if (i == 0 || !same_stack(r, &p->recs[i - 1]))
-			heap_locs(b, r);
+/*
+ * writeHeapProto's loop body for r; prev is the record before it (NULL
+ * for the first).
+ */
+static void heap_proto_record(builder *b, const gh_record *r,
+			      const gh_record *prev)
+{
+	const gh_profile *p = b->p;
+	int impl = gh_go_exp_impl(p->machine), f2i = b->f2i;
+	int64_t values[4], block_size;
 
-		scale_cached(b, r->alloc_objects, r->alloc_bytes, impl, f2i,
-			     &values[0], &values[1]);
-		scale_cached(b, gh_wsub(r->alloc_objects, r->free_objects),
-			     gh_wsub(r->alloc_bytes, r->free_bytes), impl, f2i,
-			     &values[2], &values[3]);
-		if (label_always) {
-			/* 1.27: every sample, "bytes" = ObjectSize. */
-			pb_sample(b, values, 4, 1, r->object_size);
-			continue;
-		}
-		block_size = 0;
-		if (r->alloc_objects > 0)
-			block_size = r->alloc_bytes / r->alloc_objects;
-		pb_sample(b, values, 4, block_size != 0, block_size);
+	/*
+	 * A record with the previous record's stack (one call site,
+	 * another size class: a slice growing in a loop makes such
+	 * neighbours) gets the previous ids, still in b->lids.  Go
+	 * computes them again and gets the same ones: the first call
+	 * cached a location under every PC it started one at, so the
+	 * second finds each of them with an empty deck, emits nothing
+	 * and returns the same ids.
+	 */
+	if (prev == NULL || !same_stack(r, prev))
+		heap_locs(b, r);
+
+	scale_cached(b, r->alloc_objects, r->alloc_bytes, impl, f2i,
+		     &values[0], &values[1]);
+	scale_cached(b, gh_wsub(r->alloc_objects, r->free_objects),
+		     gh_wsub(r->alloc_bytes, r->free_bytes), impl, f2i,
+		     &values[2], &values[3]);
+	if (gh_profile_rt(p)->heap_label_always) {
+		/* 1.27: every sample, "bytes" = ObjectSize. */
+		pb_sample(b, values, 4, 1, r->object_size);
+		return;
 	}
+	block_size = 0;
+	if (r->alloc_objects > 0)
+		block_size = r->alloc_bytes / r->alloc_objects;
+	pb_sample(b, values, 4, block_size != 0, block_size);
+}
+
+static void write_heap_proto(builder *b)
+{
+	const gh_profile *p = b->p;
+	size_t i;
+
+	heap_proto_begin(b);
+	for (i = 0; i < p->nrecs && b->err == 0; i++)
+		heap_proto_record(b, &p->recs[i],
+				  i > 0 ? &p->recs[i - 1] : NULL);
 }
 
 /* ---- block / mutex: printCountCycleProfile ----------------------------- */
@@ -1459,57 +1475,84 @@ static int builder_build(builder *b)
 	return gz_push(b, 1);
 }
 
+/* newProfileBuilder: the builder for p, its string table started and
+ * the mappings read.  builder_free in any case. */
+static int builder_init(builder *b, const gh_profile *p, const gh_wctx *w,
+			gh_buf *out, gh_err *err)
+{
+	size_t i;
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	b->p = p;
+	b->sym = w->sym;
+	b->stats = w->stats;
+	/* A memo only: without memory it is skipped, not an error. */
+	b->fin = gh_calloc(FIN_CACHE, sizeof(*b->fin));
+	b->scale = gh_calloc(SCALE_CACHE, sizeof(*b->scale));
+	b->print_name_eq = gh_profile_rt(p)->proto_name_eq;
+	b->start_line = gh_profile_rt(p)->proto_start_line;
+	b->f2i = gh_f2i_rule(p->machine);
+
+	rc = gz_init(&b->gz, out, b->stats, err);
+	if (rc != 0)
+		return rc;
+	if (gh_stackx_new(&b->x, b->sym, p->ver) != 0)
+		return gh_errf(err, GOHEAP_ENOMEM, "allocating the frame cache");
+
+	/* newProfileBuilder: strings = [""], then readMapping. */
+	if (string_index(b, "") != 0 || b->err != 0)
+		return gh_errf(err, GOHEAP_ENOMEM, "building the string table");
+	b->nmem = p->nmaps > 0 ? p->nmaps : 1;
+	b->mem = gh_calloc(b->nmem, sizeof(*b->mem));
+	if (b->mem == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "copying mappings");
+	for (i = 0; i < p->nmaps; i++) {
+		b->mem[i].start = p->maps[i].start;
+		b->mem[i].end = p->maps[i].end;
+		b->mem[i].offset = p->maps[i].offset;
+		b->mem[i].file = p->maps[i].file ? p->maps[i].file : "";
+		b->mem[i].build_id = p->maps[i].build_id;
+	}
+	if (p->nmaps == 0) {
+		/* "pprof expects a map entry, so fake one." */
+		b->mem[0].file = "";
+		b->mem[0].build_id = "";
+		b->mem[0].fake = 1;
+	}
+	return 0;
+}
+
+/* The end of a write: the rest of the profile, or the error. */
+static int builder_finish(builder *b, int rc, gh_err *err)
+{
+	if (rc == 0)
+		rc = b->err;
+	if (rc == 0)
+		rc = builder_build(b);
+	if (rc != 0)
+		rc = gh_errf(err, rc, "writing the pprof profile: %s",
+			     goheap_strerror(rc));
+	if (b->stats != NULL)
+		b->stats->suspect += b->fv.suspect + gh_stackx_suspect(b->x);
+	builder_free(b);
+	return rc;
+}
+
 int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		   gh_err *err)
 {
 	builder b;
-	size_t i;
-	int rc = 0;
+	int rc;
 
-	memset(&b, 0, sizeof(b));
-	b.p = p;
-	b.sym = w->sym;
-	b.stats = w->stats;
-	/* A memo only: without memory it is skipped, not an error. */
-	b.fin = gh_calloc(FIN_CACHE, sizeof(*b.fin));
-	b.scale = gh_calloc(SCALE_CACHE, sizeof(*b.scale));
-	b.print_name_eq = gh_profile_rt(p)->proto_name_eq;
-	b.start_line = gh_profile_rt(p)->proto_start_line;
-	b.f2i = gh_f2i_rule(p->machine);
-
-	rc = gz_init(&b.gz, out, b.stats, err);
-	if (rc != 0)
-		goto cleanup;
-	if (gh_stackx_new(&b.x, b.sym, p->ver) != 0) {
-		rc = gh_errf(err, GOHEAP_ENOMEM, "allocating the frame cache");
-		goto cleanup;
+	rc = builder_init(&b, p, w, out, err);
+	if (rc != 0) {
+		if (b.stats != NULL)
+			b.stats->suspect += b.fv.suspect +
+					    gh_stackx_suspect(b.x);
+		builder_free(&b);
+		return rc;
 	}
-
-	/* newProfileBuilder: strings = [""], then readMapping. */
-	if (string_index(&b, "") != 0 || b.err != 0) {
-		rc = gh_errf(err, GOHEAP_ENOMEM, "building the string table");
-		goto cleanup;
-	}
-	b.nmem = p->nmaps > 0 ? p->nmaps : 1;
-	b.mem = gh_calloc(b.nmem, sizeof(*b.mem));
-	if (b.mem == NULL) {
-		rc = gh_errf(err, GOHEAP_ENOMEM, "copying mappings");
-		goto cleanup;
-	}
-	for (i = 0; i < p->nmaps; i++) {
-		b.mem[i].start = p->maps[i].start;
-		b.mem[i].end = p->maps[i].end;
-		b.mem[i].offset = p->maps[i].offset;
-		b.mem[i].file = p->maps[i].file ? p->maps[i].file : "";
-		b.mem[i].build_id = p->maps[i].build_id;
-	}
-	if (p->nmaps == 0) {
-		/* "pprof expects a map entry, so fake one." */
-		b.mem[0].file = "";
-		b.mem[0].build_id = "";
-		b.mem[0].fake = 1;
-	}
-
 	switch (p->kind) {
 	case GOHEAP_PROFILE_HEAP:
 	case GOHEAP_PROFILE_ALLOCS:
@@ -1525,19 +1568,294 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	default:
 		rc = gh_errf(err, GOHEAP_EINVAL, "unknown profile kind %d",
 			     p->kind);
-		goto cleanup;
+		builder_free(&b);
+		return rc;
 	}
-	if (rc == 0)
-		rc = b.err;
-	if (rc == 0)
-		rc = builder_build(&b);
+	return builder_finish(&b, rc, err);
+}
+
+/* ---- streaming: heap samples encoded while the walker reads ------------ */
+
+/*
+ * gh_pprof_stream: write_heap_proto on a thread of its own, fed record
+ * by record through a ring by the walker (gh_walk_stream), so that the
+ * encoding of a 100k-bucket profile overlaps its read and walk on a
+ * second CPU.  The builder is the same; only the loop moves.
+ *
+ * The ring holds entries { ring_ent, nstk PCs }, 8-aligned, each one
+ * contiguous: one that would cross the end is preceded by a wrap mark
+ * (or by a gap too short for one) and starts again at 0.  head and
+ * tail count bytes since the start (position = count % cap).  The
+ * walker publishes head every RING_BATCH entries, the encoder releases
+ * what it has used as often: a lock and a signal per batch, not per
+ * record.  Without a thread (pthread_create failed), records are
+ * encoded on the walker's thread as they come.
+ */
+#define RING_BYTES (256u * 1024u)
+#define RING_BATCH 64u
+
+typedef struct ring_ent {
+	int64_t alloc_bytes, free_bytes, alloc_objects, free_objects;
+	int64_t object_size;
+	uint32_t nstk;
+	uint32_t wrap;        /* 1: skip to the ring's start */
+} ring_ent;
+
+struct gh_pprof_stream {
+	builder b;
+	gh_profile hdr;       /* the profile's header: p is the walker's */
+	gh_err *err;
+	int init_rc;
+
+	int threaded;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_data, cv_space;
+	unsigned char *ring;
+	uint64_t head;        /* walker: bytes written */
+	uint64_t head_pub;    /* published head (mu) */
+	uint64_t tail_pub;    /* released by the encoder (mu) */
+	uint64_t tail_seen;   /* walker's copy of tail_pub */
+	unsigned pending;     /* entries since the last publication */
+	int done;             /* the walker has finished (mu) */
+
+	/* the encoder's previous record, for the neighbour memo */
+	gh_record prev;
+	uint64_t *prevstk;
+	size_t cap_prevstk;
+	int have_prev;
+};
+
+/* Encode r (the encoder's side; also the unthreaded path). */
+static void stream_encode(gh_pprof_stream *st, const gh_record *r)
+{
+	builder *b = &st->b;
+
+	if (b->err != 0)
+		return;
+	heap_proto_record(b, r, st->have_prev ? &st->prev : NULL);
+	/* Keep r for the next record's comparison: its stack lives in
+	 * the ring, which the walker will overwrite. */
+	if (gh_grow(&st->prevstk, &st->cap_prevstk, r->nstk,
+		    sizeof(*st->prevstk)) != 0) {
+		b->err = GOHEAP_ENOMEM;
+		return;
+	}
+	st->prev = *r;
+	if (r->nstk > 0)
+		memcpy(st->prevstk, r->stk, r->nstk * sizeof(*r->stk));
+	st->prev.stk = st->prevstk;
+	st->have_prev = 1;
+}
+
+static void *stream_thread(void *arg)
+{
+	gh_pprof_stream *st = arg;
+	uint64_t tail, h;
+	const ring_ent *e;
+	gh_record r;
+	size_t pos;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&st->mu);
+	tail = st->tail_pub;
+	for (;;) {
+		while (tail == st->head_pub && !st->done)
+			pthread_cond_wait(&st->cv_data, &st->mu);
+		if (tail == st->head_pub)
+			break;
+		h = st->head_pub;
+		pthread_mutex_unlock(&st->mu);
+		while (tail < h) {
+			pos = (size_t)(tail % RING_BYTES);
+			e = (const ring_ent *)(const void *)(st->ring + pos);
+			if (RING_BYTES - pos < sizeof(*e) || e->wrap) {
+				tail += RING_BYTES - pos;
+				continue;
+			}
+			memset(&r, 0, sizeof(r));
+			r.alloc_bytes = e->alloc_bytes;
+			r.free_bytes = e->free_bytes;
+			r.alloc_objects = e->alloc_objects;
+			r.free_objects = e->free_objects;
+			r.object_size = e->object_size;
+			r.nstk = e->nstk;
+			r.stk = (uint64_t *)(void *)(st->ring + pos + sizeof(*e));
+			stream_encode(st, &r);
+			tail += sizeof(*e) + (uint64_t)e->nstk * 8;
+			if (++n % RING_BATCH == 0) {
+				pthread_mutex_lock(&st->mu);
+				st->tail_pub = tail;
+				pthread_cond_signal(&st->cv_space);
+				pthread_mutex_unlock(&st->mu);
+			}
+		}
+		pthread_mutex_lock(&st->mu);
+		st->tail_pub = tail;
+		pthread_cond_signal(&st->cv_space);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+static void stream_publish(gh_pprof_stream *st)
+{
+	pthread_mutex_lock(&st->mu);
+	st->head_pub = st->head;
+	st->pending = 0;
+	pthread_cond_signal(&st->cv_data);
+	pthread_mutex_unlock(&st->mu);
+}
+
+/* Wait until n bytes past head are free. */
+static void stream_room(gh_pprof_stream *st, uint64_t n)
+{
+	if (st->head + n - st->tail_seen <= RING_BYTES)
+		return;
+	pthread_mutex_lock(&st->mu);
+	st->head_pub = st->head;
+	st->pending = 0;
+	pthread_cond_signal(&st->cv_data);
+	while (st->head + n - st->tail_pub > RING_BYTES)
+		pthread_cond_wait(&st->cv_space, &st->mu);
+	st->tail_seen = st->tail_pub;
+	pthread_mutex_unlock(&st->mu);
+}
+
+int gh_pprof_stream_start(gh_pprof_stream **out, const gh_profile *p,
+			  const gh_wctx *w, gh_buf *buf, gh_err *err)
+{
+	gh_pprof_stream *st;
+	sigset_t all, old;
+	int rc;
+
+	*out = NULL;
+	if (p->kind != GOHEAP_PROFILE_HEAP && p->kind != GOHEAP_PROFILE_ALLOCS)
+		return gh_errf(err, GOHEAP_EINVAL, "only heap and allocs "
+			       "profiles are written as a stream");
+	st = gh_calloc(1, sizeof(*st));
+	if (st == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	st->hdr = *p;
+	st->hdr.recs = NULL;
+	st->hdr.nrecs = 0;
+	st->err = err;
+	rc = builder_init(&st->b, &st->hdr, w, buf, err);
+	if (rc == 0) {
+		heap_proto_begin(&st->b);
+		rc = st->b.err;
+	}
+	st->init_rc = rc;
+	*out = st;
 	if (rc != 0)
-		rc = gh_errf(err, rc, "writing the pprof profile: %s",
-			     goheap_strerror(rc));
-cleanup:
-	if (b.stats != NULL)
-		b.stats->suspect += b.fv.suspect + gh_stackx_suspect(b.x);
-	builder_free(&b);
+		return rc;
+	st->ring = malloc(RING_BYTES);
+	if (st->ring == NULL ||
+	    pthread_mutex_init(&st->mu, NULL) != 0)
+		return 0;     /* encoded on the walker's thread */
+	if (pthread_cond_init(&st->cv_data, NULL) != 0) {
+		pthread_mutex_destroy(&st->mu);
+		return 0;
+	}
+	if (pthread_cond_init(&st->cv_space, NULL) != 0) {
+		pthread_cond_destroy(&st->cv_data);
+		pthread_mutex_destroy(&st->mu);
+		return 0;
+	}
+	/* Signals stay with the caller's threads. */
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
+		st->threaded = pthread_create(&st->th, NULL, stream_thread,
+					      st) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (!st->threaded) {
+		pthread_cond_destroy(&st->cv_space);
+		pthread_cond_destroy(&st->cv_data);
+		pthread_mutex_destroy(&st->mu);
+	}
+	return 0;
+}
+
+int gh_pprof_stream_record(gh_pprof_stream *st, const gh_record *r)
+{
+	uint64_t need, gap;
+	size_t pos;
+	ring_ent *e;
+
+	if (st->init_rc != 0)
+		return st->init_rc;
+	if (!st->threaded) {
+		stream_encode(st, r);
+		return st->b.err;
+	}
+	need = sizeof(*e) + (uint64_t)r->nstk * 8;
+	if (need > RING_BYTES / 2)
+		return GOHEAP_ELIMIT;   /* no runtime stack is that deep */
+	pos = (size_t)(st->head % RING_BYTES);
+	if (pos + need > RING_BYTES) {
+		gap = RING_BYTES - pos;
+		stream_room(st, gap);
+		if (gap >= sizeof(*e)) {
+			e = (ring_ent *)(void *)(st->ring + pos);
+			e->wrap = 1;
+		}
+		st->head += gap;
+		pos = 0;
+	}
+	stream_room(st, need);
+	e = (ring_ent *)(void *)(st->ring + pos);
+	e->alloc_bytes = r->alloc_bytes;
+	e->free_bytes = r->free_bytes;
+	e->alloc_objects = r->alloc_objects;
+	e->free_objects = r->free_objects;
+	e->object_size = r->object_size;
+	e->nstk = (uint32_t)r->nstk;
+	e->wrap = 0;
+	if (r->nstk > 0)
+		memcpy(st->ring + pos + sizeof(*e), r->stk, r->nstk * 8);
+	st->head += need;
+	if (++st->pending >= RING_BATCH)
+		stream_publish(st);
+	return 0;
+}
+
+int gh_pprof_stream_finish(gh_pprof_stream *st, const gh_profile *p,
+			   int ok)
+{
+	int rc;
+
+	if (st == NULL)
+		return 0;
+	if (st->threaded) {
+		pthread_mutex_lock(&st->mu);
+		st->head_pub = st->head;
+		st->done = 1;
+		pthread_cond_signal(&st->cv_data);
+		pthread_mutex_unlock(&st->mu);
+		pthread_join(st->th, NULL);
+		pthread_cond_destroy(&st->cv_space);
+		pthread_cond_destroy(&st->cv_data);
+		pthread_mutex_destroy(&st->mu);
+	}
+	if (st->init_rc != 0) {
+		builder_free(&st->b);
+		rc = st->init_rc;
+	} else if (!ok) {
+		builder_free(&st->b);
+		rc = 0;
+	} else {
+		/* What the walk learnt at its end (builder_build's note). */
+		st->hdr.skipped = p->skipped;
+		st->hdr.skipped_bucket = p->skipped_bucket;
+		memcpy(st->hdr.skipped_reason, p->skipped_reason,
+		       sizeof(st->hdr.skipped_reason));
+		st->hdr.nbuckets = p->nbuckets;
+		rc = builder_finish(&st->b, 0, st->err);
+	}
+	free(st->ring);
+	free(st->prevstk);
+	free(st);
 	return rc;
 }
 

@@ -154,6 +154,21 @@ typedef struct gh_wctx {
 /* gzip'd profile.proto as runtime/pprof writeHeapProto / printCountProfile. */
 int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		   gh_err *err);
+/*
+ * The same for a heap/allocs profile whose records arrive one by one
+ * (gh_walk_stream), encoded on a thread of the writer's own while they
+ * come: start once p's header (kind, rate, maps, time) is set, pass each
+ * record (copied: r->stk need not outlive the call), finish with the
+ * walked profile (its skip counts go into the comment) and ok = 0 to
+ * discard the output after a failed walk.  The bytes are gh_write_pprof's
+ * for the same records.  finish frees the stream, whatever happened.
+ */
+typedef struct gh_pprof_stream gh_pprof_stream;
+int gh_pprof_stream_start(gh_pprof_stream **out, const gh_profile *p,
+			  const gh_wctx *w, gh_buf *buf, gh_err *err);
+int gh_pprof_stream_record(gh_pprof_stream *st, const gh_record *r);
+int gh_pprof_stream_finish(gh_pprof_stream *st, const gh_profile *p,
+			   int ok);
 /* debug=1 text of the target's Go version. */
 int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 		  gh_err *err);

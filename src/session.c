@@ -671,25 +671,14 @@ static int64_t target_mutex_rate(goheap_session *s, int *found)
 	return (int64_t)v;
 }
 
-GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
-					 goheap_session *s, int kind)
+/* A new profile of s's target: its identity and header, no records. */
+static gh_profile *profile_new(goheap_session *s, int kind)
 {
-	gh_profile *p;
-	maps_collect mc;
+	gh_profile *p = gh_calloc(1, sizeof(*p));
 	struct timespec ts;
-	int rc;
 
-	*out = NULL;
-	if (s == NULL || s->lay == NULL || s->sym == NULL)
-		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
-					   "session is not open") :
-				   GOHEAP_EINVAL;
-	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_GOROUTINE)
-		return gh_errf(&s->err, GOHEAP_EINVAL, "unknown profile kind %d",
-			       kind);
-	p = gh_calloc(1, sizeof(*p));
 	if (p == NULL)
-		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+		return NULL;
 	p->kind = kind;
 	p->pid = s->pid;
 	p->start_time = s->start_time;
@@ -700,6 +689,45 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	gh_mem_invalidate(&s->mem);
+	return p;
+}
+
+/* p->maps: the target's executable mappings. */
+static int profile_maps(goheap_session *s, gh_profile *p)
+{
+	maps_collect mc;
+	int rc;
+
+	memset(&mc, 0, sizeof(mc));
+	mc.s = s;
+	mc.p = p;
+	mc.have_st = stat(s->exe_path, &mc.exe_st) == 0;
+	rc = s->ops->mappings(s->ctx, maps_cb, &mc);
+	if (mc.rc != 0)
+		rc = mc.rc;
+	if (rc != 0)
+		gh_errf(&s->err, rc, "reading the target's mappings: %s",
+			goheap_strerror(rc));
+	return rc;
+}
+
+GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
+					 goheap_session *s, int kind)
+{
+	gh_profile *p;
+	int rc;
+
+	*out = NULL;
+	if (s == NULL || s->lay == NULL || s->sym == NULL)
+		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
+					   "session is not open") :
+				   GOHEAP_EINVAL;
+	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_GOROUTINE)
+		return gh_errf(&s->err, GOHEAP_EINVAL, "unknown profile kind %d",
+			       kind);
+	p = profile_new(s, kind);
+	if (p == NULL)
+		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
 
 	if (kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* goroutine.c: allgs, stacks, labels */
@@ -731,18 +759,9 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 	}
 
 maps:
-	memset(&mc, 0, sizeof(mc));
-	mc.s = s;
-	mc.p = p;
-	mc.have_st = stat(s->exe_path, &mc.exe_st) == 0;
-	rc = s->ops->mappings(s->ctx, maps_cb, &mc);
-	if (mc.rc != 0)
-		rc = mc.rc;
-	if (rc != 0) {
-		gh_errf(&s->err, rc, "reading the target's mappings: %s",
-			goheap_strerror(rc));
+	rc = profile_maps(s, p);
+	if (rc != 0)
 		goto fail;
-	}
 	*out = p;
 	return 0;
 fail:
@@ -765,6 +784,21 @@ GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p)
 	free(p);
 }
 
+static void stats_header(const gh_profile *p, goheap_profile_stats *out);
+
+/* Add r to the record totals of out (wrapping as Go's int64 sums do). */
+static void stats_add(goheap_profile_stats *out, const gh_record *r)
+{
+	out->records++;
+	out->alloc_objects = gh_wadd(out->alloc_objects, r->alloc_objects);
+	out->alloc_bytes = gh_wadd(out->alloc_bytes, r->alloc_bytes);
+	out->inuse_objects = gh_wadd(out->inuse_objects,
+				     gh_wsub(r->alloc_objects,
+					     r->free_objects));
+	out->inuse_bytes = gh_wadd(out->inuse_bytes,
+				   gh_wsub(r->alloc_bytes, r->free_bytes));
+}
+
 GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 					   goheap_profile_stats *out)
 {
@@ -773,23 +807,18 @@ GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 	memset(out, 0, sizeof(*out));
 	if (p == NULL)
 		return GOHEAP_EINVAL;
-	out->records = p->nrecs;
-	out->mem_profile_rate = p->rate;
-	for (i = 0; i < p->nrecs; i++) {
-		const gh_record *r = &p->recs[i];
+	/* Counts come from the target: int64 sums wrap as Go's do (gh.h),
+	 * never undefined behaviour. */
+	for (i = 0; i < p->nrecs; i++)
+		stats_add(out, &p->recs[i]);
+	stats_header(p, out);
+	return 0;
+}
 
-		/* Counts come from the target: int64 sums wrap as Go's do
-		 * (gh.h), never undefined behaviour. */
-		out->alloc_objects = gh_wadd(out->alloc_objects,
-					     r->alloc_objects);
-		out->alloc_bytes = gh_wadd(out->alloc_bytes, r->alloc_bytes);
-		out->inuse_objects = gh_wadd(out->inuse_objects,
-					     gh_wsub(r->alloc_objects,
-						     r->free_objects));
-		out->inuse_bytes = gh_wadd(out->inuse_bytes,
-					   gh_wsub(r->alloc_bytes,
-						   r->free_bytes));
-	}
+/* goheap_profile_stats_get's fields that do not come from the records. */
+static void stats_header(const gh_profile *p, goheap_profile_stats *out)
+{
+	out->mem_profile_rate = p->rate;
 	out->read_seconds = p->t_read;
 	out->walk_seconds = p->t_walk;
 	out->read_calls = p->read_calls;
@@ -809,7 +838,6 @@ GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 	out->stop_threads = p->gor_stop_threads;
 	out->stop_rewalked = p->gor_rewalked;
 	out->stop_checked = p->gor_checked;
-	return 0;
 }
 
 GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
@@ -909,3 +937,123 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	}
 	return 0;
 }
+
+/* ---- collect and write in one pass ------------------------------------- */
+
+typedef struct stream_sink {
+	goheap_session *s;
+	gh_wctx *w;
+	gh_buf *buf;
+	gh_pprof_stream *st;
+	goheap_profile_stats totals;   /* records and their sums */
+} stream_sink;
+
+static int sink_begin(void *arg, const gh_profile *p)
+{
+	stream_sink *k = arg;
+
+	return gh_pprof_stream_start(&k->st, p, k->w, k->buf, &k->s->err);
+}
+
+static int sink_record(void *arg, const gh_record *r)
+{
+	stream_sink *k = arg;
+
+	stats_add(&k->totals, r);
+	return gh_pprof_stream_record(k->st, r);
+}
+
+GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
+					       const goheap_write_options *wo,
+					       unsigned char **out_buf,
+					       size_t *out_len,
+					       goheap_profile_stats *stats)
+{
+	goheap_write_options def = GOHEAP_WRITE_OPTIONS_INIT;
+	goheap_profile *p = NULL;
+	gh_buf b = GH_BUF_INIT;
+	gh_wstats ws = { 0, 0, 0 };
+	gh_walk_sink sink;
+	stream_sink k;
+	gh_wctx w;
+	double t0;
+	int rc, frc;
+
+	*out_buf = NULL;
+	*out_len = 0;
+	if (stats != NULL)
+		memset(stats, 0, sizeof(*stats));
+	if (s == NULL || s->lay == NULL || s->sym == NULL)
+		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
+					   "session is not open") :
+				   GOHEAP_EINVAL;
+	if (wo == NULL)
+		wo = &def;
+	if ((kind != GOHEAP_PROFILE_HEAP && kind != GOHEAP_PROFILE_ALLOCS) ||
+	    wo->format != GOHEAP_FORMAT_PPROF) {
+		/* Only the heap proto streams: the others sort or group
+		 * every record before writing the first. */
+		rc = goheap_profile_collect(&p, s, kind);
+		if (rc != 0)
+			return rc;
+		if (stats != NULL)
+			goheap_profile_stats_get(p, stats);
+		rc = goheap_profile_write(s, p, wo, out_buf, out_len);
+		goheap_profile_free(p);
+		return rc;
+	}
+
+	t0 = gh_now();
+	p = profile_new(s, kind);
+	if (p == NULL)
+		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+	/* The mappings first: locations refer to them as they are made. */
+	rc = profile_maps(s, p);
+	if (rc != 0)
+		goto out;
+	memset(&w, 0, sizeof(w));
+	w.sym = s->sym;
+	w.sample_index = wo->sample_index;
+	w.top_n = wo->top_n > 0 ? wo->top_n : 20;
+	w.exe_path = s->exe_path;
+	if (wo->stats != NULL)
+		w.stats = &ws;
+	memset(&k, 0, sizeof(k));
+	k.s = s;
+	k.w = &w;
+	k.buf = &b;
+	sink.begin = sink_begin;
+	sink.record = sink_record;
+	sink.arg = &k;
+	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
+	rc = gh_walk_stream(p, &s->mem, s->lay, &s->addrs, &sink, &s->err);
+	s->mem.deadline = 0;
+	if (rc == GOHEAP_ETIMEDOUT)
+		gh_errf(&s->err, rc, "collection stopped at its time limit of "
+			"%.3f s, after %llu buckets", s->time_limit,
+			(unsigned long long)p->nbuckets);
+	/* The encoder's tail runs here: joined, the rest written. */
+	frc = gh_pprof_stream_finish(k.st, p, rc == 0);
+	if (rc == 0)
+		rc = frc;
+	if (rc == 0 && b.oom)
+		rc = gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory writing");
+	if (rc != 0)
+		goto out;
+	if (stats != NULL) {
+		*stats = k.totals;
+		stats_header(p, stats);
+	}
+	*out_buf = gh_buf_detach(&b, out_len);
+	if (wo->stats != NULL) {
+		wo->stats->symbolize_seconds = ws.t_symbolize;
+		wo->stats->compress_seconds = ws.t_compress;
+		wo->stats->suspect_frames = ws.suspect;
+		wo->stats->total_seconds = gh_now() - t0;
+	}
+out:
+	gh_buf_free(&b);
+	goheap_profile_free(p);
+	return rc;
+}
+

@@ -103,6 +103,16 @@ typedef struct walk_state {
 	 * to predict as the sizes.
 	 */
 	uint64_t size_ok[64];
+	/*
+	 * finish_check's running totals, and the records already through it
+	 * ([0, nfinal) of p->recs).  With a sink, those are handed out and
+	 * dropped (nemitted counts them), so that a streaming walk keeps
+	 * one bucket at a time once a GC has completed.
+	 */
+	int64_t tot[8];
+	size_t nfinal;
+	const gh_walk_sink *sink;
+	uint64_t nemitted;
 } walk_state;
 
 /* ---- plausibility ---------------------------------------------------- */
@@ -326,7 +336,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 			       "runtime's maximum %u", (unsigned long long)addr,
 			       (unsigned long long)nstk,
 			       lay->max_stack);
-	if (w->p->nrecs + w->p->skipped >= GH_WALK_MAX_BUCKETS)
+	if (w->nemitted + w->p->nrecs + w->p->skipped >= GH_WALK_MAX_BUCKETS)
 		return gh_errf(w->err, GOHEAP_ELIMIT,
 			       "more than %u buckets: refusing to continue",
 			       GH_WALK_MAX_BUCKETS);
@@ -502,6 +512,9 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	return 0;
 }
 
+static void finish_check(walk_state *w);
+static int emit_final(walk_state *w);
+
 static int walk_list(walk_state *w, uint64_t head, int want_typ,
 		     unsigned cycle_idx)
 {
@@ -513,6 +526,15 @@ static int walk_list(walk_state *w, uint64_t head, int want_typ,
 		rc = read_bucket(w, b, want_typ, cycle_idx, &next);
 		if (rc != 0)
 			return rc;
+		/* Streaming, once a GC has completed: records are final as
+		 * they are read (memory lists only: block/mutex records wait
+		 * for the end, as their clear flag never drops). */
+		if (w->sink != NULL && !w->clear && w->p->nrecs > 0) {
+			finish_check(w);
+			rc = emit_final(w);
+			if (rc != 0)
+				return rc;
+		}
 		b = next;
 		/* Brent's cycle detection on the allnext chain. */
 		if (b == tortoise && b != 0)
@@ -593,12 +615,11 @@ static void finish_check(walk_state *w)
 	gh_profile *p = w->p;
 	int heap = p->kind == GOHEAP_PROFILE_HEAP ||
 		   p->kind == GOHEAP_PROFILE_ALLOCS;
-	int64_t tot[8], v[8];
-	size_t i, k = 0, j, nv;
+	int64_t *tot = w->tot, v[8];
+	size_t i, k = w->nfinal, j, nv;
 	const gh_record *r;
 
-	memset(tot, 0, sizeof(tot));
-	for (i = 0; i < p->nrecs; i++) {
+	for (i = w->nfinal; i < p->nrecs; i++) {
 		r = &p->recs[i];
 		if (heap && (r->free_objects > r->alloc_objects ||
 			     r->free_bytes > r->alloc_bytes)) {
@@ -645,10 +666,41 @@ static void finish_check(walk_state *w)
 		k++;
 	}
 	p->nrecs = k;
+	w->nfinal = k;
 }
 
-int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
-	    const gh_rtaddrs *a, gh_err *err)
+/*
+ * Streaming: hand the final records to the sink and drop them, with the
+ * stacks they alone use (all of them: the pool restarts empty, and with
+ * no record kept, the next bucket's stack is not compared with a stale
+ * one).
+ */
+static int emit_final(walk_state *w)
+{
+	gh_profile *p = w->p;
+	gh_record t;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < w->nfinal; i++) {
+		t = p->recs[i];
+		t.stk = p->pcpool + (uintptr_t)t.stk;
+		rc = w->sink->record(w->sink->arg, &t);
+		if (rc != 0)
+			return gh_errf(w->err, rc, "writing record %llu: %s",
+				       (unsigned long long)w->nemitted,
+				       goheap_strerror(rc));
+		w->nemitted++;
+	}
+	p->nrecs = 0;
+	w->nfinal = 0;
+	w->npcs = 0;
+	return 0;
+}
+
+static int walk_impl(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
+		     const gh_rtaddrs *a, const gh_walk_sink *sink,
+		     gh_err *err)
 {
 	walk_state w;
 	uint64_t head = 0, listaddr, rate = 0, cyc = 0;
@@ -665,6 +717,7 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 	w.lay = lay;
 	w.err = err;
 	w.clear = 1;
+	w.sink = sink;
 
 	switch (p->kind) {
 	case GOHEAP_PROFILE_BLOCK:
@@ -738,13 +791,26 @@ int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 	p->skipped = 0;
 	p->skipped_bucket = 0;
 	p->skipped_reason[0] = '\0';
+	if (sink != NULL && sink->begin != NULL) {
+		rc = sink->begin(sink->arg, p);
+		if (rc != 0) {
+			rc = gh_errf(err, rc, "starting the writer: %s",
+				     goheap_strerror(rc));
+			goto out;
+		}
+	}
 	rc = walk_list(&w, head, want, idx);
 	if (rc != 0)
 		goto out;
 	if (want == lay->typ_mem)
 		finish_mem(&w);
 	finish_check(&w);
-	p->nbuckets = p->nrecs + p->skipped;
+	if (sink != NULL) {
+		rc = emit_final(&w);
+		if (rc != 0)
+			goto out;
+	}
+	p->nbuckets = w.nemitted + p->nrecs + p->skipped;
 	if (p->skipped > GH_WALK_SKIP_MAX &&
 	    p->skipped > p->nbuckets / GH_WALK_SKIP_RATIO) {
 		rc = gh_errf(err, GOHEAP_ECORRUPT, "%llu of %llu buckets in "
@@ -763,7 +829,7 @@ out:
 		/* Leave no half-fixed-up stack pointers behind; nbuckets
 		 * still says how far the walk got (for messages). */
 		if (p->nbuckets == 0)
-			p->nbuckets = p->nrecs + p->skipped;
+			p->nbuckets = w.nemitted + p->nrecs + p->skipped;
 		free(p->recs);
 		p->recs = NULL;
 		p->nrecs = 0;
@@ -773,5 +839,24 @@ out:
 	p->t_walk = gh_now() - t0 - p->t_read;
 	p->read_calls = m->nreads - n0;
 	p->read_bytes = m->nbytes - b0;
+	return rc;
+}
+
+int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
+	    const gh_rtaddrs *a, gh_err *err)
+{
+	return walk_impl(p, m, lay, a, NULL, err);
+}
+
+int gh_walk_stream(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
+		   const gh_rtaddrs *a, const gh_walk_sink *sink,
+		   gh_err *err)
+{
+	int rc = walk_impl(p, m, lay, a, sink, err);
+
+	/* Everything went to the sink. */
+	free(p->recs);
+	p->recs = NULL;
+	p->nrecs = 0;
 	return rc;
 }

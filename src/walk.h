@@ -60,4 +60,31 @@ typedef struct gh_rtaddrs {
 int gh_walk(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
 	    const gh_rtaddrs *a, gh_err *err);
 
+/*
+ * A consumer of the walk's records as they become final, in the order
+ * gh_walk would store them (gh_walk_stream).  begin is called once, when
+ * p's header fields (kind, rate) are set and before the first record;
+ * record for each record, whose stk is valid during the call only.  A
+ * nonzero return ends the walk with that error.
+ */
+typedef struct gh_walk_sink {
+	int (*begin)(void *arg, const gh_profile *p);
+	int (*record)(void *arg, const gh_record *r);
+	void *arg;
+} gh_walk_sink;
+
+/*
+ * gh_walk, handing each record to sink instead of keeping it: the
+ * records, the checks, the skips and the errors are gh_walk's, but
+ * p->recs stays empty (p->nbuckets and the skip counts are set).  A
+ * record is final as soon as a record with activity has been seen (a GC
+ * has completed: no "no GC yet" fold can follow), so from then on each
+ * one goes out as it is read, and the walk keeps one bucket at a time;
+ * before that (and for block/mutex lists) records are held until it is
+ * known.  On error, what was handed out must be discarded.
+ */
+int gh_walk_stream(gh_profile *p, gh_mem *m, const gh_rtlayout *lay,
+		   const gh_rtaddrs *a, const gh_walk_sink *sink,
+		   gh_err *err);
+
 #endif

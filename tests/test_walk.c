@@ -85,6 +85,98 @@ static gh_gover ver(int minor)
 	return v;
 }
 
+/* What gh_walk_stream handed out: records with their stacks copied. */
+typedef struct collected {
+	gh_record r[256];
+	uint64_t stk[256][64];
+	size_t n;
+	int began;
+	int64_t rate_at_begin;
+} collected;
+
+static int col_begin(void *arg, const gh_profile *p)
+{
+	collected *c = arg;
+
+	c->began++;
+	c->rate_at_begin = p->rate;
+	return 0;
+}
+
+static int col_record(void *arg, const gh_record *r)
+{
+	collected *c = arg;
+
+	assert_true(c->n < 256 && r->nstk <= 64);
+	c->r[c->n] = *r;
+	if (r->nstk > 0)
+		memcpy(c->stk[c->n], r->stk, r->nstk * sizeof(*r->stk));
+	c->r[c->n].stk = c->stk[c->n];
+	c->n++;
+	return 0;
+}
+
+/*
+ * gh_walk_stream over the same image must hand out exactly the records
+ * gh_walk kept, in order, and fail the same way: every test of this file
+ * checks the streaming walk too (the fold, the skips, the refusals).
+ */
+static void check_stream(fake *f, const gh_profile *want, int want_rc,
+			 int minor, int kind, double deadline)
+{
+	const gh_rtlayout *lay = gh_rtlayout_for(ver(minor));
+	gh_rtaddrs a = { .mbuckets = A_MBUCKETS, .bbuckets = A_BBUCKETS,
+			 .xbuckets = A_XBUCKETS, .mprofcycle = A_CYCLE,
+			 .memprofilerate = A_RATE };
+	gh_fakemem src = { f->img, IMG_SIZE, IMG_BASE };
+	collected *c = calloc(1, sizeof(*c));
+	gh_walk_sink sink = { col_begin, col_record, NULL };
+	gh_profile p;
+	gh_err err;
+	gh_mem m;
+	size_t i;
+	int rc;
+
+	assert_non_null(c);
+	sink.arg = c;
+	memset(&err, 0, sizeof(err));
+	memset(&p, 0, sizeof(p));
+	p.kind = kind;
+	p.ver = ver(minor);
+	gh_mem_init(&m, &gh_fakemem_ops, &src, f->ps, f->big, &err);
+	m.deadline = deadline;
+	rc = gh_walk_stream(&p, &m, lay, &a, &sink, &err);
+	gh_mem_fini(&m);
+	assert_int_equal(rc, want_rc);
+	assert_int_equal(p.nrecs, 0);
+	assert_null(p.recs);
+	if (rc == 0) {
+		assert_int_equal(c->began, 1);
+		assert_int_equal(c->rate_at_begin, want->rate);
+		assert_int_equal(c->n, want->nrecs);
+		assert_int_equal(p.skipped, want->skipped);
+		assert_int_equal(p.nbuckets, want->nbuckets);
+		for (i = 0; i < c->n; i++) {
+			const gh_record *x = &c->r[i], *y = &want->recs[i];
+
+			assert_int_equal(x->alloc_objects, y->alloc_objects);
+			assert_int_equal(x->free_objects, y->free_objects);
+			assert_int_equal(x->alloc_bytes, y->alloc_bytes);
+			assert_int_equal(x->free_bytes, y->free_bytes);
+			assert_int_equal(x->count, y->count);
+			assert_int_equal(x->cycles, y->cycles);
+			assert_int_equal(x->bucket, y->bucket);
+			assert_int_equal(x->object_size, y->object_size);
+			assert_int_equal(x->nstk, y->nstk);
+			if (x->nstk > 0)
+				assert_memory_equal(x->stk, y->stk,
+						    x->nstk * sizeof(*x->stk));
+		}
+	}
+	gh_profile_destroy(&p);
+	free(c);
+}
+
 /* gh_walk over f's image; deadline as gh_mem's (0: none); *nreads if asked. */
 static int run_limited(fake *f, gh_profile *p, int minor, int kind,
 		       gh_err *err, double deadline, uint64_t *nreads)
@@ -107,6 +199,7 @@ static int run_limited(fake *f, gh_profile *p, int minor, int kind,
 	if (nreads != NULL)
 		*nreads = m.nreads;
 	gh_mem_fini(&m);
+	check_stream(f, p, rc, minor, kind, deadline);
 	return rc;
 }
 
