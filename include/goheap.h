@@ -453,9 +453,14 @@ typedef struct goheap_write_stats {
 	 * inline record outside its table): printed, but the user must be
 	 * told (the CLI warns on stderr) */
 	uint64_t suspect_frames;
+	/* version 2 on (filled only when wo->version >= 2, so that a
+	 * caller built with version 1's smaller struct is never written
+	 * past): CPU time of goheap_profile_collect_write's encoder thread,
+	 * which runs beside the walk (0 when there was none) */
+	double encode_thread_seconds;
 } goheap_write_stats;
 
-#define GOHEAP_WRITE_OPTIONS_VERSION 1
+#define GOHEAP_WRITE_OPTIONS_VERSION 2
 
 /*
  * Options for writing.  Start from GOHEAP_WRITE_OPTIONS_INIT; the library

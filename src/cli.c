@@ -90,7 +90,6 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
 	goheap_write_stats ws;
 	goheap_profile_stats st;
-	goheap_profile *p = NULL;
 	char err[512];
 	gh_cli c;
 	int rc;
@@ -128,7 +127,16 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 	}
 	if (c.force && run_force(s, &c, r, &rc))
 		return rc;
-	rc = goheap_profile_collect(&p, s, c.profile);
+	memset(&ws, 0, sizeof(ws));
+	wo.format = c.format;
+	wo.sample_index = c.sample_index;
+	wo.top_n = c.top_n;
+	wo.stats = &ws;
+	/* Collected and written in one call (goheap.h): the walker reads
+	 * through the debugger on this thread, a heap proto is encoded on
+	 * a second one. */
+	rc = goheap_profile_collect_write(s, c.profile, &wo, &r->out,
+					  &r->out_len, &st);
 	if (rc == GOHEAP_EDISABLED) {
 		say(r, "%s; enable it with --force", goheap_errmsg(s));
 		return rc;
@@ -137,19 +145,7 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 		say(r, "%s", goheap_errmsg(s));
 		return rc;
 	}
-	if (goheap_profile_stats_get(p, &st) == 0)
-		gh_profile_warnings(&st, c.profile, c.quiet, 1, warn_line, r);
-	memset(&ws, 0, sizeof(ws));
-	wo.format = c.format;
-	wo.sample_index = c.sample_index;
-	wo.top_n = c.top_n;
-	wo.stats = &ws;
-	rc = goheap_profile_write(s, p, &wo, &r->out, &r->out_len);
-	goheap_profile_free(p);
-	if (rc != 0) {
-		say(r, "%s", goheap_errmsg(s));
-		return rc;
-	}
+	gh_profile_warnings(&st, c.profile, c.quiet, 1, warn_line, r);
 	if (ws.suspect_frames > 0) {
 		gh_suspect_warning(err, sizeof(err), ws.suspect_frames);
 		warn(r, "%s", err);

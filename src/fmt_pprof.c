@@ -41,6 +41,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #ifdef HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #else
@@ -255,6 +256,7 @@ typedef struct builder {
 	int print_name_eq;    /* 1.21: tryAdd compares Frame.Function */
 	int start_line;       /* 1.21+: Function.start_line */
 	int f2i;              /* enum gh_f2i_rule: Go's int64(float64) */
+	int impl;             /* gh_go_exp_impl(p->machine) */
 
 	/*
 	 * stringMap and funcs: FNV-1a of the string -> index + 1 (strings)
@@ -1084,12 +1086,25 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 		 * general step below does for it (push the id, skip its
 		 * PCs), without its other tests.
 		 */
-		while (b->deck.npcs == 0 && i < n &&
-		       (v = gh_hmap_get(&b->locs, pcs[i])) != 0) {
-			li = &b->linfo[v - 1];
-			b->lids[b->nlids++] = li->id;
-			skip = li->npcs;
-			i = skip > n - i ? n : i + skip;
+		if (b->deck.npcs == 0) {
+			/* On locals: lids are uint64_t, as size_t is here,
+			 * so with b->nlids and the map read through b every
+			 * store into lids would make the compiler reload
+			 * them. */
+			const gh_hmap locs = b->locs;
+			const loc_info *linfo = b->linfo;
+			uint64_t *lids = b->lids;
+			size_t nl = b->nlids;
+
+			for (; i < n; i = skip > n - i ? n : i + skip) {
+				v = gh_hmap_get(&locs, pcs[i]);
+				if (v == 0)
+					break;
+				li = &linfo[v - 1];
+				lids[nl++] = li->id;
+				skip = li->npcs;
+			}
+			b->nlids = nl;
 		}
 		if (i >= n)
 			break;
@@ -1220,29 +1235,57 @@ static void heap_locs(builder *b, const gh_record *r)
  * bucket to bucket.  The key is avg's exact bits, so the products below
  * are the very operations Go performs: bit for bit the same results.
  */
-static void scale_cached(builder *b, int64_t count, int64_t size, int impl,
-			 int f2i, int64_t *out_count, int64_t *out_size)
+static void scale_cached(scale_slot *tab, int64_t rate, int64_t count,
+			 int64_t size, int impl, int f2i, int64_t *out_count,
+			 int64_t *out_size)
 {
 	scale_slot *slot;
 	double avg;
 	uint64_t bits;
 
-	if (b->scale == NULL || count == 0 || size == 0 || b->p->rate <= 1) {
-		gh_scale_heap_sample_impl(count, size, b->p->rate, impl,
-					  out_count, out_size);
+	if (tab == NULL || count == 0 || size == 0 || rate <= 1) {
+		gh_scale_heap_sample_impl(count, size, rate, impl, out_count,
+					  out_size);
 		return;
 	}
 	avg = (double)size / (double)count;
 	memcpy(&bits, &avg, sizeof(bits));
-	slot = &b->scale[hash_u64(bits) & (SCALE_CACHE - 1)];
+	slot = &tab[hash_u64(bits) & (SCALE_CACHE - 1)];
 	if (!slot->used || slot->avg_bits != bits) {
 		slot->used = 1;
 		slot->avg_bits = bits;
-		slot->scale = 1 / (1 - gh_go_exp(-avg / (double)b->p->rate,
-						 impl));
+		slot->scale = 1 / (1 - gh_go_exp(-avg / (double)rate, impl));
 	}
 	*out_count = gh_go_f2i64((double)count * slot->scale, f2i);
 	*out_size = gh_go_f2i64((double)size * slot->scale, f2i);
+}
+
+/* A heap sample's values and "bytes" label, as writeHeapProto makes them
+ * (tab: a scale memo of SCALE_CACHE slots, or NULL). */
+typedef struct heap_vals {
+	int64_t v[4];
+	int label;
+	int64_t label_bytes;
+} heap_vals;
+
+static void heap_values(const gh_profile *p, scale_slot *tab, int impl,
+			int f2i, const gh_record *r, heap_vals *out)
+{
+	scale_cached(tab, p->rate, r->alloc_objects, r->alloc_bytes, impl,
+		     f2i, &out->v[0], &out->v[1]);
+	scale_cached(tab, p->rate, gh_wsub(r->alloc_objects, r->free_objects),
+		     gh_wsub(r->alloc_bytes, r->free_bytes), impl, f2i,
+		     &out->v[2], &out->v[3]);
+	if (gh_profile_rt(p)->heap_label_always) {
+		/* 1.27: every sample, "bytes" = ObjectSize. */
+		out->label = 1;
+		out->label_bytes = r->object_size;
+		return;
+	}
+	out->label_bytes = 0;
+	if (r->alloc_objects > 0)
+		out->label_bytes = r->alloc_bytes / r->alloc_objects;
+	out->label = out->label_bytes != 0;
 }
 
 /* writeHeapProto's header: sample types, period, default type. */
@@ -1266,13 +1309,9 @@ static void heap_proto_begin(builder *b)
  * writeHeapProto's loop body for r; prev is the record before it (NULL
  * for the first).
  */
-static void heap_proto_record(builder *b, const gh_record *r,
-			      const gh_record *prev)
+static void heap_proto_emit(builder *b, const gh_record *r,
+			    const gh_record *prev, const heap_vals *hv)
 {
-	const gh_profile *p = b->p;
-	int impl = gh_go_exp_impl(p->machine), f2i = b->f2i;
-	int64_t values[4], block_size;
-
 	/*
 	 * A record with the previous record's stack (one call site,
 	 * another size class: a slice growing in a loop makes such
@@ -1284,21 +1323,16 @@ static void heap_proto_record(builder *b, const gh_record *r,
 	 */
 	if (prev == NULL || !same_stack(r, prev))
 		heap_locs(b, r);
+	pb_sample(b, hv->v, 4, hv->label, hv->label_bytes);
+}
 
-	scale_cached(b, r->alloc_objects, r->alloc_bytes, impl, f2i,
-		     &values[0], &values[1]);
-	scale_cached(b, gh_wsub(r->alloc_objects, r->free_objects),
-		     gh_wsub(r->alloc_bytes, r->free_bytes), impl, f2i,
-		     &values[2], &values[3]);
-	if (gh_profile_rt(p)->heap_label_always) {
-		/* 1.27: every sample, "bytes" = ObjectSize. */
-		pb_sample(b, values, 4, 1, r->object_size);
-		return;
-	}
-	block_size = 0;
-	if (r->alloc_objects > 0)
-		block_size = r->alloc_bytes / r->alloc_objects;
-	pb_sample(b, values, 4, block_size != 0, block_size);
+static void heap_proto_record(builder *b, const gh_record *r,
+			      const gh_record *prev)
+{
+	heap_vals hv;
+
+	heap_values(b->p, b->scale, b->impl, b->f2i, r, &hv);
+	heap_proto_emit(b, r, prev, &hv);
 }
 
 static void write_heap_proto(builder *b)
@@ -1493,6 +1527,7 @@ static int builder_init(builder *b, const gh_profile *p, const gh_wctx *w,
 	b->print_name_eq = gh_profile_rt(p)->proto_name_eq;
 	b->start_line = gh_profile_rt(p)->proto_start_line;
 	b->f2i = gh_f2i_rule(p->machine);
+	b->impl = gh_go_exp_impl(p->machine);
 
 	rc = gz_init(&b->gz, out, b->stats, err);
 	if (rc != 0)
@@ -1595,8 +1630,7 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 #define RING_BATCH 64u
 
 typedef struct ring_ent {
-	int64_t alloc_bytes, free_bytes, alloc_objects, free_objects;
-	int64_t object_size;
+	heap_vals hv;         /* computed on the walker's side */
 	uint32_t nstk;
 	uint32_t wrap;        /* 1: skip to the ring's start */
 } ring_ent;
@@ -1624,16 +1658,20 @@ struct gh_pprof_stream {
 	uint64_t *prevstk;
 	size_t cap_prevstk;
 	int have_prev;
+	double cpu;           /* the encoder thread's CPU seconds, at its end */
+	scale_slot *wscale;   /* the walker's side's scale memo (or NULL) */
 };
 
-/* Encode r (the encoder's side; also the unthreaded path). */
-static void stream_encode(gh_pprof_stream *st, const gh_record *r)
+/* Encode r with its values (the encoder's side; also the unthreaded
+ * path). */
+static void stream_encode(gh_pprof_stream *st, const gh_record *r,
+			  const heap_vals *hv)
 {
 	builder *b = &st->b;
 
 	if (b->err != 0)
 		return;
-	heap_proto_record(b, r, st->have_prev ? &st->prev : NULL);
+	heap_proto_emit(b, r, st->have_prev ? &st->prev : NULL, hv);
 	/* Keep r for the next record's comparison: its stack lives in
 	 * the ring, which the walker will overwrite. */
 	if (gh_grow(&st->prevstk, &st->cap_prevstk, r->nstk,
@@ -1674,14 +1712,9 @@ static void *stream_thread(void *arg)
 				continue;
 			}
 			memset(&r, 0, sizeof(r));
-			r.alloc_bytes = e->alloc_bytes;
-			r.free_bytes = e->free_bytes;
-			r.alloc_objects = e->alloc_objects;
-			r.free_objects = e->free_objects;
-			r.object_size = e->object_size;
 			r.nstk = e->nstk;
 			r.stk = (uint64_t *)(void *)(st->ring + pos + sizeof(*e));
-			stream_encode(st, &r);
+			stream_encode(st, &r, &e->hv);
 			tail += sizeof(*e) + (uint64_t)e->nstk * 8;
 			if (++n % RING_BATCH == 0) {
 				pthread_mutex_lock(&st->mu);
@@ -1695,6 +1728,12 @@ static void *stream_thread(void *arg)
 		pthread_cond_signal(&st->cv_space);
 	}
 	pthread_mutex_unlock(&st->mu);
+	{
+		struct timespec ts;
+
+		if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+			st->cpu = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	}
 	return NULL;
 }
 
@@ -1750,6 +1789,8 @@ int gh_pprof_stream_start(gh_pprof_stream **out, const gh_profile *p,
 	if (rc != 0)
 		return rc;
 	st->ring = malloc(RING_BYTES);
+	/* A memo only: without it the values are computed in full. */
+	st->wscale = gh_calloc(SCALE_CACHE, sizeof(*st->wscale));
 	if (st->ring == NULL ||
 	    pthread_mutex_init(&st->mu, NULL) != 0)
 		return 0;     /* encoded on the walker's thread */
@@ -1786,7 +1827,11 @@ int gh_pprof_stream_record(gh_pprof_stream *st, const gh_record *r)
 	if (st->init_rc != 0)
 		return st->init_rc;
 	if (!st->threaded) {
-		stream_encode(st, r);
+		heap_vals hv;
+
+		heap_values(&st->hdr, st->b.scale, st->b.impl, st->b.f2i, r,
+			    &hv);
+		stream_encode(st, r, &hv);
 		return st->b.err;
 	}
 	need = sizeof(*e) + (uint64_t)r->nstk * 8;
@@ -1805,11 +1850,9 @@ int gh_pprof_stream_record(gh_pprof_stream *st, const gh_record *r)
 	}
 	stream_room(st, need);
 	e = (ring_ent *)(void *)(st->ring + pos);
-	e->alloc_bytes = r->alloc_bytes;
-	e->free_bytes = r->free_bytes;
-	e->alloc_objects = r->alloc_objects;
-	e->free_objects = r->free_objects;
-	e->object_size = r->object_size;
+	/* The sample's values here, on the walker's thread: the encoder
+	 * is the busier of the two. */
+	heap_values(&st->hdr, st->wscale, st->b.impl, st->b.f2i, r, &e->hv);
 	e->nstk = (uint32_t)r->nstk;
 	e->wrap = 0;
 	if (r->nstk > 0)
@@ -1834,6 +1877,8 @@ int gh_pprof_stream_finish(gh_pprof_stream *st, const gh_profile *p,
 		pthread_cond_signal(&st->cv_data);
 		pthread_mutex_unlock(&st->mu);
 		pthread_join(st->th, NULL);
+		if (st->b.stats != NULL)
+			st->b.stats->t_encode_thread = st->cpu;
 		pthread_cond_destroy(&st->cv_space);
 		pthread_cond_destroy(&st->cv_data);
 		pthread_mutex_destroy(&st->mu);
@@ -1854,6 +1899,7 @@ int gh_pprof_stream_finish(gh_pprof_stream *st, const gh_profile *p,
 		rc = builder_finish(&st->b, 0, st->err);
 	}
 	free(st->ring);
+	free(st->wscale);
 	free(st->prevstk);
 	free(st);
 	return rc;

@@ -180,7 +180,7 @@ static int cached_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
 	return 1;
 }
 
-const unsigned char *gh_mem_peek(gh_mem *m, uint64_t addr, size_t len)
+const unsigned char *gh_mem_peek_slow(gh_mem *m, uint64_t addr, size_t len)
 {
 	if (len == 0 || addr + len < addr || m->no_cache)
 		return NULL;

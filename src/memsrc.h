@@ -68,7 +68,25 @@ int gh_mem_read(gh_mem *m, uint64_t addr, void *buf, size_t len,
  * read).  NULL is not an error: the caller then uses gh_mem_read, which
  * reads the bytes another way or reports why it cannot.
  */
-const unsigned char *gh_mem_peek(gh_mem *m, uint64_t addr, size_t len);
+const unsigned char *gh_mem_peek_slow(gh_mem *m, uint64_t addr, size_t len);
+
+static inline const unsigned char *gh_mem_peek(gh_mem *m, uint64_t addr,
+					       size_t len)
+{
+	gh_mem_block *b = m->last;
+	uint64_t off = addr - (b != NULL ? b->base : 0);
+
+	/* The walker's case, inline: the bytes are in the block it used
+	 * last (a bucket list mostly runs through one block after
+	 * another).  The slow path also checks caching is on: a block is
+	 * only `last` while it is. */
+	if (b != NULL && b->stamp != 0 && !m->no_cache && len != 0 &&
+	    off >= b->lo && off < b->valid && len <= b->valid - off) {
+		b->stamp = ++m->clock;
+		return b->data + off;
+	}
+	return gh_mem_peek_slow(m, addr, len);
+}
 /* Typed reads in the target's byte order. */
 int gh_mem_read_uint(gh_mem *m, uint64_t addr, unsigned size, uint64_t *out,
 		     const char *what);

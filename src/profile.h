@@ -140,6 +140,7 @@ static inline const gh_rtlayout *gh_profile_rt(const gh_profile *p)
 typedef struct gh_wstats {
 	double t_symbolize, t_compress;
 	size_t suspect;       /* frames whose symbolization is untrustworthy */
+	double t_encode_thread; /* gh_pprof_stream's thread, CPU seconds */
 } gh_wstats;
 
 /* What a writer needs besides the profile. */

@@ -848,7 +848,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 {
 	goheap_write_options def = GOHEAP_WRITE_OPTIONS_INIT;
 	gh_buf b = GH_BUF_INIT;
-	gh_wstats ws = { 0, 0, 0 };
+	gh_wstats ws = { 0, 0, 0, 0 };
 	double t0 = gh_now();
 	gh_wctx w;
 	int rc;
@@ -866,6 +866,11 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 			       p->pid, p->start_time, s->pid, s->start_time);
 	if (wo == NULL)
 		wo = &def;
+	if (wo->version < 1 || wo->version > GOHEAP_WRITE_OPTIONS_VERSION)
+		return gh_errf(&s->err, GOHEAP_EINVAL, "goheap_write_options "
+			       "version %u is not one this library knows "
+			       "(1 to %d)", wo->version,
+			       GOHEAP_WRITE_OPTIONS_VERSION);
 	memset(&w, 0, sizeof(w));
 	w.sym = s->sym;
 	w.sample_index = wo->sample_index;
@@ -934,6 +939,8 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		wo->stats->compress_seconds = ws.t_compress;
 		wo->stats->suspect_frames = ws.suspect;
 		wo->stats->total_seconds = gh_now() - t0;
+		if (wo->version >= 2)
+			wo->stats->encode_thread_seconds = 0;
 	}
 	return 0;
 }
@@ -972,7 +979,7 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 	goheap_write_options def = GOHEAP_WRITE_OPTIONS_INIT;
 	goheap_profile *p = NULL;
 	gh_buf b = GH_BUF_INIT;
-	gh_wstats ws = { 0, 0, 0 };
+	gh_wstats ws = { 0, 0, 0, 0 };
 	gh_walk_sink sink;
 	stream_sink k;
 	gh_wctx w;
@@ -989,6 +996,11 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 				   GOHEAP_EINVAL;
 	if (wo == NULL)
 		wo = &def;
+	if (wo->version < 1 || wo->version > GOHEAP_WRITE_OPTIONS_VERSION)
+		return gh_errf(&s->err, GOHEAP_EINVAL, "goheap_write_options "
+			       "version %u is not one this library knows "
+			       "(1 to %d)", wo->version,
+			       GOHEAP_WRITE_OPTIONS_VERSION);
 	if ((kind != GOHEAP_PROFILE_HEAP && kind != GOHEAP_PROFILE_ALLOCS) ||
 	    wo->format != GOHEAP_FORMAT_PPROF) {
 		/* Only the heap proto streams: the others sort or group
@@ -1050,6 +1062,8 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 		wo->stats->compress_seconds = ws.t_compress;
 		wo->stats->suspect_frames = ws.suspect;
 		wo->stats->total_seconds = gh_now() - t0;
+		if (wo->version >= 2)
+			wo->stats->encode_thread_seconds = ws.t_encode_thread;
 	}
 out:
 	gh_buf_free(&b);

@@ -103,6 +103,7 @@ typedef struct walk_state {
 	 * to predict as the sizes.
 	 */
 	uint64_t size_ok[64];
+	uint64_t size_maxn[64]; /* GH_WALK_MAX_BYTES / size_ok[i] */
 	/*
 	 * finish_check's running totals, and the records already through it
 	 * ([0, nfinal) of p->recs).  With a sink, those are handed out and
@@ -209,6 +210,46 @@ static int frees_exceed(const mcycle *c)
 	return c->frees > c->allocs || c->free_bytes > c->alloc_bytes;
 }
 
+/*
+ * The common case of load_cycle and cycle_implausible for all four
+ * cycles at once: a 64-bit little-endian target read on a little-endian
+ * host.  1 with act and fut filled when every cycle is plausible; 0 when
+ * not the common case or when some check fails (the caller then decodes
+ * again the general way, which names the failure).
+ */
+static int fast_cycles(const walk_state *w, const unsigned char *rec,
+		       uint64_t size, uint64_t maxn, mcycle *act,
+		       mcycle fut[3])
+{
+	uint64_t c[16], bad = 0;
+	unsigned k, cw = w->lay->cycle_words;
+
+	if (w->m->ptr_size != 8 || w->m->big_endian || !GH_HOST_LITTLE_ENDIAN ||
+	    (cw != 2 && cw != 4))
+		return 0;
+	if (cw == 4)
+		memcpy(c, rec, 16 * 8);
+	else
+		memcpy(c, rec, 8 * 8);
+	for (k = 0; k < 4; k++) {
+		const uint64_t *x = c + k * cw;
+		mcycle *o = k == 0 ? act : &fut[k - 1];
+
+		o->allocs = x[0];
+		o->frees = x[1];
+		bad |= (uint64_t)(x[0] > maxn) | (uint64_t)(x[1] > maxn);
+		if (cw == 4) {
+			o->alloc_bytes = x[2];
+			o->free_bytes = x[3];
+			bad |= (x[2] ^ x[0] * size) | (x[3] ^ x[1] * size);
+		} else {
+			o->alloc_bytes = x[0] * size;
+			o->free_bytes = x[1] * size;
+		}
+	}
+	return bad == 0;
+}
+
 static void add_cycle(mcycle *dst, const mcycle *src)
 {
 	dst->allocs += src->allocs;
@@ -305,12 +346,13 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		       sizeof(recbuf) >= GH_RT_MAX_BLOCKREC,
 		       "buffers hold the largest row of rtlayout.c");
 	unsigned char stkbuf[GH_WALK_STACK_BYTES];
-	const unsigned char *hdr, *rec, *sp;
+	const unsigned char *hdr, *rec, *sp, *rest = NULL;
 	uint64_t typ, size, nstk, recaddr, stkaddr, pc;
 	uint64_t *dst;
 	gh_record *r;
 	size_t i, reclen;
 	const char *what = "bucket";
+	uint64_t maxn = 0;   /* the most objects of this size a cycle may count */
 	int rc, dup, pcs_ok = 0;
 
 	if (addr % ps != 0)
@@ -350,15 +392,18 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 			      reclen;
 	/* The allnext link stays trusted: a skipped bucket is walked past. */
 	if (want_typ == lay->typ_mem) {
-		uint64_t *ok = &w->size_ok[(size >> 3) & 63];
+		unsigned slot = (unsigned)((size >> 3) & 63);
 
-		if (size == 0 || *ok != size) {
+		if (size == 0 || w->size_ok[slot] != size) {
 			if (!plausible_size(lay, size, ps))
 				return skip(w, addr, "size %llu is not one the "
 					    "runtime records for a memory "
 					    "bucket", (unsigned long long)size);
-			*ok = size;
+			w->size_ok[slot] = size;
+			/* size > 0: plausible_size has no class 0 */
+			w->size_maxn[slot] = GH_WALK_MAX_BYTES / size;
 		}
+		maxn = w->size_maxn[slot];
 	} else if (size != 0)
 		return skip(w, addr, "size %llu is not one the runtime records "
 			    "for a %s bucket", (unsigned long long)size,
@@ -381,12 +426,18 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	stkaddr = addr + (uint64_t)lay->bucket_words * ps;
 	dup = w->p->nrecs > 0 && nstk == w->prev_nstk;
 	if (nstk > 0 && ps == 8 && !m->big_endian && GH_HOST_LITTLE_ENDIAN) {
-		/* The common case: the words are already host uint64s. */
+		/* The common case: the words are already host uint64s, and
+		 * the stack and the record usually lie in one cache block:
+		 * one look-up for both. */
 		dst = w->p->pcpool + w->npcs;
-		rc = read_view(w, stkaddr, (unsigned char *)dst,
-			       (size_t)nstk * ps, &sp);
-		if (rc != 0)
-			return rc;
+		rest = gh_mem_peek(m, stkaddr, (size_t)nstk * ps + reclen);
+		sp = rest;
+		if (rest == NULL) {
+			rc = read_view(w, stkaddr, (unsigned char *)dst,
+				       (size_t)nstk * ps, &sp);
+			if (rc != 0)
+				return rc;
+		}
 		dup = dup && memcmp(w->p->pcpool + w->prev_off, sp,
 				    (size_t)nstk * ps) == 0;
 		if (!dup && sp != (const unsigned char *)dst)
@@ -408,15 +459,25 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	 * branches first (every word of every new stack goes through it);
 	 * the loop below only finds and names the culprit. */
 	if (!dup && nstk > 0) {
+		/* v < 4096 or v >= lim, as one unsigned compare of the
+		 * largest v - 4096 (branch-free, two words a step) */
 		const uint64_t *v = w->p->pcpool + w->npcs;
-		uint64_t lim = ps == 4 ? UINT64_MAX : GH_WALK_MAX_PC;
-		int bad = 0;
+		uint64_t span = (ps == 4 ? UINT64_MAX : GH_WALK_MAX_PC) - 4096;
+		uint64_t m0 = 0, m1 = 0, x;
 
 		i = want_typ == lay->typ_mutex &&
 		    v[0] == (ps == 4 ? 0xffffffffu : UINT64_MAX);
-		for (; i < nstk; i++)
-			bad |= (v[i] < 4096) | (v[i] >= lim);
-		pcs_ok = !bad;
+		for (; i + 1 < nstk; i += 2) {
+			x = v[i] - 4096;
+			m0 = x > m0 ? x : m0;
+			x = v[i + 1] - 4096;
+			m1 = x > m1 ? x : m1;
+		}
+		if (i < nstk) {
+			x = v[i] - 4096;
+			m0 = x > m0 ? x : m0;
+		}
+		pcs_ok = (m0 > m1 ? m0 : m1) < span;
 	}
 	for (i = 0; !dup && !pcs_ok && i < nstk; i++) {
 		pc = w->p->pcpool[w->npcs + i];
@@ -430,30 +491,38 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 				    (unsigned long long)pc);
 	}
 	recaddr = addr + ((uint64_t)lay->bucket_words + nstk) * ps;
-	rc = read_view(w, recaddr, recbuf, reclen, &rec);
-	if (rc != 0)
-		return rc;
+	if (rest != NULL) {
+		rec = rest + (size_t)nstk * ps;
+	} else {
+		rc = read_view(w, recaddr, recbuf, reclen, &rec);
+		if (rc != 0)
+			return rc;
+	}
 
 	r = &w->p->recs[w->p->nrecs];
 	memset(r, 0, sizeof(*r));
 	if (want_typ == lay->typ_mem) {
 		mcycle act, fut[3];
 		char why[sizeof(w->p->skipped_reason)];
-		/* The most objects of this size a cycle may count (size > 0:
-		 * plausible_size has no class 0). */
-		uint64_t maxn = GH_WALK_MAX_BYTES / size;
 		unsigned k;
 
-		load_cycle(w, rec, size, &act);
-		for (k = 0; k < 3; k++)
-			load_cycle(w, rec + (size_t)(k + 1) * lay->cycle_words * ps,
-				   size, &fut[k]);
-		if (cycle_implausible(w, &act, size, maxn, why, sizeof(why)))
-			return skip(w, addr, "active: %s", why);
-		for (k = 0; k < 3; k++)
-			if (cycle_implausible(w, &fut[k], size, maxn, why,
+		if (!fast_cycles(w, rec, size, maxn, &act, fut)) {
+			/* The general decoding, which also names what is
+			 * wrong. */
+			load_cycle(w, rec, size, &act);
+			for (k = 0; k < 3; k++)
+				load_cycle(w, rec + (size_t)(k + 1) *
+					   lay->cycle_words * ps, size,
+					   &fut[k]);
+			if (cycle_implausible(w, &act, size, maxn, why,
 					      sizeof(why)))
-				return skip(w, addr, "future[%u]: %s", k, why);
+				return skip(w, addr, "active: %s", why);
+			for (k = 0; k < 3; k++)
+				if (cycle_implausible(w, &fut[k], size, maxn,
+						      why, sizeof(why)))
+					return skip(w, addr,
+						    "future[%u]: %s", k, why);
+		}
 		/* mProf_FlushLocked(idx): active += future[idx]. */
 		add_cycle(&act, &fut[cycle_idx]);
 		memset(&fut[cycle_idx], 0, sizeof(fut[cycle_idx]));
@@ -468,7 +537,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		r->free_objects = (int64_t)act.frees;
 		r->alloc_bytes = (int64_t)act.alloc_bytes;
 		r->free_bytes = (int64_t)act.free_bytes;
-		if (act.allocs != 0 || act.frees != 0) {
+		if (w->clear && (act.allocs != 0 || act.frees != 0)) {
 			w->clear = 0;
 			free(w->future);
 			w->future = NULL;
@@ -518,7 +587,7 @@ static int emit_final(walk_state *w);
 static int walk_list(walk_state *w, uint64_t head, int want_typ,
 		     unsigned cycle_idx)
 {
-	uint64_t b = head, next, tortoise = head;
+	uint64_t b = head, next = 0, tortoise = head;
 	uint64_t power = 1, lam = 0;
 	int rc;
 
@@ -610,6 +679,28 @@ static void scaled_bound(int64_t count, int64_t size, int64_t rate,
 	*bs = z < lim ? (int64_t)z : GH_WALK_MAX_TOTAL + 1;
 }
 
+/* The first column of v that would take its total beyond
+ * GH_WALK_MAX_TOTAL (or is negative), or n; n is a constant at each call,
+ * so the loops unroll. */
+static inline size_t totals_fit(const int64_t *tot, const int64_t *v,
+				size_t n)
+{
+	size_t j, first = n;
+
+	for (j = n; j-- > 0;)
+		if (v[j] < 0 || v[j] > GH_WALK_MAX_TOTAL - tot[j])
+			first = j;
+	return first;
+}
+
+static inline void totals_add(int64_t *tot, const int64_t *v, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		tot[j] += v[j];
+}
+
 static void finish_check(walk_state *w)
 {
 	gh_profile *p = w->p;
@@ -647,9 +738,7 @@ static void finish_check(walk_state *w)
 			v[1] = r->cycles;
 			nv = 2;
 		}
-		for (j = 0; j < nv; j++)
-			if (v[j] < 0 || v[j] > GH_WALK_MAX_TOTAL - tot[j])
-				break;
+		j = nv == 8 ? totals_fit(tot, v, 8) : totals_fit(tot, v, 2);
 		if (j < nv) {
 			skip(w, r->bucket, "its %s (%lld, %lld) take the "
 			     "profile's totals beyond 2^62",
@@ -659,8 +748,10 @@ static void finish_check(walk_state *w)
 			     (long long)v[j | 1]);
 			continue;
 		}
-		for (j = 0; j < nv; j++)
-			tot[j] += v[j];
+		if (nv == 8)
+			totals_add(tot, v, 8);
+		else
+			totals_add(tot, v, 2);
 		if (k != i)
 			p->recs[k] = *r;
 		k++;
