@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "fmt_common.h"
+#include "goquote.h"
 #include "goroutine.h"
 
 size_t gh_gor_utf8_len(const unsigned char *p, size_t n)
@@ -44,47 +45,12 @@ size_t gh_gor_utf8_len(const unsigned char *p, size_t n)
 	return k;
 }
 
-void gh_gor_quote(gh_buf *b, const char *s, size_t n)
+/* fmt's %q of a label's key or value: strconv.Quote (goquote.c) with the
+ * target release's strconv.IsPrint tables (its row's unicode: a rune
+ * printable in Unicode 17 may be \u-escaped by a 1.19 to 1.26 program). */
+void gh_gor_quote(gh_buf *b, const char *s, size_t n, gh_unicode u)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, k;
-
-	gh_buf_putc(b, '"');
-	while (i < n) {
-		unsigned char c = p[i];
-
-		if (c >= 0x80) {
-			k = gh_gor_utf8_len(p + i, n - i);
-			if (k > 0) {
-				/* (Go escapes non-printable runes as \u;
-				 * taken as printable here: doc/goroutines.md) */
-				gh_buf_append(b, p + i, k);
-				i += k;
-			} else {
-				gh_buf_printf(b, "\\x%02x", c);
-				i++;
-			}
-			continue;
-		}
-		switch (c) {
-		case '"': gh_buf_append(b, "\\\"", 2); break;
-		case '\\': gh_buf_append(b, "\\\\", 2); break;
-		case '\a': gh_buf_append(b, "\\a", 2); break;
-		case '\b': gh_buf_append(b, "\\b", 2); break;
-		case '\f': gh_buf_append(b, "\\f", 2); break;
-		case '\n': gh_buf_append(b, "\\n", 2); break;
-		case '\r': gh_buf_append(b, "\\r", 2); break;
-		case '\t': gh_buf_append(b, "\\t", 2); break;
-		case '\v': gh_buf_append(b, "\\v", 2); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				gh_buf_printf(b, "\\x%02x", c);
-			else
-				gh_buf_putc(b, (char)c);
-		}
-		i++;
-	}
-	gh_buf_putc(b, '"');
+	gh_go_quote(b, s, n, u);
 }
 
 typedef gh_gor_group gkey;
@@ -94,8 +60,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* labelMap.String() */
-static int labels_string(gh_buf *b, const gh_goroutine *g)
+/* labelMap.String(), with the IsPrint tables u */
+static int labels_string(gh_buf *b, const gh_goroutine *g, gh_unicode u)
 {
 	gh_buf tmp = GH_BUF_INIT;
 	char **kv;
@@ -110,10 +76,11 @@ static int labels_string(gh_buf *b, const gh_goroutine *g)
 	}
 	for (i = 0; i < g->nlabels; i++) {
 		off[i] = tmp.len;
-		gh_gor_quote(&tmp, g->labels[i].key, strlen(g->labels[i].key));
+		gh_gor_quote(&tmp, g->labels[i].key, strlen(g->labels[i].key),
+			     u);
 		gh_buf_putc(&tmp, ':');
 		gh_gor_quote(&tmp, g->labels[i].value,
-			     strlen(g->labels[i].value));
+			     strlen(g->labels[i].value), u);
 		gh_buf_putc(&tmp, '\0');
 	}
 	if (tmp.oom) {
@@ -137,7 +104,7 @@ out:
 	return rc;
 }
 
-static char *make_key(const gh_goroutine *g)
+static char *make_key(const gh_goroutine *g, gh_unicode u)
 {
 	gh_buf b = GH_BUF_INIT;
 	size_t i, len;
@@ -161,7 +128,7 @@ static char *make_key(const gh_goroutine *g)
 	}
 	if (g->has_labels) {
 		gh_buf_append(&b, "\n# labels: ", 11);
-		if (labels_string(&b, g) != 0)
+		if (labels_string(&b, g, u) != 0)
 			b.oom = 1;
 	}
 	gh_buf_putc(&b, '\0');
@@ -189,6 +156,8 @@ static int group(const gh_profile *p, gkey **out, size_t *nout)
 	gh_hmap m = GH_HMAP_INIT;
 	gkey *k;
 	size_t i, n = 0;
+	/* the keys' %q, hence their order too, follow the release's tables */
+	gh_unicode u = gh_profile_rt(p)->unicode;
 
 	*out = NULL;
 	*nout = 0;
@@ -196,7 +165,7 @@ static int group(const gh_profile *p, gkey **out, size_t *nout)
 	if (k == NULL)
 		return GOHEAP_ENOMEM;
 	for (i = 0; i < p->ngors; i++) {
-		char *key = make_key(&p->gors[i]);
+		char *key = make_key(&p->gors[i], u);
 		uint64_t h, v;
 		size_t it;
 

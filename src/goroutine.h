@@ -33,10 +33,11 @@
 int gh_gor_collect(gh_profile *p, goheap_session *s);
 
 /*
- * Go's strconv.Quote of s[0..n) appended to b (printable ASCII as is,
- * valid UTF-8 kept, other bytes as \xNN; the C escapes Go uses).
+ * Go's strconv.Quote of s[0..n) appended to b (fmt's %q of a label):
+ * gh_go_quote (goquote.c) with the IsPrint tables u, the target release's
+ * (gh_profile_rt(p)->unicode).
  */
-void gh_gor_quote(gh_buf *b, const char *s, size_t n);
+void gh_gor_quote(gh_buf *b, const char *s, size_t n, gh_unicode u);
 
 /* Length of the valid UTF-8 sequence at p[0..n) (1..4), 0 if invalid. */
 size_t gh_gor_utf8_len(const unsigned char *p, size_t n);

@@ -6,7 +6,9 @@
  * Only a handful of facts change between releases; they are here, each
  * with the source it was read from, together with the symbolizer's
  * moduledata offsets and FuncID numbering and runtime/pprof's output rules
- * (src/runtime/pprof/pprof.go, protomem.go, proto.go).  An unknown version
+ * (src/runtime/pprof/pprof.go, protomem.go, proto.go) and the Unicode
+ * version of strconv.IsPrint's tables (%q of goroutine labels; the tables
+ * themselves are in goquote.c, scripts/gen-isprint.py).  An unknown version
  * (no row) is refused with "unsupported runtime layout" rather than read
  * with a guess: a wrong layout would yield a plausible but wrong profile.
  *
@@ -421,6 +423,9 @@ static const gh_rtlayout layouts[] = {
 		GH_G_119, .g_verified = 0, .labels_list = 0,
 		.gor_max_stack = 32, .gor_unwinder = 0,
 		GH_TB_119,
+		.unicode = GH_UNICODE_13, /* Unicode 13.0.0 since go1.16; 14
+					   * never landed (golang/go#48621);
+					   * unverified: no 1.18 toolchain */
 	},
 	{
 		.minor = 19, .tested = 1,
@@ -432,6 +437,7 @@ static const gh_rtlayout layouts[] = {
 		GH_G_119, .g_verified = 1, .labels_list = 0,
 		.gor_max_stack = 32, .gor_unwinder = 0,
 		GH_TB_119,
+		.unicode = GH_UNICODE_13,
 	},
 	{
 		/* pclntab magic 0xfffffff1, moduledata covctrs (gofunc moves
@@ -448,6 +454,11 @@ static const gh_rtlayout layouts[] = {
 		GH_G_119, .g_verified = 0, .labels_list = 0,
 		.gor_max_stack = 32, .gor_unwinder = 0,
 		GH_TB_119,
+		.unicode = GH_UNICODE_13, /* golang/go#55079 (Sep 2022:
+					   * "Go currently supports Unicode
+					   * 13"), 15.0.0 regenerated for 1.21
+					   * (#65142: "15.0.0 (as in go1.21)");
+					   * unverified: no 1.20 toolchain */
 	},
 	{
 		.minor = 21, .tested = 1,
@@ -461,6 +472,7 @@ static const gh_rtlayout layouts[] = {
 		GH_G_121, .g_verified = 1, .labels_list = 0,
 		.gor_max_stack = 32, .gor_unwinder = 1,
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_121),
+		.unicode = GH_UNICODE_15,
 	},
 	{
 		.minor = 22, .tested = 1,
@@ -473,6 +485,7 @@ static const gh_rtlayout layouts[] = {
 		GH_G_121, .g_verified = 1, .labels_list = 0,
 		.gor_max_stack = 32, .gor_unwinder = 1,
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_122),
+		.unicode = GH_UNICODE_15,
 	},
 	{
 		/* debug.profstackdepth capped at maxProfStackDepth = 1024;
@@ -490,6 +503,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 0, .gor_unwinder = 1,
 		GH_TB_121(216), GH_TB(gh_gstatus_119, gh_waitreasons_123),
 		.tb_exported_rcvr = 1,
+		.unicode = GH_UNICODE_15,
 	},
 	{
 		.minor = 24, .tested = 1,
@@ -506,6 +520,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 0, .gor_unwinder = 1,
 		GH_TB_121(216), GH_TB(gh_gstatus_119, gh_waitreasons_124),
 		.tb_exported_rcvr = 1,
+		.unicode = GH_UNICODE_15,
 	},
 	{
 		.minor = 25, .tested = 1,
@@ -523,6 +538,7 @@ static const gh_rtlayout layouts[] = {
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_125),
 		.tb_exported_rcvr = 1, .tb_show_fincleanup = 1,
 		.mcall_clears_bp = 1,
+		.unicode = GH_UNICODE_15,
 	},
 	{
 		/* moduledata gains epclntab after gofunc (gofunc stays word
@@ -544,6 +560,7 @@ static const gh_rtlayout layouts[] = {
 		.mcall_clears_bp = 1,
 		.tb_running_syscallsp = 1, .tb_labels = 1,
 		.debug_tracebacklabels = 136, .g_leaked = 10,
+		.unicode = GH_UNICODE_15,
 	},
 	{
 		/* memRecordCycle {allocs, frees} (bytes = n x bucket.size),
@@ -568,6 +585,7 @@ static const gh_rtlayout layouts[] = {
 		.mcall_clears_bp = 1,
 		.tb_running_syscallsp = 1, .tb_labels = 2,
 		.debug_tracebacklabels = 132, .g_leaked = 10,
+		.unicode = GH_UNICODE_17,
 	},
 };
 

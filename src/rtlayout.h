@@ -5,7 +5,8 @@
  * table in rtlayout.c, one row per release: the runtime's profiling
  * structures, where the pclntab's companions sit in moduledata, how
  * runtime.ticks is laid out, and the rules by which that release's
- * runtime/pprof writes its output.  The walker, the symbolizer, the
+ * runtime/pprof writes its output (down to the Unicode version of the
+ * strconv.IsPrint tables its %q uses).  The walker, the symbolizer, the
  * locator, the session and the writers read the row (a profile carries
  * it: gh_profile.rt); none of them compares version numbers itself.
  *
@@ -16,6 +17,7 @@
 #define GH_RTLAYOUT_H
 
 #include "gh.h"
+#include "goquote.h"
 
 /* Bounds every row stays within: the walker's fixed buffers are sized by
  * them (static assertions in walk.c and rtlayout.c). */
@@ -149,6 +151,13 @@ typedef struct gh_rtlayout {
 	unsigned ngstatus;
 	const char *const *waitreason_strings;/* waitReasonStrings */
 	unsigned nwaitreason;
+
+	/* ---- strconv (src/strconv/isprint.go, from package unicode) ---- */
+	/* The Unicode version of strconv.IsPrint's tables: which runes fmt's
+	 * %q of a goroutine label (goroutine debug=1, gorgroup.c) keeps as
+	 * themselves rather than \u/\U escapes: 13 up to 1.20, 15 in 1.21 to
+	 * 1.26, 17 in 1.27 (goquote.c holds each set) */
+	gh_unicode unicode;
 } gh_rtlayout;
 
 /*

@@ -4,7 +4,11 @@
  * Groups: text/tabwriter port against outputs of Go's own tabwriter;
  * sort.Slice / slices.SortFunc ports against permutations produced by Go
  * on arrays full of ties; gh_write_text / gh_write_top /
- * gh_write_collapsed on small profiles through a fake symbolizer.
+ * gh_write_collapsed on small profiles through a fake symbolizer;
+ * gh_go_quote and gh_go_isprint (goquote.c, the goroutine profile's label
+ * quoting) against Go's strconv.Quote and strconv.IsPrint, each table set
+ * against the releases that use it, and the set a profile's release row
+ * picks (gh_gor_groups).
  *
  * The expected tabwriter outputs and sort permutations were produced by
  * tests/go/textcheck (go run . ; Go 1.22 and 1.23 give identical output)
@@ -24,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "goquote.h"
 #include "gosort.h"
 #include "profile.h"
 #include "tabwriter.h"
@@ -476,6 +481,196 @@ static void test_utf8_rune_count(void **state)
 	assert_int_equal(gh_utf8_rune_count((const unsigned char *)"\xed\xa0\x80", 3), 3);
 	assert_int_equal(gh_utf8_rune_count((const unsigned char *)"\xe2\x82", 2), 2);
 	assert_int_equal(gh_utf8_rune_count((const unsigned char *)"\xf4\x90\x80\x80", 4), 4);
+}
+
+/* ---- strconv.Quote / strconv.IsPrint ------------------------------------------ */
+
+/* Expected outputs: fmt.Sprintf("%q", s) (== strconv.Quote(s)) printed by
+ * Go 1.27.4 (want: Unicode 17.0.0), 1.26.11 and 1.21.13 (want15, the same
+ * in both: 15.0.0) and 1.19.8 (want13: 13.0.0), go run on a list of these
+ * inputs (bytes as C octal escapes); NULL: as the next newer set.  The
+ * last five hold runes new in Unicode 14 or 15 (U+20C0, U+0C5D, U+1FAE0,
+ * U+2B739: printable from Go 1.21) and 16 or 17 (U+20C1, U+0C5C, U+11F5A,
+ * U+1FAE9, U+2B73A: printable in Go 1.27 only). */
+static const struct {
+	const char *in;
+	size_t n;
+	const char *want, *want15, *want13;
+} quote_cases[] = {
+	{ "", 0,
+	  "\"\"", NULL, NULL },
+	{ "plain ascii", 11,
+	  "\"plain ascii\"", NULL, NULL },
+	{ "q\"b\\s", 5,
+	  "\"q\\\"b\\\\s\"", NULL, NULL },
+	{ "\007\010\014\012\015\011\013\000\033\037\177", 11,
+	  "\"\\a\\b\\f\\n\\r\\t\\v\\x00\\x1b\\x1f\\x7f\"", NULL, NULL },
+	{ "t\303\251st \360\237\230\200", 10,
+	  "\"t\303\251st \360\237\230\200\"", NULL, NULL },
+	{ "\302\205\302\240\302\255", 6,
+	  "\"\\u0085\\u00a0\\u00ad\"", NULL, NULL },
+	{ "\342\200\213\342\200\250\357\273\277", 9,
+	  "\"\\u200b\\u2028\\ufeff\"", NULL, NULL },
+	{ "\363\240\200\201\364\217\277\277", 8,
+	  "\"\\U000e0001\\U0010ffff\"", NULL, NULL },
+	{ "\377\342\202\300\200\355\240\200\364\220\200\200", 12,
+	  "\"\\xff\\xe2\\x82\\xc0\\x80\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80\"",
+	  NULL, NULL },
+	{ "\357\277\275", 3,
+	  "\"\357\277\275\"", NULL, NULL },
+	{ "\360\240\200\200\360\252\233\240", 8,
+	  "\"\360\240\200\200\\U0002a6e0\"", NULL, NULL },
+	{ "sep\342\200\250tag\363\240\200\201 \360\237\230\200 \303\251\302\205",
+	  23,
+	  "\"sep\\u2028tag\\U000e0001 \360\237\230\200 \303\251\\u0085\"",
+	  NULL, NULL },
+	/* per release */
+	{ "\340\261\234\360\221\275\232", 7,
+	  "\"\340\261\234\360\221\275\232\"",
+	  "\"\\u0c5c\\U00011f5a\"", NULL },
+	{ "som\342\203\200 riyal\342\203\201", 15,
+	  "\"som\342\203\200 riyal\342\203\201\"",
+	  "\"som\342\203\200 riyal\\u20c1\"",
+	  "\"som\\u20c0 riyal\\u20c1\"" },
+	{ "\340\261\235\340\261\234", 6,
+	  "\"\340\261\235\340\261\234\"",
+	  "\"\340\261\235\\u0c5c\"",
+	  "\"\\u0c5d\\u0c5c\"" },
+	{ "\360\237\253\240\360\237\253\251", 8,
+	  "\"\360\237\253\240\360\237\253\251\"",
+	  "\"\360\237\253\240\\U0001fae9\"",
+	  "\"\\U0001fae0\\U0001fae9\"" },
+	{ "\360\253\234\271\360\253\234\272", 8,
+	  "\"\360\253\234\271\360\253\234\272\"",
+	  "\"\360\253\234\271\\U0002b73a\"",
+	  "\"\\U0002b739\\U0002b73a\"" },
+};
+
+static const gh_unicode quote_sets[] = {
+	GH_UNICODE_17, GH_UNICODE_15, GH_UNICODE_13,
+};
+
+static void test_go_quote(void **state)
+{
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(quote_cases) / sizeof(quote_cases[0]); i++) {
+		const char *want = quote_cases[i].want;
+
+		for (k = 0; k < 3; k++) {
+			gh_buf b = GH_BUF_INIT;
+
+			if (k == 1 && quote_cases[i].want15 != NULL)
+				want = quote_cases[i].want15;
+			if (k == 2 && quote_cases[i].want13 != NULL)
+				want = quote_cases[i].want13;
+			gh_go_quote(&b, quote_cases[i].in, quote_cases[i].n,
+				    quote_sets[k]);
+			assert_false(b.oom);
+			if (b.len != strlen(want) ||
+			    memcmp(b.data, want, b.len) != 0)
+				fail_msg("case %zu, Unicode %d: got %.*s, want %s",
+					 i, (int)quote_sets[k], (int)b.len,
+					 (const char *)b.data, want);
+			gh_buf_free(&b);
+		}
+	}
+}
+
+/* Every rune 0..0x10FFFF: the count of strconv.IsPrint(r) and an FNV-1a
+ * (64-bit, one 0/1 per rune, xor then multiply) over them, as each release
+ * computes them (go run: Go 1.27.4; 1.21.13 and 1.26.11, equal; 1.19.8). */
+static void test_go_isprint(void **state)
+{
+	static const struct {
+		gh_unicode u;
+		const char *version;
+		unsigned n;
+		uint64_t fnv;
+	} sets[] = {
+		{ GH_UNICODE_17, "17.0.0", 159613, 0x00d8c3265c7df90aULL },
+		{ GH_UNICODE_15, "15.0.0", 148998, 0xbb9fce7ea625f389ULL },
+		{ GH_UNICODE_13, "13.0.0", 143680, 0xb3aed0dfe9e18159ULL },
+	};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+		uint64_t h = 14695981039346656037ULL;
+		unsigned n = 0;
+		uint32_t r;
+
+		assert_string_equal(gh_unicode_version(sets[k].u),
+				    sets[k].version);
+		for (r = 0; r <= 0x10ffff; r++) {
+			int p = gh_go_isprint(sets[k].u, r);
+
+			n += (unsigned)p;
+			h = (h ^ (uint64_t)p) * 1099511628211ULL;
+		}
+		assert_int_equal(n, sets[k].n);
+		assert_true(h == sets[k].fnv);
+		assert_false(gh_go_isprint(sets[k].u, 0x110000));
+		assert_false(gh_go_isprint(sets[k].u, 0xffffffffu));
+	}
+	/* no set: NULL version, IsPrint of the newest */
+	assert_null(gh_unicode_version((gh_unicode)14));
+	assert_true(gh_go_isprint((gh_unicode)14, 0x20c1));
+	assert_false(gh_go_isprint(GH_UNICODE_15, 0x20c1));
+}
+
+/* printCountProfile's keys follow the target release's tables through its
+ * row (gh_profile_rt(p)->unicode), and so does their order: "\u20c0"
+ * ('\\' 0x5c) sorts before "a" (0x61), its UTF-8 (0xe2) after. */
+static void test_gor_keys_release(void **state)
+{
+	static const uint64_t stk[] = { 0x401000 };
+	static const gh_glabel la[] = { { "k", "\342\203\200" } };
+	static const gh_glabel lb[] = { { "k", "a" } };
+	static const struct {
+		int minor;
+		const char *first, *second;
+	} cases[] = {
+		{ 19, "@ 0x401000\n# labels: {\"k\":\"\\u20c0\"}",
+		      "@ 0x401000\n# labels: {\"k\":\"a\"}" },
+		{ 20, "@ 0x401000\n# labels: {\"k\":\"\\u20c0\"}",
+		      "@ 0x401000\n# labels: {\"k\":\"a\"}" },
+		{ 21, "@ 0x401000\n# labels: {\"k\":\"a\"}",
+		      "@ 0x401000\n# labels: {\"k\":\"\342\203\200\"}" },
+		{ 27, "@ 0x401000\n# labels: {\"k\":\"a\"}",
+		      "@ 0x401000\n# labels: {\"k\":\"\342\203\200\"}" },
+	};
+	gh_goroutine g[2];
+	size_t i;
+
+	(void)state;
+	memset(g, 0, sizeof(g));
+	g[0].stk = g[1].stk = stk;
+	g[0].nstk = g[1].nstk = 1;
+	g[0].has_labels = g[1].has_labels = 1;
+	g[0].labels = la;
+	g[1].labels = lb;
+	g[0].nlabels = g[1].nlabels = 1;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gh_profile p;
+		gh_gor_group *grp = NULL;
+		size_t n = 0;
+
+		memset(&p, 0, sizeof(p));
+		p.kind = GOHEAP_PROFILE_GOROUTINE;
+		p.ver.major = 1;
+		p.ver.minor = cases[i].minor;
+		p.rt = gh_rtlayout_for(p.ver);
+		assert_non_null(p.rt);
+		p.gors = g;
+		p.ngors = 2;
+		assert_int_equal(gh_gor_groups(&p, &grp, &n), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(grp[0].key, cases[i].first);
+		assert_string_equal(grp[1].key, cases[i].second);
+		gh_gor_groups_free(grp, n);
+	}
 }
 
 /* ---- sorts ------------------------------------------------------------------ */
@@ -1689,6 +1884,11 @@ int main(void)
 		cmocka_unit_test(test_tabwriter_bytewise),
 		cmocka_unit_test(test_utf8_rune_count),
 	};
+	const struct CMUnitTest quote_tests[] = {
+		cmocka_unit_test(test_go_quote),
+		cmocka_unit_test(test_go_isprint),
+		cmocka_unit_test(test_gor_keys_release),
+	};
 	const struct CMUnitTest sort_tests[] = {
 		cmocka_unit_test(test_sort_go),
 	};
@@ -1707,6 +1907,7 @@ int main(void)
 	int rc = 0;
 
 	rc |= cmocka_run_group_tests_name("tabwriter", tw_tests, NULL, NULL);
+	rc |= cmocka_run_group_tests_name("goquote", quote_tests, NULL, NULL);
 	rc |= cmocka_run_group_tests_name("gosort", sort_tests, NULL, NULL);
 	rc |= cmocka_run_group_tests_name("writers", writer_tests, NULL, NULL);
 	return rc != 0;

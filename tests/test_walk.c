@@ -695,6 +695,14 @@ static void test_layout_table(void **state)
 			assert_true(l->nsize_classes > 0 &&
 				    l->size_classes[l->nsize_classes - 1] ==
 				    l->max_small_size);
+			/* strconv.IsPrint's tables: a set goquote.c has,
+			 * 13.0.0 up to 1.20, 15.0.0 in 1.21-1.26, 17.0.0
+			 * from 1.27 */
+			assert_non_null(gh_unicode_version(l->unicode));
+			assert_int_equal(l->unicode,
+					 m <= 20 ? GH_UNICODE_13 :
+					 m <= 26 ? GH_UNICODE_15 :
+					 GH_UNICODE_17);
 		}
 	}
 }

@@ -414,6 +414,25 @@ func main() {
 	labelled("request", "alpha", 100, recvForever)
 	labelled("request", "beta \"quoted\"", 50, sleepLong)
 	labelled("tenant", "t\u00e9st", 10, lockForever)
+	// strconv.Quote's escapes of non-printable runes (IsPrint false: soft
+	// hyphen, zero-width space, line separator, a C1 control, a tag
+	// character), of bytes of invalid UTF-8 and of controls, next to
+	// printable non-ASCII kept as is: runes whose IsPrint is the same in
+	// every release's tables (Unicode 13 to 17); no NUL (go-heap keeps
+	// labels as C strings).
+	labelled("zw\u200b\u00ad", "sep\u2028tag\U000E0001 \U0001F600 \u00e9\u0085", 2, recvForever)
+	labelled("bytes\xff\xe2\x82", "tab\there\x7f\x1b \\ \ufeff\ufffd", 2, sleepLong)
+	// Runes whose IsPrint is a fact of the release (its row's unicode in
+	// src/rtlayout.c): U+20C0 SOM SIGN and U+1FAE0 (Unicode 14) are kept
+	// from Go 1.21 (Unicode 15.0.0) and \u-escaped by 1.19; U+20C1 SAUDI
+	// RIYAL SIGN and U+1FAE9 (16, 17) are kept by 1.27 (17.0.0) only.  The
+	// quoting orders records too: the two "order" groups share stacks and
+	// counts, so keysByCount sorts them by label text, where 1.19's escape
+	// (a backslash, 0x5c) comes before "a" (0x61), 1.21+'s UTF-8 (0xe2)
+	// after it.
+	labelled("unicode", "som\u20c0 riyal\u20c1 \U0001FAE0\U0001FAE9", 2, recvForever)
+	labelled("order", "\u20c0", 2, sleepLong)
+	labelled("order", "a", 2, sleepLong)
 	if *inject {
 		spawn(2, func() { faultPark(21) })
 	}
