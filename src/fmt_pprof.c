@@ -519,6 +519,27 @@ static void gz_free(gz *g)
  * The stats' "compress" is the time the builder spends here: waiting for
  * a spare buffer, compressing in place or, at the end, for the thread.
  */
+/* Hand b's buffer to the compressing thread, take a spare one. */
+static int gz_enqueue(builder *b)
+{
+	gz *g = &b->gz;
+	int rc;
+
+	pthread_mutex_lock(&g->mu);
+	while (g->nspare == 0 && g->err == 0)
+		pthread_cond_wait(&g->cv, &g->mu);
+	rc = g->err;
+	if (rc == 0) {
+		g->q[(g->qhead + g->qn) % GZ_NBUF] = b->pb.data;
+		g->qn++;
+		b->pb.data = g->spare[--g->nspare];
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return rc;
+}
+
+
 static int gz_push(builder *b, int last)
 {
 	gz *g = &b->gz;
@@ -543,17 +564,7 @@ static int gz_push(builder *b, int last)
 		}
 	}
 	if (g->threaded && !last) {
-		pthread_mutex_lock(&g->mu);
-		while (g->nspare == 0 && g->err == 0)
-			pthread_cond_wait(&g->cv, &g->mu);
-		rc = g->err;
-		if (rc == 0) {
-			g->q[(g->qhead + g->qn) % GZ_NBUF] = b->pb.data;
-			g->qn++;
-			b->pb.data = g->spare[--g->nspare];
-			pthread_cond_broadcast(&g->cv);
-		}
-		pthread_mutex_unlock(&g->mu);
+		rc = gz_enqueue(b);
 	} else {
 		if (last)
 			rc = gz_join(g);
@@ -783,11 +794,20 @@ static void pb_mapping(builder *b, int tag, uint64_t id, const mem_map *m,
 
 static int push_lid(builder *b, uint64_t id)
 {
+	unsigned char *q;
+
 	/* Once per PC of a stack: test the room here, grow out of line. */
-	if (b->nlids >= b->cap_lids &&
-	    gh_grow(&b->lids, &b->cap_lids, b->nlids + 1, sizeof(*b->lids)))
+	if ((b->nlids >= b->cap_lids &&
+	     gh_grow(&b->lids, &b->cap_lids, b->nlids + 1, sizeof(*b->lids))) ||
+	    gh_grow(&b->lidbytes, &b->cap_lidbytes, b->nlidbytes + 10,
+		    sizeof(*b->lidbytes)))
 		return GOHEAP_ENOMEM;
 	b->lids[b->nlids++] = id;
+	q = b->lidbytes + b->nlidbytes;
+	for (; id >= 128; id >>= 7)
+		*q++ = (unsigned char)(id | 0x80);
+	*q++ = (unsigned char)id;
+	b->nlidbytes = (size_t)(q - b->lidbytes);
 	return 0;
 }
 
@@ -1044,6 +1064,7 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 	unsigned sym = 0;
 
 	b->nlids = 0;
+	b->nlidbytes = 0;
 	b->lidbytes_ok = 0;
 	deck_reset(&b->deck);
 	if (b->err != 0)
@@ -1073,8 +1094,12 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 		}
 	}
 	pcs = stk != NULL ? stk : stk0;
-	/* Each id takes at least one PC: room for all of them once. */
-	if (n > 0 && gh_grow(&b->lids, &b->cap_lids, n, sizeof(*b->lids)) != 0) {
+	/* Each id takes at least one PC: room for all of them once, and
+	 * for their packed encoding (at most 10 bytes each), written as
+	 * they are found (push_lid and the loop below). */
+	if (n > 0 && (gh_grow(&b->lids, &b->cap_lids, n, sizeof(*b->lids)) != 0 ||
+		      gh_grow(&b->lidbytes, &b->cap_lidbytes, n * 10,
+			      sizeof(*b->lidbytes)) != 0)) {
 		b->err = GOHEAP_ENOMEM;
 		goto cleanup;
 	}
@@ -1093,7 +1118,8 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 			 * them. */
 			const gh_hmap locs = b->locs;
 			const loc_info *linfo = b->linfo;
-			uint64_t *lids = b->lids;
+			uint64_t *lids = b->lids, x;
+			unsigned char *q = b->lidbytes + b->nlidbytes;
 			size_t nl = b->nlids;
 
 			for (; i < n; i = skip > n - i ? n : i + skip) {
@@ -1102,9 +1128,13 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 					break;
 				li = &linfo[v - 1];
 				lids[nl++] = li->id;
+				for (x = li->id; x >= 128; x >>= 7)
+					*q++ = (unsigned char)(x | 0x80);
+				*q++ = (unsigned char)x;
 				skip = li->npcs;
 			}
 			b->nlids = nl;
+			b->nlidbytes = (size_t)(q - b->lidbytes);
 		}
 		if (i >= n)
 			break;
@@ -1164,6 +1194,8 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 		}
 	}
 	flush_deck(b);
+	/* Every id went through push_lid or the loop above. */
+	b->lidbytes_ok = b->err == 0;
 cleanup:
 	free(stk);
 }
