@@ -114,6 +114,8 @@ typedef struct walk_state {
 	size_t nfinal;
 	const gh_walk_sink *sink;
 	uint64_t nemitted;
+	int late;        /* skip() is called from finish_check */
+	int first_late;  /* p->skipped_bucket came from finish_check */
 } walk_state;
 
 /* ---- plausibility ---------------------------------------------------- */
@@ -158,8 +160,16 @@ static int skip(walk_state *w, uint64_t addr, const char *fmt, ...)
 	gh_profile *p = w->p;
 	va_list ap;
 
-	if (p->skipped++ == 0) {
+	/*
+	 * The first bucket named is the first one the walk itself left
+	 * out, else the first one finish_check (w->late) did: the order in
+	 * which gh_walk finds them, which runs finish_check after the
+	 * walk.  A streaming walk runs it as it goes, and must name the
+	 * same bucket.
+	 */
+	if (p->skipped++ == 0 || (w->first_late && !w->late)) {
 		p->skipped_bucket = addr;
+		w->first_late = w->late;
 		va_start(ap, fmt);
 		vsnprintf(p->skipped_reason, sizeof(p->skipped_reason), fmt,
 			  ap);
@@ -710,6 +720,7 @@ static void finish_check(walk_state *w)
 	size_t i, k = w->nfinal, j, nv;
 	const gh_record *r;
 
+	w->late = 1;
 	for (i = w->nfinal; i < p->nrecs; i++) {
 		r = &p->recs[i];
 		if (heap && (r->free_objects > r->alloc_objects ||
@@ -758,6 +769,7 @@ static void finish_check(walk_state *w)
 	}
 	p->nrecs = k;
 	w->nfinal = k;
+	w->late = 0;
 }
 
 /*
