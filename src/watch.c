@@ -275,7 +275,9 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 				"the process exited\n");
 		goto done;
 	}
-	rc = wt_collect(w->fleet, j->pid, j->kind, &p, err, sizeof(err));
+	rc = wt_collect(w->fleet, j->pid, j->kind,
+			j->kind == GOHEAP_PROFILE_GOROUTINE && j->debug >= 2,
+			&p, err, sizeof(err));
 	if (rc != 0) {
 		if (j->p0 != NULL)
 			snprintf(msg, sizeof(msg), "Could not collect "

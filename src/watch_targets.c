@@ -345,7 +345,14 @@ static int ensure_session(target *t)
 
 	if (t->s != NULL)
 		return 0;
-	rc = goheap_open_pid(&t->s, t->pid, NULL);
+	/* The fleet's session serves /metrics and every /pprof profile;
+	 * goroutine tracebacks (?debug=2) take a session of their own
+	 * (wt_collect): without them a goroutine profile reads only the
+	 * stacks the grouping needs. */
+	goheap_options o = GOHEAP_OPTIONS_INIT;
+
+	o.no_traceback = 1;
+	rc = goheap_open_pid(&t->s, t->pid, &o);
 	if (rc != 0) {
 		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
 		goheap_close(t->s);
@@ -853,8 +860,25 @@ int wt_watches(const wt_fleet *f, int pid)
 
 /* ---- on demand ---------------------------------------------------------- */
 
-int wt_collect(wt_fleet *f, int pid, int kind, goheap_profile **out,
-	       char *err, size_t errlen)
+/* A goroutine profile with tracebacks, through a session opened for it
+ * (the profile is self-contained: it outlives the session). */
+static int collect_tracebacks(target *t, goheap_profile **out)
+{
+	goheap_session *s = NULL;
+	int rc = goheap_open_pid(&s, t->pid, NULL);
+
+	if (rc == 0) {
+		goheap_set_time_limit(s, t->budget);
+		rc = goheap_profile_collect(out, s, GOHEAP_PROFILE_GOROUTINE);
+	}
+	if (rc != 0)
+		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(s));
+	goheap_close(s);
+	return rc;
+}
+
+int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
+	       goheap_profile **out, char *err, size_t errlen)
 {
 	target *t = find_target(f, pid);
 	int rc;
@@ -865,7 +889,9 @@ int wt_collect(wt_fleet *f, int pid, int kind, goheap_profile **out,
 		return GOHEAP_ENOPROC;
 	}
 	rc = ensure_session(t);
-	if (rc == 0) {
+	if (rc == 0 && kind == GOHEAP_PROFILE_GOROUTINE && tracebacks) {
+		rc = collect_tracebacks(t, out);
+	} else if (rc == 0) {
 		rc = goheap_profile_collect(out, t->s, kind);
 		if (rc != 0 && rc != GOHEAP_EDISABLED) {
 			snprintf(t->err, sizeof(t->err), "%s",

@@ -72,12 +72,14 @@ int wt_watches(const wt_fleet *f, int pid);
 
 /*
  * On demand (the /pprof endpoints): collect a profile of `kind` from pid,
- * through the fleet's session for it (opened if needed).  0, or a
- * GOHEAP_E* code with the detail in err (GOHEAP_ENOPROC: not a Go process
- * of the fleet); *out may be set either way and is the caller's.
+ * through the fleet's session for it (opened if needed; a goroutine
+ * profile with `tracebacks`, for ?debug=2, through a session of its
+ * own).  0, or a GOHEAP_E* code with the detail in err (GOHEAP_ENOPROC:
+ * not a Go process of the fleet); *out may be set either way and is the
+ * caller's.
  */
-int wt_collect(wt_fleet *f, int pid, int kind, goheap_profile **out,
-	       char *err, size_t errlen);
+int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
+	       goheap_profile **out, char *err, size_t errlen);
 /*
  * Write p, or its delta over base when base is not NULL, in `format`
  * (enum goheap_format) into *buf (goheap_free).  0, or -1 with the
