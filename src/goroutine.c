@@ -499,7 +499,7 @@ static void tb_args(gor_build *bd, uint64_t pc, uint64_t livepc,
  * implausible data (partial), 0 otherwise; *n the PCs recorded.
  */
 static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
-		  int syscall, uint64_t lo, uint64_t hi, size_t *n,
+		  int syscall, int trap0, uint64_t lo, uint64_t hi, size_t *n,
 		  uint64_t *out, uint64_t *physpc, size_t cap, size_t physmax)
 {
 	const gor_arch *a = bd->arch;
@@ -508,7 +508,12 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 	 * innermost frame, the injected-call slot, else 0) */
 	uint64_t pc = pc0, sp = sp0, fp, lr, sympc, flr = a->uses_lr ? lr0 : 0;
 	uint8_t callee = 0;
-	int innermost = 1, trap = 0, waspanic = 0;
+	/* trap0: pc0 is the instruction a thread was stopped at (its
+	 * registers), not a resumption point: the runtime's unwinder then
+	 * has unwindTrap (tracebacktrap), so the innermost frame is
+	 * symbolized at pc itself and recorded as pc + 1 (1.19's
+	 * gentraceback: _TraceTrap at n == 0, the same) */
+	int innermost = 1, trap = trap0, regtrap = trap0, waspanic = 0;
 	size_t k, phys = 0;
 	gh_funcinfo fi, fl;
 	unsigned xfi = 0, xfl = 0;
@@ -572,7 +577,7 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 		 * but pc+1 for the frame below runtime.sigpanic (waspanic;
 		 * checked with goroutineprog -inject) */
 		if (physpc == NULL && !bd->lay->gor_unwinder && k > 0 &&
-		    !waspanic && out[*n] == sympc + 1)
+		    !waspanic && !regtrap && out[*n] == sympc + 1)
 			out[*n] = pc;
 		for (size_t j = 0; physpc != NULL && j < k; j++)
 			physpc[*n + j] = pc;
@@ -592,6 +597,7 @@ static int unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 		if (++phys >= GH_GOR_MAX_PHYS_FRAMES)
 			return 1;
 		trap = (xfi & GOR_XF_INJECTED) != 0;
+		regtrap = 0;
 		waspanic = (xfi & GOR_XF_SIGPANIC) != 0;
 		callee = fi.funcid;
 		pc = lr;
@@ -893,7 +899,8 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		 bd->ntb + GH_GOR_MAX_TB_FRAMES, sizeof(*bd->tbargs)) != 0)
 		return GOHEAP_ENOMEM;
 	if (!g->partial && sp0 != 0 && bd->tbframe != NULL &&
-	    unwind(bd, pc0, sp0, lr0, syscallsp != 0, lo, hi, &n, bd->tbframe,
+	    unwind(bd, pc0, sp0, lr0, syscallsp != 0, t->cnt_regs, lo, hi, &n,
+		   bd->tbframe,
 		   bd->tbphys, GH_GOR_MAX_TB_FRAMES,
 		   l->tb_style == 0 ? l->tb_max_phys : 0) != 0)
 		g->partial = 1;
@@ -982,8 +989,9 @@ static int one_g(gor_build *bd, uint64_t gp)
 	if (hi <= lo || hi - lo > ((uint64_t)1 << 32))
 		g->partial = 1;     /* absurd stack bounds: no traceback */
 	else
-		g->partial = unwind(bd, pc0, sp0, lr0, syscallsp != 0, lo, hi,
-				    &n, bd->frame, NULL, bd->max_pcs, 0);
+		g->partial = unwind(bd, pc0, sp0, lr0, syscallsp != 0,
+				    t->cnt_regs, lo, hi, &n, bd->frame, NULL,
+				    bd->max_pcs, 0);
 	bd->partial += g->partial != 0;
 	t->cnt_partial = g->partial != 0;
 	rc = tb_record(bd, t, gb, pc0, sp0, lr0, syscallsp, lo, hi);

@@ -355,6 +355,23 @@ spin_core() {
 			grep '^# go-heap' "$d/spin.out"
 			awk -v RS= '/spinForever/' "$d/spin.out" | head -n 5
 		fi
+		# The truth for that frame, from the same instant: GOTRACEBACK=crash made the
+		# spinning thread print its own goroutine from the signal context (the runtime's
+		# unwinder with unwindTrap: symbolized at the trapped pc itself, not pc-1):
+		#   main.spinForever()\n\t/path/main.go:LINE +0xOFF fp=... pc=...
+		# go-heap's frame line "#\t0x..\tmain.spinForever+0xOFF\t/path/main.go:LINE"
+		# must name the same line and offset.
+		local want got
+		want=$(awk '/^main\.spinForever\(/ { getline; sub(/^\t/, ""); print $1, $2; exit }' "$sd/run.err")
+		got=$(awk -F'\t' '$3 ~ /^main\.spinForever\+/ { off = $3; sub(/^main\.spinForever\+/, "", off); print $4, "+" off; exit }' "$d/spin.out")
+		if [ -z "$want" ]; then
+			gh_fail "$tag: kernel core: the runtime's crash output has no main.spinForever frame to compare with"
+			gh_show "$sd/run.err" 5
+		elif [ "$want" = "$got" ]; then
+			gh_pass "$tag: kernel core: the running goroutine's innermost frame is the runtime's own from its signal context ($got)"
+		else
+			gh_fail "$tag: kernel core: running frame '$got', the runtime printed '$want' (trap pc symbolized as a return pc?)"
+		fi
 	fi
 	rm -f "$core"
 }
