@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "memsrc.h"
 
@@ -33,9 +34,13 @@ void gh_mem_fini(gh_mem *m)
 	unsigned i;
 
 	for (i = 0; i < GH_MEM_NBLOCKS; i++) {
-		free(m->blocks[i].data);
+		if (m->arena == NULL)
+			free(m->blocks[i].data);
 		m->blocks[i].data = NULL;
 	}
+	if (m->arena != NULL)
+		munmap(m->arena, (size_t)GH_MEM_BLOCK * GH_MEM_NBLOCKS);
+	m->arena = NULL;
 }
 
 void gh_mem_invalidate(gh_mem *m)
@@ -74,6 +79,28 @@ static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base,
 	size_t len, lo;
 	int pass, rc;
 
+	if (b->data == NULL && m->arena == NULL && !m->no_arena) {
+		/*
+		 * All blocks in one mapping, populated at once: the kernel's
+		 * copy into fresh pages otherwise faults once per page inside
+		 * each read (256 faults; at 10k buckets a third of the read
+		 * stage).
+		 */
+		void *a = mmap(NULL, (size_t)GH_MEM_BLOCK * GH_MEM_NBLOCKS,
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		if (a == MAP_FAILED) {
+			m->no_arena = 1;
+		} else {
+			unsigned i;
+
+			m->arena = a;
+			for (i = 0; i < GH_MEM_NBLOCKS; i++)
+				m->blocks[i].data = m->arena +
+						    (size_t)i * GH_MEM_BLOCK;
+		}
+	}
 	if (b->data == NULL) {
 		b->data = malloc(GH_MEM_BLOCK);
 		if (b->data == NULL)

@@ -40,6 +40,8 @@ typedef struct gh_mem {
 	gh_mem_block blocks[GH_MEM_NBLOCKS];
 	uint64_t clock;
 	gh_mem_block *last;       /* most recently used block: checked first */
+	unsigned char *arena;     /* the blocks' one mapping, or NULL */
+	int no_arena;             /* mmap failed: blocks are malloc'd */
 	uint64_t nreads, nbytes;  /* backend calls and bytes, for -v */
 	double t_backend;         /* seconds inside backend reads */
 	int no_cache;             /* set for writes / volatile reads */
