@@ -1655,11 +1655,12 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
  * tail count bytes since the start (position = count % cap).  The
  * walker publishes head every RING_BATCH entries, the encoder releases
  * what it has used as often: a lock and a signal per batch, not per
- * record.  Without a thread (pthread_create failed), records are
- * encoded on the walker's thread as they come.
+ * record.  The first RING_LAZY records are encoded on the walker's
+ * thread as they come, and all of them when the thread cannot start.
  */
 #define RING_BYTES (256u * 1024u)
 #define RING_BATCH 64u
+#define RING_LAZY 256u
 
 typedef struct ring_ent {
 	heap_vals hv;         /* computed on the walker's side */
@@ -1691,6 +1692,8 @@ struct gh_pprof_stream {
 	size_t cap_prevstk;
 	int have_prev;
 	double cpu;           /* the encoder thread's CPU seconds, at its end */
+	int tried;            /* stream_thread_start ran */
+	size_t inline_recs;   /* records before it (RING_LAZY) */
 	scale_slot *wscale;   /* the walker's side's scale memo (or NULL) */
 };
 
@@ -1797,7 +1800,6 @@ int gh_pprof_stream_start(gh_pprof_stream **out, const gh_profile *p,
 			  const gh_wctx *w, gh_buf *buf, gh_err *err)
 {
 	gh_pprof_stream *st;
-	sigset_t all, old;
 	int rc;
 
 	*out = NULL;
@@ -1820,20 +1822,36 @@ int gh_pprof_stream_start(gh_pprof_stream **out, const gh_profile *p,
 	*out = st;
 	if (rc != 0)
 		return rc;
+	return 0;
+}
+
+/*
+ * The encoder thread, started once the stream has RING_LAZY records:
+ * a small profile is encoded on the walker's thread as it comes (a
+ * thread, its ring and its join cost more than encoding a few hundred
+ * records).  Those records' state (the builder, the previous stack) is
+ * the thread's from then on: pthread_create orders it.  Without a
+ * thread (no memory, or it cannot start) records stay on this thread.
+ */
+static void stream_thread_start(gh_pprof_stream *st)
+{
+	sigset_t all, old;
+
+	st->tried = 1;
 	st->ring = malloc(RING_BYTES);
 	/* A memo only: without it the values are computed in full. */
 	st->wscale = gh_calloc(SCALE_CACHE, sizeof(*st->wscale));
 	if (st->ring == NULL ||
 	    pthread_mutex_init(&st->mu, NULL) != 0)
-		return 0;     /* encoded on the walker's thread */
+		return;
 	if (pthread_cond_init(&st->cv_data, NULL) != 0) {
 		pthread_mutex_destroy(&st->mu);
-		return 0;
+		return;
 	}
 	if (pthread_cond_init(&st->cv_space, NULL) != 0) {
 		pthread_cond_destroy(&st->cv_data);
 		pthread_mutex_destroy(&st->mu);
-		return 0;
+		return;
 	}
 	/* Signals stay with the caller's threads. */
 	sigfillset(&all);
@@ -1847,7 +1865,6 @@ int gh_pprof_stream_start(gh_pprof_stream **out, const gh_profile *p,
 		pthread_cond_destroy(&st->cv_data);
 		pthread_mutex_destroy(&st->mu);
 	}
-	return 0;
 }
 
 int gh_pprof_stream_record(gh_pprof_stream *st, const gh_record *r)
@@ -1858,6 +1875,8 @@ int gh_pprof_stream_record(gh_pprof_stream *st, const gh_record *r)
 
 	if (st->init_rc != 0)
 		return st->init_rc;
+	if (!st->threaded && !st->tried && ++st->inline_recs > RING_LAZY)
+		stream_thread_start(st);
 	if (!st->threaded) {
 		heap_vals hv;
 
