@@ -52,7 +52,18 @@ header_field() {
 }
 
 live_checks() {
-	local f want sum
+	local f want sum api="$top_builddir/tests/api-stream"
+
+	# goheap_profile_collect_write (what the CLI runs: the walk streamed into an encoder
+	# thread) against goheap_profile_collect + goheap_profile_write, through libgoheap.so
+	if [ ! -x "$api" ]; then
+		gh_fail "$tag: $api not built (make check builds it)"
+	elif "$api" "$pid" >"$d/api.out" 2>&1; then
+		gh_pass "$tag: API collect_write == collect + write ($(grep -c '^ok:' "$d/api.out") checks; $(grep -m 1 '^ok: heap pprof' "$d/api.out" | sed 's/^[^:]*: [^:]*: //'))"
+	else
+		gh_fail "$tag: API collect_write != collect + write"
+		gh_show "$d/api.out" 8
+	fi
 
 	run text -f text "$pid"
 	ok text "text" && compare text "$d/heap.txt" "$d/text.out" "text == in-process heap debug=1"
