@@ -220,7 +220,7 @@ static int gh_exe_load_phdrs(gh_exe *e, gh_err *err)
 /* The slot of name in e->symidx: its entry, or the empty slot for it. */
 static size_t gh_esym_slot(const gh_exe *e, const char *name)
 {
-	size_t i = (size_t)gh_fnv1a_str(name) & (e->symcap - 1);
+	size_t i = (size_t)gh_hash_str(name) & (e->symcap - 1);
 
 	while (e->symidx[i] != UINT32_MAX &&
 	       strcmp(e->syms[e->symidx[i]].name, name) != 0)

@@ -171,6 +171,31 @@ static inline uint64_t gh_fnv1a_str(const char *s)
 	return h;
 }
 
+/*
+ * A fast hash of a NUL-terminated string for in-memory indexes (symbol
+ * and function names at open: tens of thousands of them): eight bytes a
+ * step where FNV-1a takes one.  Not stable across go-heap versions.
+ */
+static inline uint64_t gh_hash_str(const char *s)
+{
+	size_t n = strlen(s), i;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n, w;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, s + i, n - i);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 29);
+}
+
 /* Length of path without the " (deleted)" the kernel's d_path() appends to
  * an unlinked file's name (in /proc/PID/maps and a core's NT_FILE). */
 static inline size_t gh_path_len_undeleted(const char *path)

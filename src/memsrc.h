@@ -28,6 +28,7 @@ typedef struct gh_mem_block {
 	size_t valid;         /* mapping starts inside the block, valid < */
 	                      /* GH_MEM_BLOCK when one ends inside it */
 	uint64_t stamp;       /* LRU clock, 0 = empty */
+	int populated;        /* data faulted in (memsrc.c) */
 	unsigned char *data;  /* GH_MEM_BLOCK bytes */
 } gh_mem_block;
 

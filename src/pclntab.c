@@ -543,7 +543,7 @@ static int gh_elide_wrapper_calling(const gh_sym *s, uint8_t callee)
 /* The slot of name in nameidx: its entry, or the empty slot for it. */
 static uint64_t gh_name_slot(const gh_sym *s, const char *name)
 {
-	uint64_t i = gh_fnv1a_str(name) & (s->namecap - 1);
+	uint64_t i = gh_hash_str(name) & (s->namecap - 1);
 
 	while (s->nameidx[i] != UINT32_MAX &&
 	       strcmp(s->byname[s->nameidx[i]].name, name) != 0)
@@ -551,15 +551,33 @@ static uint64_t gh_name_slot(const gh_sym *s, const char *name)
 	return i;
 }
 
-/* The index of the first function named name; nfunc when absent. */
+/*
+ * The index of the first function named name; nfunc when absent.  With a
+ * .symtab there is no name index (building it decodes every function and
+ * hashes its name: ~1.5 ms at open for a 10 MB binary, for a handful of
+ * lookups): the symbol's address is looked up in the pclntab and its
+ * name checked there, and a name .symtab does not give is searched for
+ * in table order (a miss costs one pass, as the index would have).
+ */
 static uint64_t gh_find_name(const gh_sym *s, const char *name)
 {
+	uint64_t addr, idx, k;
 	uint32_t i;
+	gh_func f;
 
-	if (s->nameidx == NULL)
-		return s->nfunc;
-	i = s->nameidx[gh_name_slot(s, name)];
-	return i == UINT32_MAX ? s->nfunc : i;
+	if (s->nameidx != NULL) {
+		i = s->nameidx[gh_name_slot(s, name)];
+		return i == UINT32_MAX ? s->nfunc : i;
+	}
+	if (gh_exe_symbol(s->exe, name, &addr, NULL) == 0 &&
+	    gh_findfunc(s, addr, &f, &idx) == 0 && f.entry == addr &&
+	    strcmp(gh_funcname(s, f.nameoff), name) == 0)
+		return idx;
+	for (k = 0; k < s->nfunc; k++)
+		if (gh_decode_func(s, k, &f) == 0 &&
+		    strcmp(gh_funcname(s, f.nameoff), name) == 0)
+			return k;
+	return s->nfunc;
 }
 
 /*
@@ -855,9 +873,13 @@ int gh_sym_open(gh_sym **out, const gh_exe *exe, uint64_t bias,
 	s->md = md;
 	gh_find_text(s, md);
 	gh_find_gofunc(s, md);
-	rc = gh_build_byname(s, err);
-	if (rc != 0)
-		goto out;
+	/* Stripped binaries look functions up by name a lot (locate.c):
+	 * they get the index; others use .symtab (gh_find_name). */
+	if (!gh_exe_has_symtab(exe)) {
+		rc = gh_build_byname(s, err);
+		if (rc != 0)
+			goto out;
+	}
 	gh_find_funcids(s);
 	*out = s;
 	s = NULL;
