@@ -711,6 +711,27 @@ static int profile_maps(goheap_session *s, gh_profile *p)
 	return rc;
 }
 
+/*
+ * The walk of a heap/block/mutex list under the session's time limit
+ * (gh_walk, or gh_walk_stream into sink when it is not NULL).
+ */
+static int walk_limited(goheap_session *s, gh_profile *p,
+			const gh_walk_sink *sink)
+{
+	int rc;
+
+	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
+	rc = sink != NULL ?
+	     gh_walk_stream(p, &s->mem, s->lay, &s->addrs, sink, &s->err) :
+	     gh_walk(p, &s->mem, s->lay, &s->addrs, &s->err);
+	s->mem.deadline = 0;
+	if (rc == GOHEAP_ETIMEDOUT)
+		gh_errf(&s->err, rc, "collection stopped at its time limit of "
+			"%.3f s, after %llu buckets", s->time_limit,
+			(unsigned long long)p->nbuckets);
+	return rc;
+}
+
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 					 goheap_session *s, int kind)
 {
@@ -739,13 +760,7 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 			goto fail;
 		goto maps;
 	}
-	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
-	rc = gh_walk(p, &s->mem, s->lay, &s->addrs, &s->err);
-	s->mem.deadline = 0;
-	if (rc == GOHEAP_ETIMEDOUT)
-		gh_errf(&s->err, rc, "collection stopped at its time limit of "
-			"%.3f s, after %llu buckets", s->time_limit,
-			(unsigned long long)p->nbuckets);
+	rc = walk_limited(s, p, NULL);
 	if (rc != 0)
 		goto fail;
 	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {
@@ -840,6 +855,48 @@ static void stats_header(const gh_profile *p, goheap_profile_stats *out)
 	out->stop_checked = p->gor_checked;
 }
 
+/*
+ * The writers' context for wo (NULL: the defaults in *def), after
+ * checking its version; ws receives the stage timings when wo asks.
+ */
+static int write_setup(goheap_session *s, const goheap_write_options **wo,
+		       const goheap_write_options *def, gh_wctx *w,
+		       gh_wstats *ws)
+{
+	if (*wo == NULL)
+		*wo = def;
+	if ((*wo)->version < 1 ||
+	    (*wo)->version > GOHEAP_WRITE_OPTIONS_VERSION)
+		return gh_errf(&s->err, GOHEAP_EINVAL, "goheap_write_options "
+			       "version %u is not one this library knows "
+			       "(1 to %d)", (*wo)->version,
+			       GOHEAP_WRITE_OPTIONS_VERSION);
+	memset(w, 0, sizeof(*w));
+	memset(ws, 0, sizeof(*ws));
+	w->sym = s->sym;
+	w->sample_index = (*wo)->sample_index;
+	w->top_n = (*wo)->top_n > 0 ? (*wo)->top_n : 20;
+	w->exe_path = s->exe_path;
+	if ((*wo)->stats != NULL)
+		w->stats = ws;
+	return 0;
+}
+
+/* The write's stage timings into wo->stats, if asked (t0: its start). */
+static void write_stats_out(const goheap_write_options *wo,
+			    const gh_wstats *ws, double t0)
+{
+	if (wo->stats == NULL)
+		return;
+	wo->stats->symbolize_seconds = ws->t_symbolize;
+	wo->stats->compress_seconds = ws->t_compress;
+	wo->stats->suspect_frames = ws->suspect;
+	wo->stats->total_seconds = gh_now() - t0;
+	/* (a version 1 caller's struct ends before this field) */
+	if (wo->version >= 2)
+		wo->stats->encode_thread_seconds = ws->t_encode_thread;
+}
+
 GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 				       const goheap_profile *p,
 				       const goheap_write_options *wo,
@@ -864,20 +921,9 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 			       "from this session's process %d (tick %llu): "
 			       "its executable would symbolize it wrongly",
 			       p->pid, p->start_time, s->pid, s->start_time);
-	if (wo == NULL)
-		wo = &def;
-	if (wo->version < 1 || wo->version > GOHEAP_WRITE_OPTIONS_VERSION)
-		return gh_errf(&s->err, GOHEAP_EINVAL, "goheap_write_options "
-			       "version %u is not one this library knows "
-			       "(1 to %d)", wo->version,
-			       GOHEAP_WRITE_OPTIONS_VERSION);
-	memset(&w, 0, sizeof(w));
-	w.sym = s->sym;
-	w.sample_index = wo->sample_index;
-	w.top_n = wo->top_n > 0 ? wo->top_n : 20;
-	w.exe_path = s->exe_path;
-	if (wo->stats != NULL)
-		w.stats = &ws;
+	rc = write_setup(s, &wo, &def, &w, &ws);
+	if (rc != 0)
+		return rc;
 	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* fmt_goroutine.c */
 		if (p->gor_no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||
@@ -934,14 +980,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		return rc;
 	}
 	*out_buf = gh_buf_detach(&b, out_len);
-	if (wo->stats != NULL) {
-		wo->stats->symbolize_seconds = ws.t_symbolize;
-		wo->stats->compress_seconds = ws.t_compress;
-		wo->stats->suspect_frames = ws.suspect;
-		wo->stats->total_seconds = gh_now() - t0;
-		if (wo->version >= 2)
-			wo->stats->encode_thread_seconds = 0;
-	}
+	write_stats_out(wo, &ws, t0);
 	return 0;
 }
 
@@ -994,13 +1033,9 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
 					   "session is not open") :
 				   GOHEAP_EINVAL;
-	if (wo == NULL)
-		wo = &def;
-	if (wo->version < 1 || wo->version > GOHEAP_WRITE_OPTIONS_VERSION)
-		return gh_errf(&s->err, GOHEAP_EINVAL, "goheap_write_options "
-			       "version %u is not one this library knows "
-			       "(1 to %d)", wo->version,
-			       GOHEAP_WRITE_OPTIONS_VERSION);
+	rc = write_setup(s, &wo, &def, &w, &ws);
+	if (rc != 0)
+		return rc;
 	if ((kind != GOHEAP_PROFILE_HEAP && kind != GOHEAP_PROFILE_ALLOCS) ||
 	    wo->format != GOHEAP_FORMAT_PPROF) {
 		/* Only the heap proto streams: the others sort or group
@@ -1023,13 +1058,6 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 	rc = profile_maps(s, p);
 	if (rc != 0)
 		goto out;
-	memset(&w, 0, sizeof(w));
-	w.sym = s->sym;
-	w.sample_index = wo->sample_index;
-	w.top_n = wo->top_n > 0 ? wo->top_n : 20;
-	w.exe_path = s->exe_path;
-	if (wo->stats != NULL)
-		w.stats = &ws;
 	memset(&k, 0, sizeof(k));
 	k.s = s;
 	k.w = &w;
@@ -1037,13 +1065,7 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 	sink.begin = sink_begin;
 	sink.record = sink_record;
 	sink.arg = &k;
-	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
-	rc = gh_walk_stream(p, &s->mem, s->lay, &s->addrs, &sink, &s->err);
-	s->mem.deadline = 0;
-	if (rc == GOHEAP_ETIMEDOUT)
-		gh_errf(&s->err, rc, "collection stopped at its time limit of "
-			"%.3f s, after %llu buckets", s->time_limit,
-			(unsigned long long)p->nbuckets);
+	rc = walk_limited(s, p, &sink);
 	/* The encoder's tail runs here: joined, the rest written. */
 	frc = gh_pprof_stream_finish(k.st, p, rc == 0);
 	if (rc == 0)
@@ -1057,14 +1079,7 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 		stats_header(p, stats);
 	}
 	*out_buf = gh_buf_detach(&b, out_len);
-	if (wo->stats != NULL) {
-		wo->stats->symbolize_seconds = ws.t_symbolize;
-		wo->stats->compress_seconds = ws.t_compress;
-		wo->stats->suspect_frames = ws.suspect;
-		wo->stats->total_seconds = gh_now() - t0;
-		if (wo->version >= 2)
-			wo->stats->encode_thread_seconds = ws.t_encode_thread;
-	}
+	write_stats_out(wo, &ws, t0);
 out:
 	gh_buf_free(&b);
 	goheap_profile_free(p);
