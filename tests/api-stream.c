@@ -10,7 +10,8 @@
  * must give the same profile: the same bytes once inflated, TimeNanos
  * (field 9 of Profile, the collection's own clock) aside, and the same
  * summary (records, totals, rate, skips).  A version the library does not
- * know is refused.  One line per check ("ok: ..." or "FAIL: ..."); exit 0
+ * know is refused, and the session's time limit stops the streamed walk.
+ * One line per check ("ok: ..." or "FAIL: ..."); exit 0
  * when all hold.
  */
 #include <stdio.h>
@@ -231,6 +232,17 @@ int main(int argc, char **argv)
 	      strstr(goheap_errmsg(s), "version") != NULL,
 	      "an unknown goheap_write_options version is refused",
 	      goheap_errmsg(s));
+	goheap_free(buf);
+	buf = NULL;
+	/* the session's time limit bounds the streamed walk too: nothing
+	 * written, one message naming the limit */
+	wo.version = GOHEAP_WRITE_OPTIONS_VERSION;
+	goheap_set_time_limit(s, 1e-9);
+	rc = goheap_profile_collect_write(s, GOHEAP_PROFILE_HEAP, &wo, &buf,
+					  &len, NULL);
+	check(rc == GOHEAP_ETIMEDOUT && buf == NULL && len == 0 &&
+	      strstr(goheap_errmsg(s), "time limit") != NULL,
+	      "the time limit stops collect_write", goheap_errmsg(s));
 	goheap_free(buf);
 	goheap_close(s);
 	return failed ? 1 : 0;
