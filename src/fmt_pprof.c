@@ -25,9 +25,9 @@
  * is selected from gh_profile.ver; each switch cites the version whose
  * source shows it.
  *
- * The bytes are compressed at level 1 (gzip.BestSpeed) by libdeflate, or
- * zlib without it, on a thread of the writer's own (gz, below), behind a
- * header equal to compress/gzip's (MTIME 0, XFL 4, OS 255).  The deflate
+ * The bytes are compressed at level 1 (gzip.BestSpeed) by ISA-L's igzip,
+ * else libdeflate, else zlib (doc/dependencies.md), on a thread of the
+ * writer's own (gz, below), behind a header equal to compress/gzip's (MTIME 0, XFL 4, OS 255).  The deflate
  * stream itself differs from Go's compress/flate, so compare decompressed
  * bytes.  scaleHeapSample needs Go's math.Exp, which is assembly on amd64
  * and arm64 and differs from glibc's exp in the last bit; the three Go
@@ -42,7 +42,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#ifdef HAVE_LIBDEFLATE
+#if defined(HAVE_ISAL)
+#include <isa-l/igzip_lib.h>
+#elif defined(HAVE_LIBDEFLATE)
 #include <libdeflate.h>
 #else
 #include <zlib.h>
@@ -212,12 +214,16 @@ typedef struct scale_slot {
  * With libdeflate (doc/dependencies.md) each chunk becomes one gzip member
  * of the output; gzip readers (Go's gzip.Reader, hence `go tool pprof`,
  * gzip -d, Python's gzip) read concatenated members as one stream.  With
- * zlib the output is one member, as compress/gzip writes it.
+ * igzip or zlib the output is one member, as compress/gzip writes it.
  */
 typedef struct gz {
 	gh_buf *out;
 	gh_wstats *stats;
-#ifdef HAVE_LIBDEFLATE
+#if defined(HAVE_ISAL)
+	struct isal_zstream is;
+	uint8_t *is_level_buf;
+	int is_started;       /* the gzip header is written */
+#elif defined(HAVE_LIBDEFLATE)
 	struct libdeflate_compressor *ld;
 #else
 	z_stream zs;
@@ -369,7 +375,44 @@ static uint64_t func_add(builder *b, const char *name, uint64_t h)
 /* Compress n bytes at p into g->out; last ends the stream (zlib). */
 static int gz_compress(gz *g, const unsigned char *p, size_t n, int last)
 {
-#ifdef HAVE_LIBDEFLATE
+#if defined(HAVE_ISAL)
+	/* compress/gzip's header: no flags, MTIME 0, XFL 4 (BestSpeed),
+	 * OS 255; igzip writes the deflate stream and the trailer. */
+	static const unsigned char hdr[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0,
+					       4, 255 };
+	const size_t max = (size_t)1 << 30;   /* avail_* are 32 bits */
+	size_t take, room;
+
+	if (!g->is_started) {
+		if (gh_buf_reserve(g->out, sizeof(hdr)) != 0)
+			return GOHEAP_ENOMEM;
+		gh_buf_append(g->out, hdr, sizeof(hdr));
+		g->is_started = 1;
+	}
+	do {
+		take = n > max ? max : n;
+		g->is.next_in = (uint8_t *)p;
+		g->is.avail_in = (uint32_t)take;
+		g->is.end_of_stream = last && take == n;
+		p += take;
+		n -= take;
+		do {
+			/* level 1 output rarely exceeds half its input */
+			if (gh_buf_reserve(g->out, take / 2 + 4096) != 0)
+				return GOHEAP_ENOMEM;
+			room = g->out->cap - g->out->len;
+			room = room > max ? max : room;
+			g->is.next_out = g->out->data + g->out->len;
+			g->is.avail_out = (uint32_t)room;
+			if (isal_deflate(&g->is) != COMP_OK)
+				return GOHEAP_ENOMEM;
+			g->out->len += room - g->is.avail_out;
+		} while (g->is.avail_in != 0 ||
+			 (g->is.end_of_stream &&
+			  g->is.internal_state.state != ZSTATE_END));
+	} while (n > 0);
+	return 0;
+#elif defined(HAVE_LIBDEFLATE)
 	size_t bound, got;
 
 	/* Every chunk is a member; a stream has at least one. */
@@ -442,7 +485,17 @@ static int gz_init(gz *g, gh_buf *out, gh_wstats *stats, gh_err *err)
 
 	g->out = out;
 	g->stats = stats;
-#ifdef HAVE_LIBDEFLATE
+#if defined(HAVE_ISAL)
+	g->is_level_buf = malloc(ISAL_DEF_LVL1_DEFAULT);
+	if (g->is_level_buf == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "initialising igzip");
+	isal_deflate_init(&g->is);
+	g->is.level = 1;
+	g->is.level_buf = g->is_level_buf;
+	g->is.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+	g->is.gzip_flag = IGZIP_GZIP_NO_HDR;
+	g->is.flush = NO_FLUSH;
+#elif defined(HAVE_LIBDEFLATE)
 	/* libdeflate writes compress/gzip's header at level 1. */
 	g->ld = libdeflate_alloc_compressor(1);
 	if (g->ld == NULL)
@@ -505,7 +558,9 @@ static void gz_free(gz *g)
 		pthread_cond_destroy(&g->cv);
 		pthread_mutex_destroy(&g->mu);
 	}
-#ifdef HAVE_LIBDEFLATE
+#if defined(HAVE_ISAL)
+	free(g->is_level_buf);
+#elif defined(HAVE_LIBDEFLATE)
 	if (g->ld != NULL)
 		libdeflate_free_compressor(g->ld);
 #else
@@ -1300,14 +1355,64 @@ typedef struct heap_vals {
 	int64_t label_bytes;
 } heap_vals;
 
+/*
+ * bytes is exactly count objects of size, all three exact as doubles
+ * (below 2^53): float64(bytes)/float64(count) is then size itself, the
+ * correctly rounded quotient of exact values.
+ */
+static inline int avg_is_size(int64_t count, int64_t bytes, int64_t size)
+{
+	int64_t prod;
+
+	return count > 0 && bytes < ((int64_t)1 << 53) &&
+	       !__builtin_mul_overflow(count, size, &prod) && prod == bytes;
+}
+
 static void heap_values(const gh_profile *p, scale_slot *tab, int impl,
 			int f2i, const gh_record *r, heap_vals *out)
 {
-	scale_cached(tab, p->rate, r->alloc_objects, r->alloc_bytes, impl,
-		     f2i, &out->v[0], &out->v[1]);
-	scale_cached(tab, p->rate, gh_wsub(r->alloc_objects, r->free_objects),
-		     gh_wsub(r->alloc_bytes, r->free_bytes), impl, f2i,
-		     &out->v[2], &out->v[3]);
+	int64_t size = r->object_size;
+	int64_t c0 = r->alloc_objects, b0 = r->alloc_bytes;
+	int64_t c1 = gh_wsub(r->alloc_objects, r->free_objects);
+	int64_t b1 = gh_wsub(r->alloc_bytes, r->free_bytes);
+
+	/*
+	 * A memory bucket's bytes are its counts times its size (the
+	 * walker checks each cycle), so both averages are the size: one
+	 * memo look-up keyed by it, no division, the same bits as
+	 * scale_cached computes (the key is the same average).
+	 */
+	if (tab != NULL && p->rate > 1 && size > 0 &&
+	    avg_is_size(c0, b0, size) &&
+	    (c1 == 0 || avg_is_size(c1, b1, size))) {
+		double avg = (double)size, scale;
+		uint64_t bits;
+		scale_slot *slot;
+
+		memcpy(&bits, &avg, sizeof(bits));
+		slot = &tab[hash_u64(bits) & (SCALE_CACHE - 1)];
+		if (!slot->used || slot->avg_bits != bits) {
+			slot->used = 1;
+			slot->avg_bits = bits;
+			slot->scale = 1 / (1 - gh_go_exp(-avg / (double)p->rate,
+							 impl));
+		}
+		scale = slot->scale;
+		out->v[0] = gh_go_f2i64((double)c0 * scale, f2i);
+		out->v[1] = gh_go_f2i64((double)b0 * scale, f2i);
+		if (c1 == 0 || b1 == 0) {
+			out->v[2] = 0;
+			out->v[3] = 0;
+		} else {
+			out->v[2] = gh_go_f2i64((double)c1 * scale, f2i);
+			out->v[3] = gh_go_f2i64((double)b1 * scale, f2i);
+		}
+	} else {
+		scale_cached(tab, p->rate, c0, b0, impl, f2i, &out->v[0],
+			     &out->v[1]);
+		scale_cached(tab, p->rate, c1, b1, impl, f2i, &out->v[2],
+			     &out->v[3]);
+	}
 	if (gh_profile_rt(p)->heap_label_always) {
 		/* 1.27: every sample, "bytes" = ObjectSize. */
 		out->label = 1;

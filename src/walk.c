@@ -689,6 +689,38 @@ static void scaled_bound(int64_t count, int64_t size, int64_t rate,
 	*bs = z < lim ? (int64_t)z : GH_WALK_MAX_TOTAL + 1;
 }
 
+/*
+ * scaled_bound of a heap record's allocated and in-use columns, into
+ * v[0..3].  A memory bucket's bytes are its counts times its size (each
+ * cycle was checked), so both averages are the size and one division
+ * serves both: rate * count / bytes = rate / size.
+ */
+static void scaled_bounds(const gh_record *r, int64_t rate, int64_t *v)
+{
+	const double lim = (double)GH_WALK_MAX_TOTAL;
+	int64_t c0 = r->alloc_objects, b0 = r->alloc_bytes;
+	int64_t c1 = c0 - r->free_objects, b1 = b0 - r->free_bytes;
+	int64_t size = r->object_size, p0, p1;
+	double f, x[4];
+	size_t j;
+
+	if (rate <= 1 || size <= 0 || c0 <= 0 ||
+	    __builtin_mul_overflow(c0, size, &p0) || p0 != b0 ||
+	    __builtin_mul_overflow(c1, size, &p1) || p1 != b1) {
+		scaled_bound(c0, b0, rate, &v[0], &v[1]);
+		scaled_bound(c1, b1, rate, &v[2], &v[3]);
+		return;
+	}
+	f = 1.0 + (double)rate / (double)size;
+	x[0] = (double)c0 * f + 1;
+	x[1] = (double)b0 * f + 1;
+	/* scaled_bound: nothing in use scales to 0 */
+	x[2] = c1 > 0 ? (double)c1 * f + 1 : 0;
+	x[3] = c1 > 0 ? (double)b1 * f + 1 : 0;
+	for (j = 0; j < 4; j++)
+		v[j] = x[j] < lim ? (int64_t)x[j] : GH_WALK_MAX_TOTAL + 1;
+}
+
 /* The first column of v that would take its total beyond
  * GH_WALK_MAX_TOTAL (or is negative), or n; n is a constant at each call,
  * so the loops unroll. */
@@ -738,11 +770,7 @@ static void finish_check(walk_state *w)
 			v[1] = r->alloc_bytes;
 			v[2] = r->free_objects;
 			v[3] = r->free_bytes;
-			scaled_bound(r->alloc_objects, r->alloc_bytes,
-				     p->rate, &v[4], &v[5]);
-			scaled_bound(r->alloc_objects - r->free_objects,
-				     r->alloc_bytes - r->free_bytes, p->rate,
-				     &v[6], &v[7]);
+			scaled_bounds(r, p->rate, &v[4]);
 			nv = 8;
 		} else {
 			v[0] = r->count;
