@@ -122,9 +122,17 @@ enum { LOOKUP_TRIED = 1, LOOKUP_FAILED = 2 };
 /*
  * proto.go flush() hands data to the compressor past 4096 bytes; we hand
  * it over in larger chunks, to a thread of our own (gz, below): the
- * decompressed bytes do not depend on where a chunk ends.
+ * decompressed bytes do not depend on where a chunk ends.  igzip streams
+ * across chunks, so they can be small: the compression left after the
+ * last record is at most one chunk (64 KiB: 10k buckets 6.7 -> 6.3 ms
+ * against 256 KiB).  libdeflate starts each member afresh: 256 KiB keeps
+ * its ratio.
  */
+#ifdef HAVE_ISAL
+#define GZ_CHUNK (64u * 1024)
+#else
 #define GZ_CHUNK (256u * 1024)
+#endif
 /* Chunk buffers: one being encoded, the others queued or compressing. */
 #define GZ_NBUF 3
 
