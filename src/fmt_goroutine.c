@@ -101,24 +101,32 @@ static void tb_func_name(gh_buf *b, const char *name, char *tmp, size_t n)
 	gh_buf_append(b, name, strlen(name));
 }
 
-/* printquoted (1.26+ print.go): printable ASCII, \n \r \t \\ \", else
- * \xNN (bytes < 127 and invalid UTF-8), \uNNNN, \UNNNNNNNN */
-static void tb_quoted(gh_buf *b, const char *s)
+/*
+ * printquoted (1.26+ print.go) of the n bytes at s: printable ASCII,
+ * \n \r \t \\ \", else \xNN (runes < 127, NUL included), \uNNNN,
+ * \UNNNNNNNN.  A byte of invalid UTF-8 is \xNN in 1.27 (its runeError
+ * case); 1.26 ranges over the string without it, so each such byte is
+ * the rune U+FFFD: "\ufffd" (bad_hex 0).
+ */
+static void tb_quoted(gh_buf *b, const char *s, size_t n, int bad_hex)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, k;
+	size_t i = 0, k;
 
 	gh_buf_putc(b, '"');
 	while (i < n) {
 		uint32_t r = p[i];
 
 		k = gh_gor_utf8_len(p + i, n - i);
-		if (k == 0) {
+		if (k == 0 && bad_hex) {
 			gh_buf_printf(b, "\\x%02x", p[i]);
 			i++;
 			continue;
 		}
-		if (k > 1) {
+		if (k == 0) {
+			r = 0xfffd;
+			k = 1;
+		} else if (k > 1) {
 			r = p[i] & (k == 2 ? 0x1f : k == 3 ? 0x0f : 0x07);
 			for (size_t j = 1; j < k; j++)
 				r = (r << 6) | (p[i + j] & 0x3f);
@@ -144,20 +152,22 @@ static void tb_quoted(gh_buf *b, const char *s)
 	gh_buf_putc(b, '"');
 }
 
-/* 1.27: tracebackStringNeedsQuoting */
-static void tb_maybe_quoted(gh_buf *b, const char *s)
+/* 1.27: tracebackStringNeedsQuoting (any byte outside [a-zA-Z0-9./_],
+ * NUL included: a non-ASCII rune is outside too) */
+static void tb_maybe_quoted(gh_buf *b, const char *s, size_t n)
 {
-	const char *q;
+	size_t i;
 
-	for (q = s; *q != '\0'; q++)
-		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-		      (*q >= '0' && *q <= '9') || *q == '.' || *q == '/' ||
-		      *q == '_'))
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+		      s[i] == '/' || s[i] == '_'))
 			break;
-	if (*q != '\0')
-		tb_quoted(b, s);
+	if (i < n)
+		tb_quoted(b, s, n, 1);
 	else
-		gh_buf_append(b, s, strlen(s));
+		gh_buf_append(b, s, n);
 }
 
 static void tb_labels(gh_buf *b, const gh_goroutine *g, int style)
@@ -166,19 +176,42 @@ static void tb_labels(gh_buf *b, const gh_goroutine *g, int style)
 
 	gh_buf_append(b, style == 1 ? " labels:{" : " {", style == 1 ? 9 : 2);
 	for (i = 0; i < g->nlabels; i++) {
+		const gh_glabel *l = &g->labels[i];
+
 		if (style == 1)
-			tb_quoted(b, g->labels[i].key);
+			tb_quoted(b, l->key, l->klen, 0);
 		else
-			tb_maybe_quoted(b, g->labels[i].key);
+			tb_maybe_quoted(b, l->key, l->klen);
 		gh_buf_append(b, ": ", 2);
 		if (style == 1)
-			tb_quoted(b, g->labels[i].value);
+			tb_quoted(b, l->value, l->vlen, 0);
 		else
-			tb_maybe_quoted(b, g->labels[i].value);
+			tb_maybe_quoted(b, l->value, l->vlen);
 		if (i + 1 < g->nlabels)
 			gh_buf_append(b, ", ", 2);
 	}
 	gh_buf_putc(b, '}');
+}
+
+/*
+ * goroutineheader's " (durable)" (1.25+): a goroutine in a bubble whose
+ * wait reason isIdleInSynctest, unless its status string (st) already
+ * says "(durable)"; 1.26+ only while _Gwaiting, 1.25 whatever the status
+ * (the wait reason of a goroutine that ran again is stale, and counts).
+ */
+static int tb_durable(const gh_rtlayout *rt, const gh_goroutine *g,
+		      const char *st)
+{
+	static const char sfx[] = "(durable)";
+	size_t n = strlen(st);
+
+	if (!g->in_bubble || rt->tb_durable == 0 ||
+	    (rt->tb_durable == 2 && g->status != GH_G_WAITING) ||
+	    g->waitreason >= 64 ||
+	    !(rt->idle_in_synctest >> g->waitreason & 1))
+		return 0;
+	return n < sizeof(sfx) - 1 ||
+	       strcmp(st + n - (sizeof(sfx) - 1), sfx) != 0;
 }
 
 /* goroutineheader */
@@ -202,10 +235,16 @@ static void tb_header(gh_buf *b, const gh_profile *p, const gh_rtlayout *rt,
 		gh_buf_printf(b, " (leaked)");
 	if (g->scan)
 		gh_buf_printf(b, " (scan)");
+	if (tb_durable(rt, g, st))
+		gh_buf_printf(b, " (durable)");
 	if (g->wait_minutes >= 1)
 		gh_buf_printf(b, ", %lld minutes", (long long)g->wait_minutes);
 	if (g->locked)
 		gh_buf_printf(b, ", locked to thread");
+	if (g->in_bubble && rt->tb_bubble != 0)
+		gh_buf_printf(b, ", synctest %s %llu", rt->tb_bubble == 1 ?
+			      "group" : "bubble",
+			      (unsigned long long)g->bubble_id);
 	if (labels && rt->tb_labels == 1)
 		tb_labels(b, g, 1);
 	gh_buf_putc(b, ']');

@@ -282,6 +282,15 @@ typedef struct builder {
 	const char **strings; /* string table, "" first */
 	size_t nstrings, cap_strings;
 	gh_hmap string_map;
+	/*
+	 * Strings holding a NUL byte (goroutine labels are Go strings:
+	 * string_index_n): their ids and lengths in id order, and a map of
+	 * their own (FNV-1a of the bytes -> index in nul + 1), so that no
+	 * C-string lookup can match one.
+	 */
+	struct nul_str { size_t id, len; } *nul;
+	size_t nnul, cap_nul;
+	gh_hmap nul_map;
 
 	/*
 	 * addr -> index in linfo + 1 (map[uintptr]locInfo).  The hot path
@@ -349,6 +358,36 @@ static int64_t string_index(builder *b, const char *s)
 		b->err = GOHEAP_ENOMEM;
 		return 0;
 	}
+	b->strings[b->nstrings++] = s;
+	return id;
+}
+
+/* string_index of the n bytes at s (s[n] == '\0'), which may hold NUL
+ * bytes (a goroutine label: the proto has the whole Go string). */
+static int64_t string_index_n(builder *b, const char *s, size_t n)
+{
+	uint64_t h, v;
+	size_t it;
+	int64_t id;
+
+	if (memchr(s, '\0', n) == NULL)
+		return string_index(b, s);
+	h = gh_fnv1a(s, n);
+	for (v = gh_hmap_first(&b->nul_map, h, &it); v != 0;
+	     v = gh_hmap_next(&b->nul_map, h, &it))
+		if (b->nul[v - 1].len == n &&
+		    memcmp(b->strings[b->nul[v - 1].id], s, n) == 0)
+			return (int64_t)b->nul[v - 1].id;
+	id = (int64_t)b->nstrings;
+	if (gh_grow(&b->strings, &b->cap_strings, b->nstrings + 1,
+		    sizeof(*b->strings)) != 0 ||
+	    gh_grow(&b->nul, &b->cap_nul, b->nnul + 1, sizeof(*b->nul)) != 0 ||
+	    gh_hmap_add(&b->nul_map, h, (uint64_t)b->nnul + 1) != 0) {
+		b->err = GOHEAP_ENOMEM;
+		return 0;
+	}
+	b->nul[b->nnul].id = (size_t)id;
+	b->nul[b->nnul++].len = n;
 	b->strings[b->nstrings++] = s;
 	return id;
 }
@@ -1527,8 +1566,10 @@ static int write_goroutine_proto(builder *b)
 		gh_pb_uint64s(&b->pb, tagSample_Location, b->lids, b->nlids);
 		for (j = 0; gr->has_labels && j < gr->nlabels; j++)
 			pb_label(b, tagSample_Label,
-				 string_index(b, gr->labels[j].key),
-				 string_index(b, gr->labels[j].value), 0);
+				 string_index_n(b, gr->labels[j].key,
+						gr->labels[j].klen),
+				 string_index_n(b, gr->labels[j].value,
+						gr->labels[j].vlen), 0);
 		gh_pb_end_message(&b->pb, tagProfile_Sample, start);
 		builder_flush(b);
 	}
@@ -1598,6 +1639,8 @@ static void builder_free(builder *b)
 	gh_pb_free(&b->pb);
 	free(b->strings);
 	gh_hmap_free(&b->string_map);
+	free(b->nul);
+	gh_hmap_free(&b->nul_map);
 	gh_hmap_free(&b->locs);
 	free(b->linfo);
 	free(b->pcpool);
@@ -1626,7 +1669,7 @@ static int builder_build(builder *b)
 {
 	/* Lives until the string table is written below. */
 	char note[sizeof(b->p->skipped_reason) + 160];
-	size_t i;
+	size_t i, j;
 
 	/* Not Go's: what the walker left out (walk.c, "Implausible
 	 * buckets"), where every reader of the profile sees it. */
@@ -1646,9 +1689,10 @@ static int builder_build(builder *b)
 	for (i = 0; i < b->nmem; i++)
 		pb_mapping(b, tagProfile_Mapping, (uint64_t)i + 1, &b->mem[i],
 			   b->mem[i].funcs == LOOKUP_TRIED);
-	for (i = 0; i < b->nstrings; i++)
+	for (i = 0, j = 0; i < b->nstrings; i++)
 		gh_pb_string(&b->pb, tagProfile_StringTable, b->strings[i],
-			     strlen(b->strings[i]));
+			     j < b->nnul && b->nul[j].id == i ?
+			     b->nul[j++].len : strlen(b->strings[i]));
 	if (b->err != 0)
 		return b->err;
 	return gz_push(b, 1);

@@ -4,7 +4,8 @@
  *
  * One key per goroutine: "@ 0x.. 0x.." of its stack plus, when g.labels
  * is set, "\n# labels: " + labelMap.String() (the "%q:%q" pairs sorted as
- * strings, joined by ", ", in braces); goroutines grouped by key, sorted
+ * strings, joined by ", ", in braces; %q of the whole Go strings, NUL
+ * bytes as \x00); goroutines grouped by key, sorted
  * by count (descending) then key (ascending), as keysByCount does
  * (runtime/pprof/pprof.go, the same in 1.19 to 1.27).  It depends on no
  * symbolizer, so the proto writer can use it without the traceback code.
@@ -76,11 +77,11 @@ static int labels_string(gh_buf *b, const gh_goroutine *g, gh_unicode u)
 	}
 	for (i = 0; i < g->nlabels; i++) {
 		off[i] = tmp.len;
-		gh_gor_quote(&tmp, g->labels[i].key, strlen(g->labels[i].key),
-			     u);
+		/* the whole Go strings (a NUL byte is \x00); the quoted
+		 * pair holds no NUL, so it is sorted as a C string */
+		gh_gor_quote(&tmp, g->labels[i].key, g->labels[i].klen, u);
 		gh_buf_putc(&tmp, ':');
-		gh_gor_quote(&tmp, g->labels[i].value,
-			     strlen(g->labels[i].value), u);
+		gh_gor_quote(&tmp, g->labels[i].value, g->labels[i].vlen, u);
 		gh_buf_putc(&tmp, '\0');
 	}
 	if (tmp.oom) {

@@ -59,7 +59,7 @@ typedef struct gor_hdr {
 #define GOR_HDR_FING 4u           /* the finalizer goroutine */
 
 typedef struct lab_tmp {
-	size_t koff, voff;
+	size_t koff, voff, klen, vlen;  /* in strs (each NUL-terminated too) */
 } lab_tmp;
 
 /*
@@ -228,7 +228,6 @@ static int gor_funcinfo(gor_build *bd, uint64_t pc, gh_funcinfo *out)
 
 /* ---- labels ------------------------------------------------------------------ */
 
-/* A Go string {ptr, len} at addr, appended NUL-terminated to strs. */
 /* A Go {ptr, len} header at addr (a string, or a slice's first words),
  * with len at most max. */
 static int read_ptr_len(gor_build *bd, uint64_t addr, uint64_t max,
@@ -248,7 +247,10 @@ static int read_ptr_len(gor_build *bd, uint64_t addr, uint64_t max,
 	return 0;
 }
 
-static int read_gostring(gor_build *bd, uint64_t addr, size_t *off)
+/* A Go string {ptr, len} at addr: its len bytes (any, NUL included)
+ * appended to strs at *off, then a NUL (for C-string readers). */
+static int read_gostring(gor_build *bd, uint64_t addr, size_t *off,
+			 size_t *n)
 {
 	gh_mem *m = &bd->s->mem;
 	uint64_t ptr, len;
@@ -268,6 +270,7 @@ static int read_gostring(gor_build *bd, uint64_t addr, size_t *off)
 			return rc;
 	}
 	bd->strs.len += (size_t)len;
+	*n = (size_t)len;
 	gh_buf_putc(&bd->strs, '\0');
 	return bd->strs.oom ? GOHEAP_ENOMEM : 0;
 }
@@ -285,9 +288,9 @@ static int push_label(gor_build *bd, uint64_t kaddr, uint64_t vaddr)
 	if (rc != 0)
 		return rc;
 	l = &bd->labs[bd->nlabs];
-	rc = read_gostring(bd, kaddr, &l->koff);
+	rc = read_gostring(bd, kaddr, &l->koff, &l->klen);
 	if (rc == 0)
-		rc = read_gostring(bd, vaddr, &l->voff);
+		rc = read_gostring(bd, vaddr, &l->voff, &l->vlen);
 	if (rc == 0)
 		bd->nlabs++;
 	return rc;
@@ -810,7 +813,7 @@ static unsigned g_span(const gh_rtlayout *l)
 			 l->g_syscallpc, l->g_atomicstatus, l->g_goid,
 			 l->g_waitsince, l->g_waitreason, l->g_gopc,
 			 l->g_startpc, l->g_labels, l->g_parentgoid,
-			 l->g_runningcleanups, l->g_lockedm };
+			 l->g_runningcleanups, l->g_lockedm, l->g_bubble };
 	unsigned mx = 16;
 	size_t i;
 
@@ -836,7 +839,7 @@ static uint64_t hdr_hash(const gor_build *bd, const unsigned char *gb)
 			  l->g_syscallsp, l->g_syscallpc, l->g_goid,
 			  l->g_waitsince, l->g_gopc, l->g_startpc,
 			  l->g_labels, l->g_parentgoid, l->g_lockedm, l->g_m,
-			  l->g_sched + l->gobuf_lr };
+			  l->g_sched + l->gobuf_lr, l->g_bubble };
 	uint64_t h, k = 0x9e3779b97f4a7c15ull;
 	size_t i;
 
@@ -856,6 +859,36 @@ static uint64_t hdr_hash(const gor_build *bd, const unsigned char *gb)
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	return h ^ (h >> 33);
+}
+
+/*
+ * goroutineheader's synctest bubble: g.bubble (1.25+) -> synctestBubble.id,
+ * g.syncGroup (1.24) -> synctestGroup.root -> its goid.  An unreadable
+ * bubble leaves the id 0 and marks the goroutine partial (the note).
+ */
+static void tb_bubble(gor_build *bd, gor_tmp *t, const unsigned char *gb)
+{
+	const gh_rtlayout *l = bd->lay;
+	gh_mem *m = &bd->s->mem;
+	gh_goroutine *g = &t->g;
+	uint64_t bp, v;
+
+	if (l->tb_bubble == 0 || l->g_bubble == 0)
+		return;
+	bp = gh_mem_word(m, gb + l->g_bubble, 8);
+	if (bp == 0)
+		return;
+	g->in_bubble = 1;
+	if (gh_mem_read_ptr(m, bp + l->bubble_id, &v, "synctest bubble") == 0 &&
+	    (l->tb_bubble != 1 ||
+	     gh_mem_read_ptr(m, v + l->g_goid, &v, "synctest group root") ==
+	     0)) {
+		g->bubble_id = v;
+	} else if (!g->partial) {
+		g->partial = 1;
+		bd->partial++;
+		t->cnt_partial = 1;
+	}
 }
 
 /*
@@ -916,6 +949,7 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 	memcpy(bd->tbphyss + bd->ntb, bd->tbphys, n * sizeof(uint64_t));
 	bd->ntb += n;
 	g->ntb = n;
+	tb_bubble(bd, t, gb);
 	return 0;
 }
 
@@ -1061,6 +1095,8 @@ static int freeze(gor_build *bd, gh_profile *p)
 	for (i = 0; i < bd->nlabs; i++) {
 		labs[i].key = strs + bd->labs[i].koff;
 		labs[i].value = strs + bd->labs[i].voff;
+		labs[i].klen = bd->labs[i].klen;
+		labs[i].vlen = bd->labs[i].vlen;
 	}
 	for (i = 0; i < bd->ngs; i++) {
 		p->gors[i] = bd->gs[i].g;

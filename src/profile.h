@@ -24,9 +24,11 @@ typedef struct gh_record {
 	int64_t object_size;  /* heap: the bucket's size (1.27 ObjectSize) */
 } gh_record;
 
-/* A pprof label of a goroutine (g.labels). */
+/* A pprof label of a goroutine (g.labels): Go strings, any bytes (NUL
+ * included), klen and vlen long (each also NUL-terminated). */
 typedef struct gh_glabel {
 	const char *key, *value;
+	size_t klen, vlen;
 } gh_glabel;
 
 /* Goroutine status (runtime2.go), _Gscan bit removed. */
@@ -67,6 +69,11 @@ typedef struct gh_goroutine {
 	int locked;           /* g.lockedm != 0 */
 	int in_syscall;       /* g.syscallsp != 0 */
 	int64_t wait_minutes; /* goroutineheader's waitfor; -1 unknown */
+	/* -f traceback: g.bubble != nil (1.25+; g.syncGroup in 1.24): its
+	 * id (1.24: the group's root goroutine's goid), for goroutineheader's
+	 * ", synctest bubble N" and " (durable)" */
+	int in_bubble;
+	uint64_t bubble_id;
 } gh_goroutine;
 
 /* One executable mapping of the target, for pprof Mapping messages. */

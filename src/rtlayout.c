@@ -408,6 +408,29 @@ static const char *const gh_gstatus_126[] = {
 #define GH_TB_121(lockedm) .tb_style = 1, .tb_inner = 50, .tb_outer = 50, \
 	.g_lockedm = lockedm
 
+/*
+ * testing/synctest bubbles (goroutineheader, runtime2.go, synctest.go;
+ * offsets from the DWARF of the binaries above, checked by
+ * tests/dwarfcheck.c): g.syncGroup (1.24) / g.bubble (1.25+), and in the
+ * struct it points at synctestGroup.root (1.24, a *g whose goid is
+ * printed) / synctestBubble.id (1.25+).
+ */
+#define GH_BUBBLE_124 .tb_bubble = 1, .g_bubble = 392, .bubble_id = 88
+#define GH_BUBBLE_125 .tb_bubble = 2, .g_bubble = 384, .bubble_id = 72
+#define GH_BUBBLE_126 .tb_bubble = 2, .g_bubble = 392, .bubble_id = 72
+/* isIdleInSynctest (runtime2.go), as bits of waitReason values: chan
+ * receive (nil chan), chan send (nil chan), select (no cases), sleep,
+ * sync.Cond.Wait, coroutine, synctest.Run, synctest.Wait, chan receive
+ * (durable), chan send (durable), select (durable), sync.WaitGroup.Wait
+ * (durable): the same twelve reasons, renumbered in 1.26. */
+#define GH_W(n) ((uint64_t)1 << (n))
+#define GH_IDLE_125 (GH_W(3) | GH_W(4) | GH_W(10) | GH_W(20) | GH_W(21) | \
+	GH_W(38) | GH_W(40) | GH_W(41) | GH_W(42) | GH_W(43) | GH_W(44) | \
+	GH_W(45))
+#define GH_IDLE_126 (GH_W(14) | GH_W(15) | GH_W(16) | GH_W(17) | GH_W(21) | \
+	GH_W(38) | GH_W(40) | GH_W(41) | GH_W(42) | GH_W(43) | GH_W(44) | \
+	GH_W(45))
+
 static const gh_rtlayout layouts[] = {
 	{
 		/* mProfCycle was a plain uint32 (the holder with its flushed
@@ -520,6 +543,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 0, .gor_unwinder = 1,
 		GH_TB_121(216), GH_TB(gh_gstatus_119, gh_waitreasons_124),
 		.tb_exported_rcvr = 1,
+		GH_BUBBLE_124,
 		.unicode = GH_UNICODE_15,
 	},
 	{
@@ -538,6 +562,7 @@ static const gh_rtlayout layouts[] = {
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_125),
 		.tb_exported_rcvr = 1, .tb_show_fincleanup = 1,
 		.mcall_clears_bp = 1,
+		GH_BUBBLE_125, .tb_durable = 1, .idle_in_synctest = GH_IDLE_125,
 		.unicode = GH_UNICODE_15,
 	},
 	{
@@ -560,6 +585,7 @@ static const gh_rtlayout layouts[] = {
 		.mcall_clears_bp = 1,
 		.tb_running_syscallsp = 1, .tb_labels = 1,
 		.debug_tracebacklabels = 136, .g_leaked = 10,
+		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_15,
 	},
 	{
@@ -585,6 +611,7 @@ static const gh_rtlayout layouts[] = {
 		.mcall_clears_bp = 1,
 		.tb_running_syscallsp = 1, .tb_labels = 2,
 		.debug_tracebacklabels = 132, .g_leaked = 10,
+		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_17,
 	},
 };

@@ -151,6 +151,23 @@ typedef struct gh_rtlayout {
 	unsigned ngstatus;
 	const char *const *waitreason_strings;/* waitReasonStrings */
 	unsigned nwaitreason;
+	/* testing/synctest bubbles in goroutineheader (DWARF offsets, as
+	 * above; tests/dwarfcheck.c checks them):
+	 *   tb_bubble 0: none (<= 1.23); 1: ", synctest group N" with N =
+	 *   g.syncGroup.root.goid (1.24: synctestGroup.root at bubble_id;
+	 *   only GOEXPERIMENT=synctest programs make groups); 2: ", synctest
+	 *   bubble N" with N = g.bubble.id (1.25+: synctestBubble.id at
+	 *   bubble_id).  g_bubble: g.syncGroup / g.bubble, 0: none. */
+	int tb_bubble;
+	unsigned g_bubble, bubble_id;
+	/* " (durable)" after the status of a goroutine in a bubble whose
+	 * waitreason.isIdleInSynctest() and whose status string does not end
+	 * in "(durable)" already: 0 never (<= 1.24), 1 whatever its status
+	 * (1.25: a runnable goroutine's stale wait reason counts), 2 only
+	 * while _Gwaiting (1.26+).  idle_in_synctest: bit w set when
+	 * isIdleInSynctest[w] (runtime2.go; every waitReason is < 64). */
+	int tb_durable;
+	uint64_t idle_in_synctest;
 
 	/* ---- strconv (src/strconv/isprint.go, from package unicode) ---- */
 	/* The Unicode version of strconv.IsPrint's tables: which runes fmt's

@@ -3,9 +3,17 @@
  *
  * Where a Go executable has DWARF, the runtime's struct layouts in it are
  * the compiler's truth: this compares runtime.bucket, runtime.memRecord and
- * runtime.memRecordCycle with a row of src/rtlayout.c.  Only the tests use
- * it (tests/locate-dump, tests/test_locate): it is built into the test
- * archive, never into libgoheap, so the library does not depend on libdw.
+ * runtime.memRecordCycle with a row of src/rtlayout.c, and (64-bit, rows
+ * whose goroutine offsets are verified) the goroutine reader's offsets:
+ * runtime.g's fields (a field the row says this release lacks must be
+ * absent), runtime.stack, runtime.gobuf, runtime.m, the synctest bubble
+ * (synctestGroup.root 1.24, synctestBubble.id 1.25+) and
+ * runtime.debug.tracebacklabels (1.26+).  With a .symtab it also compares
+ * the row's traceback tables with the runtime's own data in the file:
+ * gStatusStrings, waitReasonStrings and isIdleInSynctest (1.25+).  Only
+ * the tests use it (tests/locate-dump, tests/test_locate): it is built
+ * into the test archive, never into libgoheap, so the library does not
+ * depend on libdw.
  */
 #include "config.h"
 
@@ -19,6 +27,7 @@
 #include <elfutils/libdw.h>
 
 #include "dwarfcheck.h"
+#include "exe.h"
 
 /* The structures and fields compared with the layout table. */
 typedef struct dw_struct {
@@ -65,6 +74,265 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* ---- the goroutine reader's offsets ---------------------------------------- */
+
+#define DW_ABSENT (-1)      /* the row says this release has no such field */
+#define DW_NFIELDS 20
+
+typedef struct dw_gfield {
+	const char *name;
+	int64_t want;       /* offset, or DW_ABSENT */
+	int64_t got;        /* -1 until seen */
+} dw_gfield;
+
+typedef struct dw_gtype {
+	const char *name;   /* a struct type, or a variable ("runtime.debug") */
+	int var;            /* 1: the variable's (anonymous) struct type */
+	int found;
+	size_t n;
+	dw_gfield f[DW_NFIELDS];
+} dw_gtype;
+
+static void gt_add(dw_gtype *t, const char *name, int64_t want)
+{
+	if (t->n < DW_NFIELDS) {
+		t->f[t->n].name = name;
+		t->f[t->n].want = want;
+		t->f[t->n].got = -1;
+		t->n++;
+	}
+}
+
+/* An offset of the row, 0 meaning "none" (want absent). */
+static int64_t opt(unsigned off)
+{
+	return off != 0 ? (int64_t)off : DW_ABSENT;
+}
+
+/* The types and fields rtlayout.c's goroutine rows name; *n of them. */
+static void gtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
+{
+	size_t k = 0;
+
+	memset(t, 0, 7 * sizeof(*t));
+	t[k].name = "runtime.g";
+	gt_add(&t[k], "stack", 0);
+	gt_add(&t[k], "m", l->g_m);
+	gt_add(&t[k], "sched", l->g_sched);
+	gt_add(&t[k], "syscallsp", l->g_syscallsp);
+	gt_add(&t[k], "syscallpc", l->g_syscallpc);
+	gt_add(&t[k], "atomicstatus", l->g_atomicstatus);
+	gt_add(&t[k], "goid", l->g_goid);
+	gt_add(&t[k], "waitsince", l->g_waitsince);
+	gt_add(&t[k], "waitreason", l->g_waitreason);
+	gt_add(&t[k], "gopc", l->g_gopc);
+	gt_add(&t[k], "startpc", l->g_startpc);
+	gt_add(&t[k], "labels", l->g_labels);
+	gt_add(&t[k], "lockedm", l->g_lockedm);
+	gt_add(&t[k], "parentGoid", opt(l->g_parentgoid));
+	gt_add(&t[k], "runningCleanups", opt(l->g_runningcleanups));
+	gt_add(&t[k], "syncGroup", l->tb_bubble == 1 ? (int64_t)l->g_bubble :
+	       DW_ABSENT);
+	gt_add(&t[k], "bubble", l->tb_bubble == 2 ? (int64_t)l->g_bubble :
+	       DW_ABSENT);
+	k++;
+	t[k].name = "runtime.stack";
+	gt_add(&t[k], "lo", 0);
+	gt_add(&t[k], "hi", 8);
+	k++;
+	t[k].name = "runtime.gobuf";
+	gt_add(&t[k], "sp", l->gobuf_sp);
+	gt_add(&t[k], "pc", l->gobuf_pc);
+	gt_add(&t[k], "g", l->gobuf_g);
+	gt_add(&t[k], "lr", l->gobuf_lr);
+	gt_add(&t[k], "bp", l->gobuf_bp);
+	k++;
+	t[k].name = "runtime.m";
+	gt_add(&t[k], "procid", l->m_procid);
+	gt_add(&t[k], "curg", l->m_curg);
+	k++;
+	if (l->tb_bubble == 1) {
+		t[k].name = "runtime.synctestGroup";
+		gt_add(&t[k], "root", l->bubble_id);
+		k++;
+	} else if (l->tb_bubble == 2) {
+		t[k].name = "runtime.synctestBubble";
+		gt_add(&t[k], "id", l->bubble_id);
+		k++;
+	}
+	if (l->tb_labels != 0) {
+		t[k].name = "runtime.debug";
+		t[k].var = 1;
+		gt_add(&t[k], "tracebacklabels", l->debug_tracebacklabels);
+		k++;
+	}
+	*n = k;
+}
+
+static void gt_read(Dwarf_Die *die, dw_gtype *t)
+{
+	Dwarf_Die child;
+	size_t i;
+
+	t->found = 1;
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		Dwarf_Attribute at;
+		Dwarf_Word off;
+		const char *n;
+
+		if (dwarf_tag(&child) != DW_TAG_member)
+			continue;
+		n = dwarf_diename(&child);
+		if (n == NULL ||
+		    dwarf_attr(&child, DW_AT_data_member_location, &at) == NULL ||
+		    dwarf_formudata(&at, &off) != 0)
+			continue;
+		for (i = 0; i < t->n; i++)
+			if (strcmp(n, t->f[i].name) == 0)
+				t->f[i].got = (int64_t)off;
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Mismatches of the goroutine types into b; *nchk the offsets compared. */
+static void gt_report(gh_buf *b, const dw_gtype *t, size_t n, size_t *nchk)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!t[i].found) {
+			gh_buf_printf(b, "; no %s in the DWARF", t[i].name);
+			continue;
+		}
+		for (j = 0; j < t[i].n; j++) {
+			const dw_gfield *f = &t[i].f[j];
+
+			(*nchk)++;
+			if (f->got == f->want)
+				continue;
+			if (f->want == DW_ABSENT)
+				gh_buf_printf(b, "; %s.%s at %lld, the table says "
+					      "this release has none", t[i].name,
+					      f->name, (long long)f->got);
+			else if (f->got < 0)
+				gh_buf_printf(b, "; no %s.%s, the table says %lld",
+					      t[i].name, f->name,
+					      (long long)f->want);
+			else
+				gh_buf_printf(b, "; %s.%s at %lld, the table says "
+					      "%lld", t[i].name, f->name,
+					      (long long)f->got, (long long)f->want);
+		}
+	}
+}
+
+/* ---- the traceback tables against the runtime's data ----------------------- */
+
+/* The Go string {ptr, len} at vaddr, or NULL. */
+static const char *exe_gostring(const gh_exe *e, uint64_t vaddr, size_t *len)
+{
+	uint64_t p, n;
+	const unsigned char *s;
+
+	if (gh_exe_read_word(e, vaddr, &p) != 0 ||
+	    gh_exe_read_word(e, vaddr + 8, &n) != 0 || n > 4096)
+		return NULL;
+	if (n == 0) {
+		*len = 0;
+		return "";
+	}
+	s = gh_exe_ptr(e, p, (size_t)n);
+	*len = (size_t)n;
+	return (const char *)s;
+}
+
+/* A [N]string of the runtime (sym) against the row's table (want, nwant). */
+static void strings_check(gh_buf *b, const gh_exe *e, const char *sym,
+			  const char *const *want, unsigned nwant, int *nok)
+{
+	uint64_t addr, size, i;
+
+	if (gh_exe_symbol(e, sym, &addr, &size) != 0) {
+		gh_buf_printf(b, "; no %s in .symtab", sym);
+		return;
+	}
+	if (size / 16 != nwant) {
+		gh_buf_printf(b, "; %s has %llu entries, the table %u", sym,
+			      (unsigned long long)(size / 16), nwant);
+		return;
+	}
+	for (i = 0; i < nwant; i++) {
+		size_t n;
+		const char *s = exe_gostring(e, addr + 16 * i, &n);
+
+		if (s == NULL || n != strlen(want[i]) ||
+		    memcmp(s, want[i], n) != 0) {
+			gh_buf_printf(b, "; %s[%llu] is \"%.*s\", the table "
+				      "says \"%s\"", sym, (unsigned long long)i,
+				      s != NULL ? (int)n : 1, s != NULL ? s : "?",
+				      want[i]);
+			return;
+		}
+	}
+	(*nok)++;
+}
+
+/*
+ * With a .symtab: gStatusStrings, waitReasonStrings and (rows that print
+ * "(durable)") isIdleInSynctest against the row.  *what says what was
+ * compared ("" when nothing: stripped).
+ */
+static void data_check(gh_buf *b, const char *path, const gh_rtlayout *l,
+		       char *what, size_t wlen)
+{
+	gh_exe *e = NULL;
+	gh_err err;
+	uint64_t addr, size, i, mask = 0;
+	int nok = 0;
+
+	what[0] = '\0';
+	memset(&err, 0, sizeof(err));
+	if (l->ngstatus == 0 || gh_exe_open(&e, path, &err) != 0)
+		return;
+	if (!gh_exe_has_symtab(e) || gh_exe_ptr_size(e) != 8) {
+		gh_exe_close(e);
+		return;
+	}
+	strings_check(b, e, "runtime.gStatusStrings", l->gstatus_strings,
+		      l->ngstatus, &nok);
+	strings_check(b, e, "runtime.waitReasonStrings",
+		      l->waitreason_strings, l->nwaitreason, &nok);
+	snprintf(what, wlen, "gStatusStrings (%u), waitReasonStrings (%u)",
+		 l->ngstatus, l->nwaitreason);
+	if (l->tb_durable != 0) {
+		const unsigned char *v;
+
+		if (gh_exe_symbol(e, "runtime.isIdleInSynctest", &addr,
+				  &size) != 0 || size != l->nwaitreason ||
+		    size > 64 ||
+		    (v = gh_exe_ptr(e, addr, (size_t)size)) == NULL) {
+			gh_buf_printf(b, "; runtime.isIdleInSynctest not a "
+				      "[%u]bool in the file", l->nwaitreason);
+		} else {
+			for (i = 0; i < size; i++)
+				if (v[i] != 0)
+					mask |= (uint64_t)1 << i;
+			if (mask != l->idle_in_synctest)
+				gh_buf_printf(b, "; runtime.isIdleInSynctest is "
+					      "%#llx, the table says %#llx",
+					      (unsigned long long)mask,
+					      (unsigned long long)
+					      l->idle_in_synctest);
+			else
+				nok++;
+			snprintf(what + strlen(what), wlen - strlen(what),
+				 ", isIdleInSynctest");
+		}
+	}
+	gh_exe_close(e);
+}
+
 int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 			  unsigned ptr_size, char *report, size_t len,
 			  gh_err *err)
@@ -76,14 +344,19 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 	};
 	const unsigned want[4] = { lay->w_allnext, lay->w_typ, lay->w_size,
 				   lay->w_nstk };
+	dw_gtype gt[7];
 	gh_buf b = GH_BUF_INIT;
 	Dwarf *dw = NULL;
 	Dwarf_Off off = 0, next;
-	size_t hsize, i, nfound = 0;
+	size_t hsize, i, nfound = 0, ngt = 0, gfound = 0, nchk = 0;
+	char what[160] = "";
 	int fd, rc = 0;
 
 	if (report != NULL && len > 0)
 		report[0] = '\0';
+	/* the goroutine offsets are 64-bit ones, of verified rows */
+	if (ptr_size == 8 && lay->g_verified)
+		gtypes_for(lay, gt, &ngt);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return gh_errf(err, GOHEAP_ENOEXE, "%s: cannot open", path);
@@ -93,7 +366,7 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 			snprintf(report, len, "no DWARF");
 		goto out;
 	}
-	while (nfound < 3 &&
+	while ((nfound < 3 || gfound < ngt) &&
 	       dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu, die;
 
@@ -101,13 +374,16 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 		    dwarf_child(&cu, &die) == 0) {
 			do {
 				const char *n;
+				int tag = dwarf_tag(&die);
 
-				if (dwarf_tag(&die) != DW_TAG_structure_type)
+				if (tag != DW_TAG_structure_type &&
+				    tag != DW_TAG_variable)
 					continue;
 				n = dwarf_diename(&die);
 				if (n == NULL)
 					continue;
-				for (i = 0; i < 3; i++) {
+				for (i = 0; tag == DW_TAG_structure_type &&
+				     i < 3; i++) {
 					if (ds[i].found ||
 					    strcmp(n, ds[i].name) != 0)
 						continue;
@@ -116,7 +392,27 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 						       4);
 					nfound++;
 				}
-			} while (nfound < 3 && dwarf_siblingof(&die, &die) == 0);
+				for (i = 0; i < ngt; i++) {
+					Dwarf_Attribute at;
+					Dwarf_Die ty;
+
+					if (gt[i].found ||
+					    (tag == DW_TAG_variable) != gt[i].var ||
+					    strcmp(n, gt[i].name) != 0)
+						continue;
+					if (!gt[i].var) {
+						gt_read(&die, &gt[i]);
+						gfound++;
+					} else if (dwarf_attr(&die, DW_AT_type,
+							      &at) != NULL &&
+						   dwarf_formref_die(&at, &ty) !=
+						   NULL) {
+						gt_read(&ty, &gt[i]);
+						gfound++;
+					}
+				}
+			} while ((nfound < 3 || gfound < ngt) &&
+				 dwarf_siblingof(&die, &die) == 0);
 		}
 		off = next;
 	}
@@ -150,6 +446,8 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 		gh_buf_printf(&b, "; runtime.memRecord is %llu bytes, the "
 			      "table says %u", (unsigned long long)ds[1].size,
 			      4 * lay->cycle_words * ptr_size);
+	gt_report(&b, gt, ngt, &nchk);
+	data_check(&b, path, lay, what, sizeof(what));
 	if (b.oom) {
 		rc = gh_errf(err, GOHEAP_ENOMEM, "out of memory");
 	} else if (b.len > 0) {
@@ -159,8 +457,19 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 			     "table (%s)%s", path, lay->cite,
 			     b.oom ? "" : (const char *)b.data);
 	} else if (report != NULL) {
+		size_t l0;
+
 		snprintf(report, len, "DWARF layouts match (%zu of 3 types "
 			 "found)", nfound);
+		l0 = strlen(report);
+		if (ngt > 0 && l0 < len)
+			snprintf(report + l0, len - l0, "; goroutine offsets "
+				 "match (%zu of %zu types, %zu offsets)",
+				 gfound, ngt, nchk);
+		l0 = strlen(report);
+		if (what[0] != '\0' && l0 < len)
+			snprintf(report + l0, len - l0, "; the runtime's %s "
+				 "== the table", what);
 	}
 out:
 	gh_buf_free(&b);

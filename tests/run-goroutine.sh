@@ -23,6 +23,16 @@
 #     sample dropped on each side)
 #   - traceback: go-heap -p goroutine -f traceback == goroutine.2.txt (debug=2), live and core,
 #     block by block (cmp_tb: writer dropped, argument lists as they are)
+#   - labels: goroutineprog's label sets hold what %q escapes, NUL bytes in a key and in values
+#     included (values that differ only after their NUL: cut, two groups would merge)
+#   - the layout row (default build): tests/locate-dump --dwarf: every goroutine offset of the
+#     release's row of src/rtlayout.c == the binary's DWARF, its gStatusStrings,
+#     waitReasonStrings and isIdleInSynctest == the runtime's data
+#   - synctest bubbles (go1.24 with GOEXPERIMENT=synctest, 1.25+; N/A line before): the test
+#     binary of tests/go/synctestprog parks goroutines in two bubbles, durably blocked and not,
+#     labelled ones too (GODEBUG=tracebacklabels=1: 1.26/1.27 print them, NUL bytes quoted);
+#     -f traceback (", synctest group N", " (durable)", ", synctest bubble N") and -f text, live
+#     and from a gcore core == its own debug=2 / debug=1 (synctest_checks)
 #   - arm64 cores (sampled: the oldest and newest toolchain only): goroutineprog built with
 #     GOARCH=arm64 CGO_ENABLED=0 runs under qemu-aarch64-static with GOTRACEBACK=crash until READY
 #     (its own profiles written; -inject: 2 goroutines parked in a deferred call of a nil-pointer
@@ -45,9 +55,11 @@ gh_init
 gh_need_python
 gh_need_toolchains
 
-# cmp_text EXPECTED ACTUAL: debug=1 goroutine texts equal but for the main goroutine.
+# cmp_text EXPECTED ACTUAL [WRITER IDLER]: debug=1 goroutine texts equal but for the writer
+# goroutine, whose record holds WRITER in-process (default main.writeProfiles) and IDLER outside
+# (default main.idleForever).
 cmp_text() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" "$2" "${3:-main.writeProfiles}" "${4:-main.idleForever}" <<'PY'
 import sys
 def recs(path, drop):
     data = open(path, encoding="utf-8").read()
@@ -62,8 +74,8 @@ def recs(path, drop):
         print(f"{path}: the record holding {drop} has a count other than 1")
         sys.exit(1)
     return head, kept
-eh, e = recs(sys.argv[1], "main.writeProfiles")
-ah, a = recs(sys.argv[2], "main.idleForever")
+eh, e = recs(sys.argv[1], sys.argv[3])
+ah, a = recs(sys.argv[2], sys.argv[4])
 bad = 0
 if eh != ah:
     print(f"header: want {eh!r}, got {ah!r}"); bad = 1
@@ -95,9 +107,10 @@ compare() {
 # ("N minutes", labels, "locked to thread"), frame names with their argument lists (printArgs:
 # words, "{...}", "...", "?" for dead register spill slots; "(...)" for inlined frames), file:line,
 # "+0x..", "created by ... in goroutine N" and the order (allgs) are compared as they are; the
-# last line counts the frames whose argument list holds at least one word.
+# last line counts the frames whose argument list holds at least one word.  Optional 3rd and 4th
+# arguments: the writer's function in-process and outside (cmp_text's).
 cmp_tb() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" "$2" "${3:-main.writeProfiles}" "${4:-main.idleForever}" <<'PY'
 import re, sys
 def blocks(path, drop):
     data = open(path, encoding="utf-8").read()
@@ -106,8 +119,8 @@ def blocks(path, drop):
     if len(bs) - len(kept) != 1:
         print(f"{path}: {len(bs) - len(kept)} blocks hold {drop}, want 1"); sys.exit(1)
     return kept
-e = blocks(sys.argv[1], "main.writeProfiles")
-a = blocks(sys.argv[2], "main.idleForever")
+e = blocks(sys.argv[1], sys.argv[3])
+a = blocks(sys.argv[2], sys.argv[4])
 if len(e) != len(a):
     print(f"goroutines: want {len(e)}, got {len(a)}")
 for i, (x, y) in enumerate(zip(e, a)):
@@ -511,6 +524,128 @@ arm64_core() {
 	rm -f "$core"
 }
 
+# dwarf_check BIN: the release's row of src/rtlayout.c against BIN's own DWARF and data
+# (tests/dwarfcheck.c through tests/locate-dump --dwarf): every goroutine offset go-heap reads
+# (runtime.g, gobuf, m, the synctest bubble, debug.tracebacklabels; fields the row says the
+# release lacks must be absent) and the traceback tables (gStatusStrings, waitReasonStrings,
+# isIdleInSynctest) equal the compiler's and the runtime's.
+dwarf_check() {
+	local dump="$top_builddir/tests/locate-dump"
+	if [ ! -x "$dump" ]; then
+		gh_fail "$tag: $dump not built (make check builds it)"
+	elif "$dump" --dwarf "$1" >"$d/dwarf.out" 2>"$d/dwarf.err" &&
+		grep -q '^dwarf DWARF layouts match .*; goroutine offsets match' "$d/dwarf.out"; then
+		gh_pass "$tag: rtlayout row == the binary's DWARF and runtime tables ($(sed -n 's/^dwarf DWARF layouts match ([^)]*); //p' "$d/dwarf.out"))"
+	else
+		gh_fail "$tag: rtlayout row != the binary's DWARF"
+		gh_show "$d/dwarf.err" 5
+		gh_show "$d/dwarf.out" 5
+	fi
+}
+
+# build_synctest GONAME GOROOT: tests/go/synctestprog as a test binary (go test -c; go1.24 with
+# GOEXPERIMENT=synctest, its testing/synctest being an experiment there), cached; prints its path.
+build_synctest() {
+	local goname=$1 root=$2 dir want exp= src="$top_srcdir/tests/go/synctestprog"
+	[ "$goname" = go1.24 ] && exp=synctest
+	dir="$GH_CACHE/build/synctestprog-$goname"
+	want=$( { cat "$src"/*.go | sha256sum; echo "$root"; "$root/bin/go" version; echo "exp=$exp"; } | sha256sum | cut -d' ' -f1)
+	if [ -x "$dir/synctestprog.test" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
+		echo "$dir/synctestprog.test"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	rm -f "$dir/stamp"
+	if ! (cd "$src" && GOEXPERIMENT=$exp gh_go "$root" test -c -vet=off -o "$dir/synctestprog.test.tmp" .) >"$dir/build.log" 2>&1; then
+		sed 's/^/    | /' "$dir/build.log" >&2
+		return 1
+	fi
+	mv -f "$dir/synctestprog.test.tmp" "$dir/synctestprog.test" && echo "$want" >"$dir/stamp" &&
+		echo "$dir/synctestprog.test"
+}
+
+# synctest_checks GONAME GOROOT: testing/synctest bubbles in the traceback (debug=2) headers.
+# synctestprog parks goroutines in two bubbles, durably blocked and not, plus labelled ones
+# outside (NUL bytes, invalid UTF-8, quotes), writes its own debug=1 and debug=2 output (its
+# writer outside the bubbles, dropped from both sides) and stays still; run with
+# GODEBUG=tracebacklabels=1 so that 1.26 and 1.27 print the labels in the headers (quoted:
+# "\x00").  go-heap's -f traceback and -f text, live and from a gcore core, must equal them
+# (go1.24: ", synctest group N"; 1.25+: " (durable)" and ", synctest bubble N").  Not
+# applicable before go1.24 (no testing/synctest): an N/A line, not a skip.
+synctest_checks() {
+	local goname=$1 root=$2 minor=${1#go1.} bin pid nb nd nl what
+	tag="$goname/synctest"
+	d="$GH_TMP/$goname-synctest"
+	mkdir -p "$d/out"
+	if [ "$minor" -lt 24 ]; then
+		echo "N/A: $tag: testing/synctest does not exist before go1.24 (nothing to compare)"
+		return
+	fi
+	if ! bin=$(build_synctest "$goname" "$root" 2>"$d/build.err"); then
+		gh_fail "$tag: build synctestprog (go test -c)"
+		gh_show "$d/build.err" 20
+		return
+	fi
+	if ! GODEBUG=asynctimerchan=0,tracebacklabels=1 gh_start "$bin" -test.run='^TestBubbles$' \
+		-test.timeout=0 -out "$d/out" 2>"$d/start.err"; then
+		gh_fail "$tag: synctestprog: $(cat "$d/start.err")"
+		return
+	fi
+	pid=$GH_PID
+	# what the program's own traceback shows, so that the comparison cannot pass vacuously
+	nb=$(grep -cE '^goroutine [0-9]+ \[.*, synctest (bubble|group) [0-9]+' "$d/out/goroutine.2.txt")
+	nd=$(grep -cE '^goroutine [0-9]+ \[[^]]*\(durable\)' "$d/out/goroutine.2.txt")
+	nl=$(grep -cE '^goroutine [0-9]+ \[.*\\x00' "$d/out/goroutine.2.txt")
+	what="$nb goroutines in bubbles, $nd durable, $nl headers with NUL labels"
+	if [ "$nb" -lt 30 ] || { [ "$minor" -ge 25 ] && [ "$nd" -lt 20 ]; } ||
+		{ [ "$minor" -ge 26 ] && [ "$nl" -lt 4 ]; }; then
+		gh_fail "$tag: the program's own traceback lacks what this check compares ($what)"
+		gh_show "$d/out/goroutine.2.txt" 10
+	fi
+	kind=live
+	synctest_cmp "$pid" "$what"
+	if [ "$have_gcore" = 0 ]; then
+		gh_skip "$tag: core: gcore (gdb) not installed"
+	else
+		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
+		if [ -s "$d/core.$pid" ]; then
+			kind=core
+			synctest_cmp "$d/core.$pid" "$what" "$bin"
+		else
+			gh_fail "$tag: gcore wrote no core"
+			gh_show "$d/gcore.log" 5
+		fi
+		rm -f "$d/core.$pid"
+	fi
+	gh_stop "$pid"
+}
+
+# synctest_cmp PID-or-CORE WHAT [EXE]: synctestprog's traceback and text, $kind = live|core.
+synctest_cmp() {
+	local target=$1 what=$2
+	shift 2
+	run stb -p goroutine -f traceback "$target" "$@"
+	if ok stb "$kind traceback"; then
+		if cmp_tb "$d/out/goroutine.2.txt" "$d/stb.out" synctestprog.writeProfiles \
+			synctestprog.idleForever >"$d/cmptb.log" 2>&1; then
+			gh_pass "$tag: $kind: traceback == in-process debug=2 ($(tail -n 1 "$d/cmptb.log" | sed 's/, [0-9]* frames with argument words//'); $what)"
+		else
+			gh_fail "$tag: $kind: traceback differs from goroutine.2.txt"
+			gh_show "$d/cmptb.log" 40
+		fi
+	fi
+	run stx -p goroutine -f text "$target" "$@"
+	if ok stx "$kind text"; then
+		if cmp_text "$d/out/goroutine.txt" "$d/stx.out" synctestprog.writeProfiles \
+			synctestprog.idleForever >"$d/cmp.log" 2>&1; then
+			gh_pass "$tag: $kind: text == in-process debug=1 ($(tail -n 1 "$d/cmp.log"))"
+		else
+			gh_fail "$tag: $kind: text differs from goroutine.txt"
+			gh_show "$d/cmp.log" 30
+		fi
+	fi
+}
+
 n=${#GH_GO_NAMES[@]}
 for i in "${!GH_GO_NAMES[@]}"; do
 	goname=${GH_GO_NAMES[$i]}
@@ -525,6 +660,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		bin=$GH_BIN
 		d="$GH_TMP/$goname-$variant"
 		mkdir -p "$d/out"
+		[ "$variant" = default ] && dwarf_check "$bin"
 		if ! gh_start "$bin" -out "$d/out" 2>"$GH_TMP/start.err"; then
 			gh_fail "$tag: goroutineprog: $(cat "$GH_TMP/start.err")"
 			continue
@@ -611,6 +747,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			gh_can_read_mem "$$" 2>/dev/null && spin_live "$bin"
 		fi
 	done
+	gh_have_goheap && synctest_checks "$goname" "$root"
 	if { [ "$i" = 0 ] || [ "$i" = $((n - 1)) ]; } && gh_have_goheap; then
 		arm64_core "$goname" "$root" default
 		arm64_core "$goname" "$root" stripped

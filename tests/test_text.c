@@ -626,8 +626,8 @@ static void test_go_isprint(void **state)
 static void test_gor_keys_release(void **state)
 {
 	static const uint64_t stk[] = { 0x401000 };
-	static const gh_glabel la[] = { { "k", "\342\203\200" } };
-	static const gh_glabel lb[] = { { "k", "a" } };
+	static const gh_glabel la[] = { { "k", "\342\203\200", 1, 3 } };
+	static const gh_glabel lb[] = { { "k", "a", 1, 1 } };
 	static const struct {
 		int minor;
 		const char *first, *second;

@@ -418,10 +418,15 @@ func main() {
 	// hyphen, zero-width space, line separator, a C1 control, a tag
 	// character), of bytes of invalid UTF-8 and of controls, next to
 	// printable non-ASCII kept as is: runes whose IsPrint is the same in
-	// every release's tables (Unicode 13 to 17); no NUL (go-heap keeps
-	// labels as C strings).
+	// every release's tables (Unicode 13 to 17).
 	labelled("zw\u200b\u00ad", "sep\u2028tag\U000E0001 \U0001F600 \u00e9\u0085", 2, recvForever)
 	labelled("bytes\xff\xe2\x82", "tab\there\x7f\x1b \\ \ufeff\ufffd", 2, sleepLong)
+	// NUL bytes, in a value and in a key: %q writes \x00 and the proto
+	// holds the whole strings.  The two "nul" values differ only after
+	// their NUL, so a reader that cut them there would merge two groups.
+	labelled("nul", "a\x00b", 2, recvForever)
+	labelled("nul", "a\x00c", 2, recvForever)
+	labelled("k\x00ey", "v\x00", 2, sleepLong)
 	// Runes whose IsPrint is a fact of the release (its row's unicode in
 	// src/rtlayout.c): U+20C0 SOM SIGN and U+1FAE0 (Unicode 14) are kept
 	// from Go 1.21 (Unicode 15.0.0) and \u-escaped by 1.19; U+20C1 SAUDI
