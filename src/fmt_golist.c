@@ -156,7 +156,7 @@ int gh_write_goroutine_list(goheap_session *s, const gh_profile *p,
 		goto done;
 	}
 	/* Blocks are separated by one blank line; the note is the last. */
-	pos = (const char *)tb.data;
+	pos = tb.len > 0 ? (const char *)tb.data : "";  /* no goroutine, no note */
 	end = pos + tb.len;
 	for (i = 0; pos < end; i++) {
 		const char *sep = pos;

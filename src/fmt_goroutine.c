@@ -383,8 +383,11 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 		}
 		rc = tb_created_by(out, w, rt, g, &fv);
 	}
+	/* the note is a block of its own: after a blank line, if any
+	 * goroutine was printed (-f list cuts the text at blank lines) */
 	if (rc == 0 && p->gor_note[0] != '\0')
-		gh_buf_printf(out, "\n# go-heap: %s\n", p->gor_note);
+		gh_buf_printf(out, "%s# go-heap: %s\n", p->ngors > 0 ? "\n" : "",
+			      p->gor_note);
 	if (rc == 0 && out->oom)
 		rc = GOHEAP_ENOMEM;
 	if (rc == GOHEAP_ENOMEM)

@@ -109,6 +109,8 @@ typedef struct gor_build {
 	size_t npcs, cappcs;
 	lab_tmp *labs;
 	size_t nlabs, caplabs;
+	size_t label_bytes;       /* keys and values read, for the bound */
+	size_t label_cap;         /* the bound (gh_gor_collect) */
 	gh_buf strs;
 	uint64_t *frame;          /* one stack's PCs, max_pcs long */
 	size_t max_pcs;
@@ -132,6 +134,9 @@ typedef struct gor_build {
 	const gh_thread_regs *threads;
 	size_t nthreads;
 	uint64_t running_regs;
+	/* the snapshot's stop gave the threads' registers (a live source;
+	 * a caller's source with a stop slot gives none) */
+	int stop_regs;
 	/* the snapshot: per allgs slot (NULL: no stop to come), and what
 	 * one_g saw of the slot it read last */
 	gor_hdr *hdr;
@@ -260,6 +265,11 @@ static int read_gostring(gor_build *bd, uint64_t addr, size_t *off,
 			  &ptr, &len);
 	if (rc != 0)
 		return rc;
+	/* every writer quotes every goroutine's labels: bounded in all */
+	if (len > bd->label_cap - bd->label_bytes)
+		return gh_errf(&bd->s->err, GOHEAP_ELIMIT, "labels over %zu "
+			       "bytes in all", bd->label_cap);
+	bd->label_bytes += (size_t)len;
 	*off = bd->strs.len;
 	if (gh_buf_reserve(&bd->strs, (size_t)len + 1) != 0)
 		return GOHEAP_ENOMEM;
@@ -325,14 +335,15 @@ static int read_labels_list(gor_build *bd, uint64_t lm)
  * reading the new buckets and the old ones (if growing) gives each key
  * once.  Iteration order does not matter: String() sorts.
  */
-static int read_hmap_buckets(gor_build *bd, uint64_t buckets, uint64_t nb)
+static int read_hmap_buckets(gor_build *bd, uint64_t buckets, uint64_t nb,
+			     uint64_t *left)
 {
 	gh_mem *m = &bd->s->mem;
 	unsigned char bk[272];
 	uint64_t i, b;
 	int rc, j, chain;
 
-	for (i = 0; i < nb; i++) {
+	for (i = 0; i < nb && *left > 0; i++) {
 		b = buckets + 272 * i;
 		for (chain = 0; b != 0 && chain < 64; chain++) {
 			rc = gh_mem_read(m, b, bk, sizeof(bk), "label map bucket");
@@ -344,6 +355,10 @@ static int read_hmap_buckets(gor_build *bd, uint64_t buckets, uint64_t nb)
 							b + 136 + 16 * j);
 					if (rc != 0)
 						return rc;
+					/* hmap.count keys found: no other
+					 * slot is live */
+					if (--*left == 0)
+						return 0;
 				}
 			b = gh_mem_word(m, bk + 264, 8);
 		}
@@ -377,10 +392,10 @@ static int read_labels_hmap(gor_build *bd, uint64_t lm)
 	if (count == 0)
 		return 0;
 	nb = (uint64_t)1 << B;
-	rc = read_hmap_buckets(bd, buckets, nb);
+	rc = read_hmap_buckets(bd, buckets, nb, &count);
 	if (rc == 0 && old != 0)
 		rc = read_hmap_buckets(bd, old, (flags & 8) || B == 0 ?
-				       nb : nb / 2);
+				       nb : nb / 2, &count);
 	return rc;
 }
 
@@ -917,7 +932,9 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 	else if (g->waitsince == 0)
 		g->wait_minutes = 0;
 	else if (bd->now_ok)
-		g->wait_minutes = (bd->now - g->waitsince) / 60000000000LL;
+		/* Go's int64 wraps on a waitsince no clock gave */
+		g->wait_minutes = gh_wsub(bd->now, g->waitsince) /
+				  60000000000LL;
 	if (g->status == GH_G_SYSCALL && syscallsp == 0)
 		sp0 = 0;    /* traceback1 unwinds from syscallsp: nothing */
 	if (bd->s->gor_no_tb) {
@@ -945,8 +962,11 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 	if (rc != 0)
 		return rc;
 	t->tb_off = bd->ntb;
-	memcpy(bd->tbpcs + bd->ntb, bd->tbframe, n * sizeof(uint64_t));
-	memcpy(bd->tbphyss + bd->ntb, bd->tbphys, n * sizeof(uint64_t));
+	if (n > 0) {   /* none yet: tbpcs may still be NULL */
+		memcpy(bd->tbpcs + bd->ntb, bd->tbframe, n * sizeof(uint64_t));
+		memcpy(bd->tbphyss + bd->ntb, bd->tbphys,
+		       n * sizeof(uint64_t));
+	}
 	bd->ntb += n;
 	g->ntb = n;
 	tb_bubble(bd, t, gb);
@@ -1036,7 +1056,8 @@ static int one_g(gor_build *bd, uint64_t gp)
 	if (rc != 0)
 		return rc;
 	t->stk_off = bd->npcs;
-	memcpy(bd->pcs + bd->npcs, bd->frame, n * sizeof(*bd->pcs));
+	if (n > 0)     /* none yet: pcs may still be NULL */
+		memcpy(bd->pcs + bd->npcs, bd->frame, n * sizeof(*bd->pcs));
 	bd->npcs += n;
 	g->nstk = n;
 
@@ -1051,10 +1072,15 @@ static int one_g(gor_build *bd, uint64_t gp)
 		if (rc == GOHEAP_ENOMEM || rc == GOHEAP_ETIMEDOUT)
 			return rc;
 		if (rc != 0) {
-			/* unreadable labels: none, goroutine marked */
+			/* unreadable labels: none, goroutine marked (and
+			 * counted in the note, as tb_bubble does) */
 			bd->nlabs = t->lab_off;
 			bd->strs.len = strs0;
-			g->partial = 1;
+			if (!g->partial) {
+				g->partial = 1;
+				bd->partial++;
+				t->cnt_partial = 1;
+			}
 		}
 	}
 	g->nlabels = bd->nlabs - t->lab_off;
@@ -1419,6 +1445,7 @@ static int snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 	}
 	bd->threads = rc == 0 ? regs : NULL;
 	bd->nthreads = rc == 0 ? nregs : 0;
+	bd->stop_regs = rc == 0;
 	read_fing(bd);
 	rc = read_allgs(s, allgs, len0, &arr, &len);
 	if (rc != 0)
@@ -1454,6 +1481,14 @@ static int snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 				     "runtime.allgs array");
 		if (rc == 0)
 			rc = snap_one(bd, (uint32_t)i, gp);
+		if (rc == 0 && bd->unreadable > GH_GOR_MAX_UNREADABLE &&
+		    bd->unreadable > (i + 1) / 2)   /* as gh_gor_collect */
+			rc = gh_errf(&s->err, GOHEAP_ECORRUPT, "runtime.allgs: "
+				     "%llu of its first %llu g pointers are "
+				     "unreadable: not the runtime's list of "
+				     "goroutines",
+				     (unsigned long long)bd->unreadable,
+				     (unsigned long long)(i + 1));
 		if (rc != 0)
 			goto resume;
 	}
@@ -1672,6 +1707,11 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	rc = read_allgs(s, allgs, 0, &arr, &len);
 	if (rc != 0)
 		goto out;
+	/* len <= GH_GOR_MAX_GS: no overflow */
+	bd.label_cap = (size_t)len * GH_GOR_LABEL_BYTES_PER_G >
+		       GH_GOR_MAX_LABEL_BYTES ?
+		       (size_t)len * GH_GOR_LABEL_BYTES_PER_G :
+		       GH_GOR_MAX_LABEL_BYTES;
 	if (snap == 1) {
 		bd.nhdr = (size_t)len;
 		bd.hdr = gh_calloc(len ? (size_t)len : 1, sizeof(*bd.hdr));
@@ -1695,6 +1735,23 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 			rc = snap_one(&bd, (uint32_t)(i + k), gp);
 			if (rc != 0)
 				goto out;
+			/* allgs holds every g ever made, none freed: a list
+			 * whose g's are mostly unreadable is not the
+			 * runtime's (and would cost a failed read each, up
+			 * to GH_GOR_MAX_GS of them) */
+			if (bd.unreadable > GH_GOR_MAX_UNREADABLE &&
+			    bd.unreadable > (i + k + 1) / 2) {
+				rc = gh_errf(&s->err, GOHEAP_ECORRUPT,
+					     "runtime.allgs: %llu of its first "
+					     "%llu g pointers are unreadable "
+					     "(first %#llx): not the runtime's "
+					     "list of goroutines",
+					     (unsigned long long)bd.unreadable,
+					     (unsigned long long)(i + k + 1),
+					     (unsigned long long)
+					     bd.first_unreadable);
+				goto out;
+			}
 		}
 	}
 	if (snap == 1) {
@@ -1724,8 +1781,10 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 				 "g.sched%s", note[0] ? "; " : "",
 				 (unsigned long long)(bd.running -
 						      bd.running_regs),
-				 snap == 1 ? " (stopped off the goroutine's "
-				 "stack)" : bd.threads != NULL ? ", may be "
+				 snap == 1 && bd.stop_regs ? " (stopped off "
+				 "the goroutine's stack)" : snap == 1 ?
+				 ", may be stale (stopped, no thread "
+				 "registers)" : bd.threads != NULL ? ", may be "
 				 "stale (no thread registers found for it)" :
 				 snap == 2 ? ", may be stale (live, not "
 				 "stopped)" : ", may be stale (no thread "

@@ -168,7 +168,8 @@ int gh_core_threads(const goheap_memsrc_ops *ops, void *ctx,
 /*
  * While a live source is stopped (its stop slot): every stopped thread's
  * id, pc and sp (fp, g, fsbase 0) in *regs (allocated: the caller frees
- * it) and *n.  -1 for other sources or when not stopped, GOHEAP_ENOMEM.
+ * it) and *n.  GOHEAP_EUNSUPPORTED for other sources (a caller's memory
+ * source with a stop slot) or when not stopped, GOHEAP_ENOMEM.
  */
 int gh_live_threads(const goheap_memsrc_ops *ops, void *ctx,
 		    gh_thread_regs **regs, size_t *n);

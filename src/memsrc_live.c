@@ -275,8 +275,9 @@ int gh_live_threads(const goheap_memsrc_ops *ops, void *ctx,
 
 	*regs = NULL;
 	*n = 0;
+	/* not -1: that is GOHEAP_ENOMEM, which the caller must tell apart */
 	if (ops != &gh_live_ops || c == NULL || c->pt == NULL)
-		return -1;
+		return GOHEAP_EUNSUPPORTED;
 	while (gh_ptrace_thread_regs(c->pt, cap, &tid, &pc, &sp) >= 0)
 		cap++;
 	r = gh_calloc(cap ? cap : 1, sizeof(*r));

@@ -11,6 +11,8 @@
 #              to 256 bytes (about 150 KB); skipped when gcore or ptrace is unavailable
 #   walk       synthetic images: bucket lists for several layouts, word sizes, byte orders
 #   pprof      synthetic record lists (see fuzz_pprof.c for the format)
+#   gor        (fuzz_gor's inputs are patches it writes itself) and, under $GH_CACHE/fuzz/gor/,
+#              a gcore of tests/go/goroutineprog per toolchain (1.22, 1.27), shrunk
 #
 # Prints the path of the Go executable the walk and pprof harnesses symbolize with
 # (GOHEAP_FUZZ_EXE) on its last line.
@@ -96,6 +98,32 @@ if [ ! -s "$seeds/core/heapprog.core" ] && command -v gcore >/dev/null 2>&1; the
 	fi
 fi
 [ -s "$seeds/core/heapprog.core" ] || echo "seeds: no core seed (gcore or ptrace unavailable)" >&2
+
+# fuzz_gor's snapshots, once per toolchain: goroutineprog (go1.22: labels in a classic hmap;
+# go1.27: label lists) parked with its 2455 goroutines, gcore'd and shrunk to its non-zero
+# pages (every stack and g kept whole: tens of MB), under $GH_CACHE/fuzz/gor/GONAME/
+# {goroutineprog,core}.  The harness opens each once per process (GOHEAP_FUZZ_GOR = that
+# directory); its seed inputs are patches it writes itself (GOHEAP_FUZZ_GOR_SEEDS).
+mkdir -p "$GH_CACHE/fuzz/gor" "$seeds/gor"
+for v in ${GOHEAP_FUZZ_GOR_VERSIONS:-1.22 1.27}; do
+	gd="$GH_CACHE/fuzz/gor/go$v"
+	[ -s "$gd/core" ] && [ -x "$gd/goroutineprog" ] && continue
+	command -v gcore >/dev/null 2>&1 || { echo "seeds: no gcore: no fuzz_gor snapshot" >&2; break; }
+	root=$(gh_goroot "$v") || { echo "seeds: go$v not installed: no fuzz_gor snapshot for it" >&2; continue; }
+	bin=$(gh_build goroutineprog "go$v" "$root" default) || continue
+	mkdir -p "$gd" "$GH_TMP/gor$v"
+	if gh_start "$bin" -out "$GH_TMP/gor$v"; then
+		if gh_can_read_mem "$GH_PID" &&
+			timeout 300 gcore -o "$GH_TMP/gcore$v" "$GH_PID" >/dev/null 2>&1; then
+			cp -f "$bin" "$gd/goroutineprog.tmp" && mv -f "$gd/goroutineprog.tmp" "$gd/goroutineprog"
+			python3 "$here/shrink-core.py" "$GH_TMP/gcore$v.$GH_PID" "$gd/core.tmp" &&
+				mv -f "$gd/core.tmp" "$gd/core"
+		fi
+		gh_stop "$GH_PID"
+		rm -f "$GH_TMP/gcore$v.$GH_PID" "$gd/core.tmp"
+	fi
+	[ -s "$gd/core" ] || echo "seeds: no fuzz_gor snapshot for go$v (gcore or ptrace unavailable)" >&2
+done
 # Always at least a minimal ELF core header, so the corpus is never empty.
 python3 - "$seeds" <<'PY'
 import os, struct, sys
