@@ -42,20 +42,17 @@ static const char *const dw_bucket_fields[4] = {
 	"allnext", "typ", "size", "nstk"
 };
 
-static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
-			   const char *const *fields, size_t nfields)
+/*
+ * The offset of the member `name` of the struct at die (the last one of
+ * that name), -1 when it has none.
+ */
+static int64_t dw_member_off(Dwarf_Die *die, const char *name)
 {
 	Dwarf_Die child;
-	Dwarf_Word sz;
-	size_t i;
+	int64_t got = -1;
 
-	ds->found = 1;
-	if (dwarf_aggregate_size(die, &sz) == 0)
-		ds->size = sz;
-	for (i = 0; i < 4; i++)
-		ds->off[i] = -1;
-	if (fields == NULL || dwarf_child(die, &child) != 0)
-		return;
+	if (dwarf_child(die, &child) != 0)
+		return -1;
 	do {
 		Dwarf_Attribute at;
 		Dwarf_Word off;
@@ -68,10 +65,25 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 		    dwarf_attr(&child, DW_AT_data_member_location, &at) == NULL ||
 		    dwarf_formudata(&at, &off) != 0)
 			continue;
-		for (i = 0; i < nfields; i++)
-			if (strcmp(n, fields[i]) == 0)
-				ds->off[i] = (int64_t)off;
+		if (strcmp(n, name) == 0)
+			got = (int64_t)off;
 	} while (dwarf_siblingof(&child, &child) == 0);
+	return got;
+}
+
+static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
+			   const char *const *fields, size_t nfields)
+{
+	Dwarf_Word sz;
+	size_t i;
+
+	ds->found = 1;
+	if (dwarf_aggregate_size(die, &sz) == 0)
+		ds->size = sz;
+	for (i = 0; i < 4; i++)
+		ds->off[i] = -1;
+	for (i = 0; fields != NULL && i < nfields; i++)
+		ds->off[i] = dw_member_off(die, fields[i]);
 }
 
 /* ---- the goroutine reader's offsets ---------------------------------------- */
@@ -171,28 +183,11 @@ static void gtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 
 static void gt_read(Dwarf_Die *die, dw_gtype *t)
 {
-	Dwarf_Die child;
 	size_t i;
 
 	t->found = 1;
-	if (dwarf_child(die, &child) != 0)
-		return;
-	do {
-		Dwarf_Attribute at;
-		Dwarf_Word off;
-		const char *n;
-
-		if (dwarf_tag(&child) != DW_TAG_member)
-			continue;
-		n = dwarf_diename(&child);
-		if (n == NULL ||
-		    dwarf_attr(&child, DW_AT_data_member_location, &at) == NULL ||
-		    dwarf_formudata(&at, &off) != 0)
-			continue;
-		for (i = 0; i < t->n; i++)
-			if (strcmp(n, t->f[i].name) == 0)
-				t->f[i].got = (int64_t)off;
-	} while (dwarf_siblingof(&child, &child) == 0);
+	for (i = 0; i < t->n; i++)
+		t->f[i].got = dw_member_off(die, t->f[i].name);
 }
 
 /* Mismatches of the goroutine types into b; *nchk the offsets compared. */

@@ -624,25 +624,28 @@ synctest_checks() {
 synctest_cmp() {
 	local target=$1 what=$2
 	shift 2
-	run stb -p goroutine -f traceback "$target" "$@"
-	if ok stb "$kind traceback"; then
-		if cmp_tb "$d/out/goroutine.2.txt" "$d/stb.out" synctestprog.writeProfiles \
-			synctestprog.idleForever >"$d/cmptb.log" 2>&1; then
-			gh_pass "$tag: $kind: traceback == in-process debug=2 ($(tail -n 1 "$d/cmptb.log" | sed 's/, [0-9]* frames with argument words//'); $what)"
-		else
-			gh_fail "$tag: $kind: traceback differs from goroutine.2.txt"
-			gh_show "$d/cmptb.log" 40
-		fi
-	fi
-	run stx -p goroutine -f text "$target" "$@"
-	if ok stx "$kind text"; then
-		if cmp_text "$d/out/goroutine.txt" "$d/stx.out" synctestprog.writeProfiles \
-			synctestprog.idleForever >"$d/cmp.log" 2>&1; then
-			gh_pass "$tag: $kind: text == in-process debug=1 ($(tail -n 1 "$d/cmp.log"))"
-		else
-			gh_fail "$tag: $kind: text differs from goroutine.txt"
-			gh_show "$d/cmp.log" 30
-		fi
+	synctest_cmp_fmt traceback "$target" "; $what" "$@"
+	synctest_cmp_fmt text "$target" "" "$@"
+}
+
+# synctest_cmp_fmt traceback|text PID-or-CORE NOTE [EXE]: go-heap's -f FORMAT against
+# synctestprog's own goroutine.2.txt (debug=2, cmp_tb) or goroutine.txt (debug=1, cmp_text),
+# the writer dropped; NOTE ends the PASS line.
+synctest_cmp_fmt() {
+	local fmt=$1 target=$2 note=$3 name cmpf want log debug lines
+	shift 3
+	case $fmt in
+	traceback) name=stb cmpf=cmp_tb want=goroutine.2.txt log=cmptb.log debug=2 lines=40 ;;
+	text) name=stx cmpf=cmp_text want=goroutine.txt log=cmp.log debug=1 lines=30 ;;
+	esac
+	run "$name" -p goroutine -f "$fmt" "$target" "$@"
+	ok "$name" "$kind $fmt" || return
+	if "$cmpf" "$d/out/$want" "$d/$name.out" synctestprog.writeProfiles \
+		synctestprog.idleForever >"$d/$log" 2>&1; then
+		gh_pass "$tag: $kind: $fmt == in-process debug=$debug ($(tail -n 1 "$d/$log" | sed 's/, [0-9]* frames with argument words//')$note)"
+	else
+		gh_fail "$tag: $kind: $fmt differs from $want"
+		gh_show "$d/$log" "$lines"
 	fi
 }
 

@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
@@ -126,6 +128,158 @@ static inline uint64_t fuzz_u64(const uint8_t *p, size_t size, size_t off)
 	for (i = 0; i < 8 && off + i < size; i++)
 		v |= (uint64_t)p[off + i] << (8 * i);
 	return v;
+}
+
+/* ---- the pprof writer's output (fuzz_pprof, fuzz_gor) ---------------------- */
+
+/* A protobuf varint at *p (not past end) into *out; -1 when it runs off. */
+static inline int fuzz_varint(const unsigned char **p, const unsigned char *end,
+			      uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (*p < end && shift < 64) {
+		unsigned char c = *(*p)++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if ((c & 0x80) == 0) {
+			*out = v;
+			return 0;
+		}
+		shift += 7;
+	}
+	return -1;
+}
+
+/*
+ * The next field of a message at *p (before end), moving *p past it: its
+ * number; *v a varint's value (wire type 0, *body NULL) or a
+ * length-delimited field's length (wire type 2, its bytes [*body, *p)).
+ * Abort on another wire type or a field that runs past end.
+ */
+static inline uint64_t fuzz_pb_field(const unsigned char **p,
+				     const unsigned char *end, uint64_t *v,
+				     const unsigned char **body)
+{
+	uint64_t key;
+
+	if (fuzz_varint(p, end, &key) != 0 ||
+	    ((key & 7) != 0 && (key & 7) != 2) || fuzz_varint(p, end, v) != 0)
+		abort();
+	*body = NULL;
+	if ((key & 7) == 2) {
+		if (*v > (uint64_t)(end - *p))
+			abort();
+		*body = *p;
+		*p += *v;
+	}
+	return key >> 3;
+}
+
+/* A Sample: the sum of its values (field 2, packed or not); abort if malformed. */
+static inline uint64_t fuzz_sample_sum(const unsigned char *p,
+				       const unsigned char *end)
+{
+	const unsigned char *q;
+	uint64_t v, sum = 0;
+
+	while (p < end) {
+		if (fuzz_pb_field(&p, end, &v, &q) != 2)
+			continue;
+		if (q == NULL)
+			sum += v;
+		else
+			while (q < p) {
+				if (fuzz_varint(&q, p, &v) != 0)
+					abort();
+				sum += v;
+			}
+	}
+	return sum;
+}
+
+/*
+ * Walk a Profile message p[0..len): every field must have a valid wire type
+ * (varint or length-delimited) and fit in the message, and the string table
+ * (field 6) must be there and start with "" (abort otherwise).  *nsample:
+ * its samples (field 2); with total != NULL, *total: the sum of their
+ * values (fuzz_sample_sum).
+ */
+static inline void fuzz_walk_profile(const unsigned char *p, size_t len,
+				     size_t *nsample, uint64_t *total)
+{
+	const unsigned char *end = p + len, *body;
+	size_t nstring = 0;
+	uint64_t field, v;
+
+	*nsample = 0;
+	if (total != NULL)
+		*total = 0;
+	while (p < end) {
+		field = fuzz_pb_field(&p, end, &v, &body);
+		if (body == NULL)
+			continue;
+		if (field == 2) {
+			(*nsample)++;
+			if (total != NULL)
+				*total += fuzz_sample_sum(body, p);
+		}
+		if (field == 6 && nstring++ == 0 && v != 0)
+			abort();
+	}
+	if (nstring == 0)
+		abort();
+}
+
+/*
+ * gh_write_pprof's output gz[0..len): inflate it (abort when the gzip
+ * stream is corrupt or truncated, or bytes follow its trailer) and walk
+ * it with fuzz_walk_profile.  0, or -1 (nothing checked) when zlib or
+ * malloc fail.
+ */
+static inline int fuzz_check_pprof(const unsigned char *gz, size_t len,
+				   size_t *nsample, uint64_t *total)
+{
+	z_stream zs;
+	unsigned char *raw = NULL;
+	size_t cap = 1 << 16;
+	int zr, rc = -1;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+		return -1;
+	raw = malloc(cap);
+	if (raw == NULL)
+		goto out;
+	zs.next_in = (unsigned char *)gz;
+	zs.avail_in = (uInt)len;
+	for (;;) {
+		unsigned char *nr;
+
+		zs.next_out = raw + zs.total_out;
+		zs.avail_out = (uInt)(cap - zs.total_out);
+		zr = inflate(&zs, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END)
+			break;
+		if (zr != Z_OK && zr != Z_BUF_ERROR)
+			abort();
+		if (zs.avail_out != 0)
+			abort(); /* truncated stream */
+		nr = realloc(raw, cap * 2);
+		if (nr == NULL)
+			goto out;
+		raw = nr;
+		cap *= 2;
+	}
+	if (zs.avail_in != 0)
+		abort(); /* bytes after the gzip trailer */
+	fuzz_walk_profile(raw, zs.total_out, nsample, total);
+	rc = 0;
+out:
+	inflateEnd(&zs);
+	free(raw);
+	return rc;
 }
 
 #endif

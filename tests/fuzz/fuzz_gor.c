@@ -75,7 +75,6 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include "goroutine.h"
 #include "memsrc.h"
@@ -672,133 +671,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /* ---- checks ----------------------------------------------------------------------- */
 
-static int varint(const unsigned char **p, const unsigned char *end,
-		  uint64_t *out)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (*p < end && shift < 64) {
-		unsigned char c = *(*p)++;
-
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if ((c & 0x80) == 0) {
-			*out = v;
-			return 0;
-		}
-		shift += 7;
-	}
-	return -1;
-}
-
-/* A Sample: the sum of its values (field 2, packed or not). */
-static uint64_t sample_sum(const unsigned char *p, const unsigned char *end)
-{
-	uint64_t key, v, sum = 0;
-
-	while (p < end) {
-		if (varint(&p, end, &key) != 0)
-			abort();
-		switch (key & 7) {
-		case 0:
-			if (varint(&p, end, &v) != 0)
-				abort();
-			if ((key >> 3) == 2)
-				sum += v;
-			break;
-		case 2: {
-			const unsigned char *q;
-
-			if (varint(&p, end, &v) != 0 || v > (uint64_t)(end - p))
-				abort();
-			q = p;
-			p += v;
-			if ((key >> 3) == 2)
-				while (q < p) {
-					if (varint(&q, p, &v) != 0)
-						abort();
-					sum += v;
-				}
-			break;
-		}
-		default:
-			abort();
-		}
-	}
-	return sum;
-}
-
-static void check_proto(const unsigned char *p, size_t len, size_t ngors)
-{
-	const unsigned char *end = p + len;
-	size_t nsample = 0, nstring = 0;
-	uint64_t key, v, total = 0;
-
-	while (p < end) {
-		if (varint(&p, end, &key) != 0)
-			abort();
-		switch (key & 7) {
-		case 0:
-			if (varint(&p, end, &v) != 0)
-				abort();
-			break;
-		case 2:
-			if (varint(&p, end, &v) != 0 ||
-			    v > (uint64_t)(end - p))
-				abort();
-			if ((key >> 3) == 2) {
-				nsample++;
-				total += sample_sum(p, p + v);
-			}
-			if ((key >> 3) == 6 && nstring++ == 0 && v != 0)
-				abort();
-			p += v;
-			break;
-		default:
-			abort();
-		}
-	}
-	if (nstring == 0 || nsample > ngors || total != ngors)
-		abort();
-}
-
+/*
+ * The gzip'd profile.proto (fuzz.h, fuzz_check_pprof: fuzz_pprof's rules):
+ * no more samples than goroutines, and their values sum to the goroutines.
+ */
 static void check_pprof(const unsigned char *gz, size_t len, size_t ngors)
 {
-	z_stream zs;
-	unsigned char *raw = NULL;
-	size_t cap = 1 << 16;
-	int zr;
+	size_t nsample;
+	uint64_t total;
 
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-		return;
-	raw = malloc(cap);
-	if (raw == NULL)
-		goto out;
-	zs.next_in = (unsigned char *)gz;
-	zs.avail_in = (uInt)len;
-	for (;;) {
-		unsigned char *nr;
-
-		zs.next_out = raw + zs.total_out;
-		zs.avail_out = (uInt)(cap - zs.total_out);
-		zr = inflate(&zs, Z_NO_FLUSH);
-		if (zr == Z_STREAM_END)
-			break;
-		if ((zr != Z_OK && zr != Z_BUF_ERROR) || zs.avail_out != 0)
-			abort();
-		nr = realloc(raw, cap * 2);
-		if (nr == NULL)
-			goto out;
-		raw = nr;
-		cap *= 2;
-	}
-	if (zs.avail_in != 0)
+	if (fuzz_check_pprof(gz, len, &nsample, &total) == 0 &&
+	    (nsample > ngors || total != ngors))
 		abort();
-	check_proto(raw, zs.total_out, ngors);
-out:
-	inflateEnd(&zs);
-	free(raw);
 }
 
 /* next line of b[0..n) at *pos: its start and length, 0 at the end */

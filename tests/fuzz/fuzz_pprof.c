@@ -17,8 +17,6 @@
  */
 #include "fuzz.h"
 
-#include <zlib.h>
-
 #include "profile.h"
 
 #define MAX_RECS 512
@@ -64,97 +62,16 @@ static int64_t s64(const uint8_t *p)
 	return (int64_t)v;
 }
 
-static int varint(const unsigned char **p, const unsigned char *end,
-		  uint64_t *out)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (*p < end && shift < 64) {
-		unsigned char c = *(*p)++;
-
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if ((c & 0x80) == 0) {
-			*out = v;
-			return 0;
-		}
-		shift += 7;
-	}
-	return -1;
-}
-
-/* Walk one message; count samples (2) and check the first string (6). */
-static void check_proto(const unsigned char *p, size_t len, size_t nrecs)
-{
-	const unsigned char *end = p + len;
-	size_t nsample = 0, nstring = 0;
-	uint64_t key, v;
-
-	while (p < end) {
-		if (varint(&p, end, &key) != 0)
-			abort();
-		switch (key & 7) {
-		case 0:
-			if (varint(&p, end, &v) != 0)
-				abort();
-			break;
-		case 2:
-			if (varint(&p, end, &v) != 0 ||
-			    v > (uint64_t)(end - p))
-				abort();
-			if ((key >> 3) == 2)
-				nsample++;
-			if ((key >> 3) == 6 && nstring++ == 0 && v != 0)
-				abort();
-			p += v;
-			break;
-		default:
-			abort();
-		}
-	}
-	if (nstring == 0 || nsample > nrecs)
-		abort();
-}
-
+/*
+ * The gzip'd profile.proto (fuzz.h, fuzz_check_pprof): well-formed, and no
+ * more samples than records.
+ */
 static void round_trip(const unsigned char *gz, size_t len, size_t nrecs)
 {
-	z_stream zs;
-	unsigned char *raw = NULL;
-	size_t cap = 1 << 16;
-	int zr;
+	size_t nsample;
 
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-		return;
-	raw = malloc(cap);
-	if (raw == NULL)
-		goto out;
-	zs.next_in = (unsigned char *)gz;
-	zs.avail_in = (uInt)len;
-	for (;;) {
-		unsigned char *nr;
-
-		zs.next_out = raw + zs.total_out;
-		zs.avail_out = (uInt)(cap - zs.total_out);
-		zr = inflate(&zs, Z_NO_FLUSH);
-		if (zr == Z_STREAM_END)
-			break;
-		if (zr != Z_OK && zr != Z_BUF_ERROR)
-			abort();
-		if (zs.avail_out != 0)
-			abort(); /* truncated stream */
-		nr = realloc(raw, cap * 2);
-		if (nr == NULL)
-			goto out;
-		raw = nr;
-		cap *= 2;
-	}
-	if (zs.avail_in != 0)
-		abort(); /* bytes after the gzip trailer */
-	check_proto(raw, zs.total_out, nrecs);
-out:
-	inflateEnd(&zs);
-	free(raw);
+	if (fuzz_check_pprof(gz, len, &nsample, NULL) == 0 && nsample > nrecs)
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
