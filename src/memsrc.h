@@ -29,6 +29,8 @@ typedef struct gh_mem_block {
 	                      /* GH_MEM_BLOCK when one ends inside it */
 	uint64_t stamp;       /* LRU clock, 0 = empty */
 	int populated;        /* data faulted in (memsrc.c) */
+	int edge_bad;         /* growing to the block's edge failed: */
+	                      /* 1 below lo, 2 above valid (memsrc.c grow) */
 	unsigned char *data;  /* GH_MEM_BLOCK bytes */
 } gh_mem_block;
 
