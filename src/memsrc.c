@@ -83,7 +83,7 @@ static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base,
 		      uint64_t need_start, uint64_t need_end)
 {
 	size_t len, lo;
-	int pass, rc;
+	int pass, rc = 0;
 
 	if (b->data == NULL && m->arena == NULL && !m->no_arena) {
 		/*
@@ -118,11 +118,20 @@ static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base,
 	}
 	b->stamp = 0;
 	b->edge_bad = 0;
-	for (pass = 0; pass < 2; pass++) {
+	/*
+	 * Pass 0 from the block's start, pass 1 from need_start's page
+	 * (halving), pass 2 once, the pages needed alone: a mapping that
+	 * starts and ends inside the block, which halving from either end
+	 * never fits (grow() adds the rest of it as the walk reaches it).
+	 */
+	for (pass = 0; pass < 3; pass++) {
 		lo = pass == 0 ? 0 : (size_t)((need_start - base) & ~(uint64_t)4095);
 		if (pass == 1 && lo == 0)
-			break;
+			continue;
 		len = GH_MEM_BLOCK - lo;
+		if (pass == 2 && need_end - base < GH_MEM_BLOCK)
+			len = (size_t)(((need_end - base + 4095) &
+					~(uint64_t)4095) - lo);
 		while (len >= 4096 && base + lo + len >= need_end) {
 			rc = backend_read(m, base + lo, b->data + lo, len);
 			if (rc == 0) {
@@ -132,29 +141,14 @@ static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base,
 				b->stamp = ++m->clock;
 				return 0;
 			}
-			if (rc == GOHEAP_ETIMEDOUT)
-				return rc;
+			if (rc == GOHEAP_ETIMEDOUT || pass == 2)
+				break;
 			len /= 2;
 		}
+		if (rc == GOHEAP_ETIMEDOUT)
+			return rc;
 	}
-	/*
-	 * A mapping that starts and ends inside the block (halving from
-	 * either end never fits it): the pages needed alone; grow() adds
-	 * the rest of the mapping as the walk reaches it.
-	 */
-	lo = (size_t)((need_start - base) & ~(uint64_t)4095);
-	len = (size_t)(((need_end - base + 4095) & ~(uint64_t)4095) - lo);
-	if (lo + len > GH_MEM_BLOCK)
-		len = GH_MEM_BLOCK - lo;
-	rc = backend_read(m, base + lo, b->data + lo, len);
-	if (rc == 0) {
-		b->base = base;
-		b->lo = lo;
-		b->valid = lo + len;
-		b->stamp = ++m->clock;
-		return 0;
-	}
-	return rc == GOHEAP_ETIMEDOUT ? rc : GOHEAP_EUNMAPPED;
+	return GOHEAP_EUNMAPPED;
 }
 
 static gh_mem_block *find_block(gh_mem *m, uint64_t base)
