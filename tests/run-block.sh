@@ -37,13 +37,24 @@ records_sorted() {
 	     END { if (r != "") print r }' "$1" | sort
 }
 
-# Go 1.22+ records the runtime's own lock contention in the mutex profile under
-# runtime._LostContendedRuntimeLock; it keeps growing (sysmon, GC) after the program wrote its
-# in-process profile, so that one record cannot match at another instant: both sides drop it.
-RTLOCK=runtime._LostContendedRuntimeLock
+# The runtime's own lock contention is recorded in the mutex profile: under
+# runtime._LostContendedRuntimeLock (1.22+), and from 1.23 on also with the stack that released
+# the contended lock, whose leaf is runtime.unlock (runtime.unlockWithRank with static lock
+# ranking; mprof.go captureStack).  Both keep growing (sysmon, GC, the scheduler's sched.lock)
+# after the program wrote its in-process profile, so those records cannot match at another
+# instant: both sides drop them.  (A go1.27 run failed on a runtime.unlock <- findRunnable record
+# that appeared in between.)  The program's own sync.Mutex records never hold these frames.
+RTLOCK=runtime._LostContendedRuntimeLock,runtime.unlock,runtime.unlockWithRank
 drop_rtlock() {
-	awk -v f="$RTLOCK" '
-	function flush() { if (r != "" && index(r, f) == 0) printf "%s", r; r = "" }
+	awk -v fs="$RTLOCK" '
+	BEGIN { n = split(fs, f, ",") }
+	function runtime_lock(r,   i) {
+		for (i = 1; i <= n; i++)
+			if (index(r, "\t" f[i] "+") > 0)
+				return 1
+		return 0
+	}
+	function flush() { if (r != "" && !runtime_lock(r)) printf "%s", r; r = "" }
 	/ @( |$)/ { flush(); r = $0 "\n"; next }
 	/^#/ && r != "" { r = r $0 "\n"; next }
 	{ flush(); print }
