@@ -198,6 +198,21 @@ typedef struct fin_slot {
 } fin_slot;
 
 /*
+ * Direct-mapped memo in front of the location map for the hot loop of
+ * append_locs_for_stack: a PC that starts a cached location, with that
+ * location's id and PC count in one 16-byte slot (no probe loop, no
+ * second load from linfo).  Locations are never replaced once made, so
+ * a slot never goes stale; a collision only costs a look-up in locs.
+ */
+#define LOC_CACHE 1024u
+#define LOC_CACHE_SHIFT 54    /* 64 - log2(LOC_CACHE) */
+
+typedef struct loc_slot {
+	uint64_t pc;          /* 0 = empty */
+	uint32_t id, npcs;
+} loc_slot;
+
+/*
  * Direct-mapped memo of scaleHeapSample's scale factor for this profile's
  * rate, keyed by the average object size (see scale_cached): a profile has
  * few distinct ones, and each costs one of Go's math.Exp.
@@ -258,6 +273,7 @@ typedef struct builder {
 	 * location cache below is proto.go's own, keyed by location. */
 	gh_stackx *x;
 	fin_slot *fin;        /* FIN_CACHE slots, or NULL */
+	loc_slot *lc;         /* LOC_CACHE slots, or NULL */
 	scale_slot *scale;    /* SCALE_CACHE slots, or NULL */
 	/* string_index("bytes") once known, else 0: the label of every
 	 * heap sample would hash and compare the key again. */
@@ -1220,17 +1236,34 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 			 * them. */
 			const gh_hmap locs = b->locs;
 			const loc_info *linfo = b->linfo;
-			uint64_t *lids = b->lids, x;
+			loc_slot *lc = b->lc, *ls;
+			uint64_t *lids = b->lids, x, pc;
 			unsigned char *q = b->lidbytes + b->nlidbytes;
 			size_t nl = b->nlids;
 
 			while (i < n) {
-				v = gh_hmap_get(&locs, pcs[i]);
-				if (v == 0)
-					break;
-				li = &linfo[v - 1];
-				lids[nl++] = li->id;
-				for (x = li->id; x >= 128; x >>= 7)
+				pc = pcs[i];
+				ls = lc != NULL ? &lc[(pc * 0x9e3779b97f4a7c15ULL) >>
+						      LOC_CACHE_SHIFT] : NULL;
+				if (ls != NULL && ls->pc == pc && pc != 0) {
+					x = ls->id;
+					skip = ls->npcs;
+				} else {
+					v = gh_hmap_get(&locs, pc);
+					if (v == 0)
+						break;
+					li = &linfo[v - 1];
+					x = li->id;
+					skip = li->npcs;
+					if (ls != NULL && x <= UINT32_MAX &&
+					    skip <= UINT32_MAX) {
+						ls->pc = pc;
+						ls->id = (uint32_t)x;
+						ls->npcs = (uint32_t)skip;
+					}
+				}
+				lids[nl++] = x;
+				for (; x >= 128; x >>= 7)
 					*q++ = (unsigned char)(x | 0x80);
 				*q++ = (unsigned char)x;
 				/*
@@ -1243,7 +1276,6 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 				 * about halved (perf: ~120 -> ~65 ns a
 				 * record).
 				 */
-				skip = li->npcs;
 				if (skip == 1)
 					i++;
 				else
@@ -1664,6 +1696,7 @@ static void builder_free(builder *b)
 	free(b->mem);
 	gh_stackx_free(b->x);
 	free(b->fin);
+	free(b->lc);
 	free(b->scale);
 	free(b->deck.pcs);
 	free(b->deck.frames);
@@ -1726,6 +1759,7 @@ static int builder_init(builder *b, const gh_profile *p, const gh_wctx *w,
 	b->stats = w->stats;
 	/* A memo only: without memory it is skipped, not an error. */
 	b->fin = gh_calloc(FIN_CACHE, sizeof(*b->fin));
+	b->lc = gh_calloc(LOC_CACHE, sizeof(*b->lc));
 	b->scale = gh_calloc(SCALE_CACHE, sizeof(*b->scale));
 	b->print_name_eq = gh_profile_rt(p)->proto_name_eq;
 	b->start_line = gh_profile_rt(p)->proto_start_line;
