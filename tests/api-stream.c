@@ -98,7 +98,8 @@ static int varint(const unsigned char *p, size_t n, size_t *i, uint64_t *v)
 }
 
 /* The top-level fields of a Profile message but field 9 (time_nanos),
- * copied to out; its length, or (size_t)-1 if p is not protobuf. */
+ * copied to out (which may be p: fields only move down, memmove); its
+ * length, or (size_t)-1 if p is not protobuf. */
 static size_t strip_time(const unsigned char *p, size_t n, unsigned char *out)
 {
 	size_t i = 0, st, o = 0;
@@ -130,7 +131,7 @@ static size_t strip_time(const unsigned char *p, size_t n, unsigned char *out)
 		if (i > n)
 			return (size_t)-1;
 		if ((key >> 3) != 9) {
-			memcpy(out + o, p + st, i - st);
+			memmove(out + o, p + st, i - st);
 			o += i - st;
 		}
 	}
