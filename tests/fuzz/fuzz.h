@@ -233,19 +233,20 @@ static inline void fuzz_walk_profile(const unsigned char *p, size_t len,
 }
 
 /*
- * gh_write_pprof's output gz[0..len): inflate it (abort when the gzip
- * stream is corrupt or truncated, or bytes follow its trailer) and walk
- * it with fuzz_walk_profile.  0, or -1 (nothing checked) when zlib or
- * malloc fail.
+ * Inflate the gzip stream gz[0..len) into a malloc'd *raw (abort when it
+ * is corrupt or truncated, or bytes follow its trailer).  0, or -1
+ * (nothing inflated) when zlib or malloc fail.
  */
-static inline int fuzz_check_pprof(const unsigned char *gz, size_t len,
-				   size_t *nsample, uint64_t *total)
+static inline int fuzz_gunzip(const unsigned char *gz, size_t len,
+			      unsigned char **out, size_t *outlen)
 {
 	z_stream zs;
 	unsigned char *raw = NULL;
 	size_t cap = 1 << 16;
 	int zr, rc = -1;
 
+	*out = NULL;
+	*outlen = 0;
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
 		return -1;
@@ -274,12 +275,32 @@ static inline int fuzz_check_pprof(const unsigned char *gz, size_t len,
 	}
 	if (zs.avail_in != 0)
 		abort(); /* bytes after the gzip trailer */
-	fuzz_walk_profile(raw, zs.total_out, nsample, total);
+	*out = raw;
+	*outlen = zs.total_out;
+	raw = NULL;
 	rc = 0;
 out:
 	inflateEnd(&zs);
 	free(raw);
 	return rc;
+}
+
+/*
+ * gh_write_pprof's output gz[0..len): inflate it (fuzz_gunzip) and walk
+ * it with fuzz_walk_profile.  0, or -1 (nothing checked) when zlib or
+ * malloc fail.
+ */
+static inline int fuzz_check_pprof(const unsigned char *gz, size_t len,
+				   size_t *nsample, uint64_t *total)
+{
+	unsigned char *raw;
+	size_t n;
+
+	if (fuzz_gunzip(gz, len, &raw, &n) != 0)
+		return -1;
+	fuzz_walk_profile(raw, n, nsample, total);
+	free(raw);
+	return 0;
 }
 
 #endif
