@@ -201,8 +201,9 @@ typedef struct fin_slot {
  * Direct-mapped memo in front of the location map for the hot loop of
  * append_locs_for_stack: a PC that starts a cached location, with that
  * location's id and PC count in one 16-byte slot (no probe loop, no
- * second load from linfo).  Locations are never replaced once made, so
- * a slot never goes stale; a collision only costs a look-up in locs.
+ * second load from linfo).  A location is made for a PC that has none,
+ * so a slot does not go stale (emit_location clears it all the same if
+ * its PC gets another); a collision only costs a look-up in locs.
  */
 #define LOC_CACHE 1024u
 #define LOC_CACHE_SHIFT 54    /* 64 - log2(LOC_CACHE) */
@@ -211,6 +212,11 @@ typedef struct loc_slot {
 	uint64_t pc;          /* 0 = empty */
 	uint32_t id, npcs;
 } loc_slot;
+
+static inline loc_slot *loc_slot_of(loc_slot *lc, uint64_t pc)
+{
+	return &lc[(pc * 0x9e3779b97f4a7c15ULL) >> LOC_CACHE_SHIFT];
+}
 
 /*
  * Direct-mapped memo of scaleHeapSample's scale factor for this profile's
@@ -1079,6 +1085,14 @@ static uint64_t emit_location(builder *b)
 		goto oom;
 	if (gh_hmap_put(&b->locs, addr, (uint64_t)b->nlinfo + 1) != 0)
 		goto oom;
+	/* A deck starts at a PC with no location, so this adds a key; were
+	 * one ever replaced, its slot in the direct-mapped memo goes too. */
+	if (b->lc != NULL) {
+		loc_slot *ls = loc_slot_of(b->lc, addr);
+
+		if (ls->pc == addr)
+			ls->pc = 0;
+	}
 	li = &b->linfo[b->nlinfo++];
 	li->id = id;
 	li->pc_off = b->npcpool;
@@ -1243,8 +1257,7 @@ static void append_locs_for_stack(builder *b, const uint64_t *stk0,
 
 			while (i < n) {
 				pc = pcs[i];
-				ls = lc != NULL ? &lc[(pc * 0x9e3779b97f4a7c15ULL) >>
-						      LOC_CACHE_SHIFT] : NULL;
+				ls = lc != NULL ? loc_slot_of(lc, pc) : NULL;
 				if (ls != NULL && ls->pc == pc && pc != 0) {
 					x = ls->id;
 					skip = ls->npcs;
