@@ -2117,9 +2117,8 @@ int gh_pprof_stream_record(gh_pprof_stream *st, const gh_record *r)
 	/*
 	 * The neighbour test here, against the previous entry's stack
 	 * where the walker just wrote it, before anything of this entry
-	 * is: the encoder (the busier thread: measured 29.1 -> 26.1 ms at
-	 * 100k buckets) then keeps no copy of each stack to compare the
-	 * next one with.
+	 * is: the encoder (the critical thread, bench/README.md) then
+	 * keeps no copy of each stack to compare the next one with.
 	 */
 	same = st->wprev != NULL && st->wprev_n == r->nstk &&
 	       (r->nstk == 0 || memcmp(st->wprev, r->stk, r->nstk * 8) == 0);

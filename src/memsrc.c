@@ -71,6 +71,14 @@ static int backend_read(gh_mem *m, uint64_t addr, void *buf, size_t len)
 	return rc;
 }
 
+/* Read the target's bytes [base + off, base + off + len) into the
+ * block's data at off (base: the block's address, set once filled). */
+static int read_part(gh_mem *m, gh_mem_block *b, uint64_t base, size_t off,
+		     size_t len)
+{
+	return backend_read(m, base + off, b->data + off, len);
+}
+
 /*
  * Fill a block.  Backends fill all or nothing, so a block that straddles
  * the end of a mapping is fetched by halving until a prefix succeeds; one
@@ -133,7 +141,7 @@ static int fill_block(gh_mem *m, gh_mem_block *b, uint64_t base,
 			len = (size_t)(((need_end - base + 4095) &
 					~(uint64_t)4095) - lo);
 		while (len >= 4096 && base + lo + len >= need_end) {
-			rc = backend_read(m, base + lo, b->data + lo, len);
+			rc = read_part(m, b, base, lo, len);
 			if (rc == 0) {
 				b->base = base;
 				b->lo = lo;
@@ -194,14 +202,13 @@ static int grow(gh_mem *m, gh_mem_block *b, size_t start, size_t end)
 		to = GH_MEM_BLOCK;
 	if (from < b->lo) {
 		if (!(b->edge_bad & 1) && from > 0) {
-			if (backend_read(m, b->base, b->data, b->lo) == 0)
+			if (read_part(m, b, b->base, 0, b->lo) == 0)
 				b->lo = 0;
 			else
 				b->edge_bad |= 1;
 		}
 		if (from < b->lo) {
-			rc = backend_read(m, b->base + from, b->data + from,
-					  b->lo - from);
+			rc = read_part(m, b, b->base, from, b->lo - from);
 			if (rc != 0)
 				return rc;
 			b->lo = from;
@@ -209,16 +216,15 @@ static int grow(gh_mem *m, gh_mem_block *b, size_t start, size_t end)
 	}
 	if (to > b->valid) {
 		if (!(b->edge_bad & 2) && to < GH_MEM_BLOCK) {
-			if (backend_read(m, b->base + b->valid,
-					 b->data + b->valid,
-					 GH_MEM_BLOCK - b->valid) == 0)
+			if (read_part(m, b, b->base, b->valid,
+				      GH_MEM_BLOCK - b->valid) == 0)
 				b->valid = GH_MEM_BLOCK;
 			else
 				b->edge_bad |= 2;
 		}
 		if (to > b->valid) {
-			rc = backend_read(m, b->base + b->valid,
-					  b->data + b->valid, to - b->valid);
+			rc = read_part(m, b, b->base, b->valid,
+				       to - b->valid);
 			if (rc != 0)
 				return rc;
 			b->valid = to;
