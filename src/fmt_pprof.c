@@ -270,6 +270,7 @@ typedef struct gz {
 	size_t nspare;
 	int finishing;        /* no more chunks: the thread drains and ends */
 	int err;              /* the thread's GOHEAP_E* (under mu) */
+	int vzu;              /* the host has AVX: vzeroupper after igzip */
 } gz;
 
 typedef struct builder {
@@ -475,6 +476,17 @@ static int gz_compress(gz *g, const unsigned char *p, size_t n, int last)
 			g->is.avail_out = (uint32_t)room;
 			if (isal_deflate(&g->is) != COMP_OK)
 				return GOHEAP_ENOMEM;
+#if defined(__x86_64__)
+			/* igzip returns with the upper halves of the vector
+			 * registers dirty, and every SSE instruction after
+			 * it on this thread (doubles, inlined copies) pays a
+			 * merge penalty: encoding after compressing on one
+			 * thread ran at half speed (bench/README.md,
+			 * session 8).  Only the compressor thread calls it
+			 * mid-profile, unless that thread cannot start. */
+			if (g->vzu)
+				__asm__ __volatile__("vzeroupper" ::: "memory");
+#endif
 			g->out->len += room - g->is.avail_out;
 		} while (g->is.avail_in != 0 ||
 			 (g->is.end_of_stream &&
@@ -585,6 +597,9 @@ static int gz_init(gz *g, gh_buf *out, gh_wstats *stats, gh_err *err)
 				       "setting the gzip header");
 	}
 #endif
+#if defined(__x86_64__) && defined(HAVE_ISAL)
+	g->vzu = __builtin_cpu_supports("avx");
+#endif
 	for (i = 0; i + 1 < GZ_NBUF; i++)
 		g->spare[g->nspare++] = (gh_buf)GH_BUF_INIT;
 	if (pthread_mutex_init(&g->mu, NULL) != 0)
@@ -685,6 +700,10 @@ static int gz_push(builder *b, int last)
 			g->threaded = pthread_create(&g->th, NULL, gz_thread,
 						     g) == 0;
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
+#if defined(__linux__) && defined(__GLIBC__)
+			if (g->threaded)
+				(void)pthread_setname_np(g->th, "goheap-gzip");
+#endif
 		}
 	}
 	if (g->threaded && !last) {
@@ -2085,6 +2104,11 @@ static void stream_thread_start(gh_pprof_stream *st)
 					      st) == 0;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
+#if defined(__linux__) && defined(__GLIBC__)
+	/* For top -H, perf --sort comm and gdb: which thread this is. */
+	if (st->threaded)
+		(void)pthread_setname_np(st->th, "goheap-encode");
+#endif
 	if (!st->threaded) {
 		pthread_cond_destroy(&st->cv_space);
 		pthread_cond_destroy(&st->cv_data);

@@ -130,6 +130,13 @@ typedef struct walk_state {
 	double f_val[64];
 	const gh_walk_sink *sink;
 	uint64_t nemitted;
+	/*
+	 * The one record a streaming walk holds once a GC has completed
+	 * has its stack here, where it lies in the memory cache (NULL: in
+	 * pcpool): it goes to the sink before anything else is read, so
+	 * the copy into the pool would be the walker's only use of it.
+	 */
+	const uint64_t *direct;
 	int late;        /* skip() is called from finish_check */
 	int first_late;  /* p->skipped_bucket came from finish_check */
 } walk_state;
@@ -384,6 +391,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	size_t i, reclen;
 	const char *what = "bucket";
 	uint64_t maxn = 0;   /* the most objects of this size a cycle may count */
+	const uint64_t *direct = NULL;
 	int rc, dup, pcs_ok = 0;
 
 	if (addr % ps != 0)
@@ -471,7 +479,15 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		}
 		dup = dup && memcmp(w->p->pcpool + w->prev_off, sp,
 				    (size_t)nstk * ps) == 0;
-		if (!dup && sp != (const unsigned char *)dst)
+		/* Streaming and nothing held: the record goes out before
+		 * the next read, with its stack where it was read
+		 * (w->direct; one look-up held the stack and the record, so
+		 * no read replaces that block first).  sp is 8-aligned:
+		 * bucket words are. */
+		if (rest != NULL && w->sink != NULL && !w->clear &&
+		    w->p->nrecs == 0)
+			direct = (const uint64_t *)(const void *)sp;
+		else if (!dup && sp != (const unsigned char *)dst)
 			memcpy(dst, sp, (size_t)nstk * ps);
 		/* Checked where they were read, not in the copy just made:
 		 * word loads from the copy wait on its wide stores (no store
@@ -520,7 +536,7 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 		pcs_ok = (m0 > m1 ? m0 : m1) < span;
 	}
 	for (i = 0; !dup && !pcs_ok && i < nstk; i++) {
-		pc = w->p->pcpool[w->npcs + i];
+		pc = direct != NULL ? direct[i] : w->p->pcpool[w->npcs + i];
 		if (i == 0 && want_typ == lay->typ_mutex &&
 		    pc == (ps == 4 ? 0xffffffffu : UINT64_MAX))
 			continue;
@@ -611,6 +627,14 @@ static int read_bucket(walk_state *w, uint64_t addr, int want_typ,
 	r->bucket = addr;
 	r->object_size = (int64_t)size;
 	r->nstk = (size_t)nstk;
+	w->direct = direct;
+	if (direct != NULL) {
+		/* Not in the pool: no later record compares with it. */
+		w->prev_nstk = 0;
+		r->stk = NULL;
+		w->p->nrecs++;
+		return 0;
+	}
 	if (!dup) {
 		w->prev_off = w->npcs;
 		w->prev_nstk = r->nstk;
@@ -851,7 +875,9 @@ static int emit_final(walk_state *w)
 
 	for (i = 0; i < w->nfinal; i++) {
 		t = p->recs[i];
-		t.stk = p->pcpool + (uintptr_t)t.stk;
+		/* w->direct: the only record (read_bucket) */
+		t.stk = w->direct != NULL ? (uint64_t *)w->direct :
+			p->pcpool + (uintptr_t)t.stk;
 		rc = w->sink->record(w->sink->arg, &t);
 		if (rc != 0)
 			return gh_errf(w->err, rc, "writing record %llu: %s",
@@ -862,6 +888,7 @@ static int emit_final(walk_state *w)
 	p->nrecs = 0;
 	w->nfinal = 0;
 	w->npcs = 0;
+	w->direct = NULL;
 	return 0;
 }
 
