@@ -87,6 +87,10 @@ static int parse_block(const char *b, size_t n, uint64_t goid, golist_line *L)
 	L->status = l + hl;
 	L->lstatus = len - hl - 1;
 	while (next_line(&pos, end, &l, &len)) {
+		/* GODEBUG=tracebackancestors: the creators' stacks follow;
+		 * theirs are not this goroutine's */
+		if (len >= 28 && memcmp(l, "[originating from goroutine ", 28) == 0)
+			break;
 		if (len >= 11 && memcmp(l, "created by ", 11) == 0) {
 			L->created = l;
 			L->lcreated = len;

@@ -253,20 +253,25 @@ static void tb_header(gh_buf *b, const gh_profile *p, const gh_rtlayout *rt,
 	gh_buf_append(b, ":\n", 2);
 }
 
-/* printcreatedby */
-static int tb_created_by(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
-			 const gh_goroutine *g, gh_framevec *fv)
+/*
+ * printcreatedby1 for the go statement at gopc of goroutine goid
+ * (printcreatedby skips goid 1, main), " in goroutine N" with suffix
+ * (1.21+; 0: none, as for an ancestor).
+ */
+static int tb_created_by_pc(gh_buf *b, const gh_wctx *w,
+			    const gh_rtlayout *rt, uint64_t gopc,
+			    uint64_t goid, uint64_t suffix, gh_framevec *fv)
 {
 	gh_funcinfo fi;
 	char tmp[4096];
 	int rc;
 
-	if (g->goid == 1 || gh_sym_funcinfo(w->sym, g->gopc, &fi) != 0 ||
+	if (goid == 1 || gh_sym_funcinfo(w->sym, gopc, &fi) != 0 ||
 	    fi.funcid == rt->funcid.wrapper ||
 	    !show_frame(rt, fi.name, 0))
 		return 0;
 	fv->n = 0;
-	rc = gh_sym_callers_frames(w->sym, &g->gopc, 1, fv);
+	rc = gh_sym_callers_frames(w->sym, &gopc, 1, fv);
 	if (rc != 0)
 		return rc;
 	gh_buf_printf(b, "created by ");
@@ -274,15 +279,86 @@ static int tb_created_by(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 		gh_buf_append(b, fi.name, strlen(fi.name));
 	else
 		tb_func_name(b, fi.name, tmp, sizeof(tmp));
-	if (rt->tb_style != 0 && g->parent_goid != 0)
+	if (rt->tb_style != 0 && suffix != 0)
 		gh_buf_printf(b, " in goroutine %llu",
-			      (unsigned long long)g->parent_goid);
+			      (unsigned long long)suffix);
 	gh_buf_printf(b, "\n\t%s:%lld", fv->n ? fv->v[0].file : "?",
 		      (long long)(fv->n ? fv->v[0].line : 0));
-	if (g->gopc > fi.entry)
+	if (gopc > fi.entry)
 		gh_buf_printf(b, " +%#llx",
-			      (unsigned long long)(g->gopc - fi.entry));
+			      (unsigned long long)(gopc - fi.entry));
 	gh_buf_putc(b, '\n');
+	return 0;
+}
+
+/* printcreatedby */
+static int tb_created_by(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
+			 const gh_goroutine *g, gh_framevec *fv)
+{
+	return tb_created_by_pc(b, w, rt, g->gopc, g->goid, g->parent_goid,
+				fv);
+}
+
+/*
+ * printAncestorTraceback for each of g's ancestors: the innermost
+ * function at each saved PC itself (no back-up to the call: the PCs are
+ * gcallers' return PCs, printed as they are), "(...)", its file:line at
+ * that PC and the offset in the physical function, for the frames
+ * showfuncinfo shows (1.21+ hides wrappers; 1.19 passes funcID_normal
+ * and shows them); the elision line when the PCs filled the array
+ * saveAncestors gave gcallers; printcreatedby1 without a goroutine id.
+ */
+static int tb_ancestors(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
+			const gh_goroutine *g, gh_framevec *fv)
+{
+	size_t k, i, full = rt->tb_style == 0 ? rt->tb_max_phys : rt->tb_inner;
+	char tmp[4096];
+	int rc;
+
+	for (k = 0; k < g->nanc; k++) {
+		const gh_gancestor *a = &g->anc[k];
+
+		gh_buf_printf(b, "[originating from goroutine %llu]:\n",
+			      (unsigned long long)a->goid);
+		for (i = 0; i < a->npcs; i++) {
+			gh_funcinfo fi;
+			uint64_t pc = a->pcs[i], pc1 = pc + 1;
+			const char *name;
+
+			if (gh_sym_funcinfo(w->sym, pc, &fi) != 0 ||
+			    (rt->tb_style != 0 &&
+			     fi.funcid == rt->funcid.wrapper) ||
+			    !show_frame(rt, fi.name, i == 0))
+				continue;
+			/* the frame at pc itself: callers_frames backs pc + 1
+			 * up to pc; its first frame is the innermost */
+			fv->n = 0;
+			rc = gh_sym_callers_frames(w->sym, &pc1, 1, fv);
+			if (rc != 0)
+				return rc;
+			if (fv->n == 0 || fv->v[0].function[0] == '\0')
+				continue;
+			name = fv->v[0].function;
+			if (rt->tb_style == 0 &&
+			    strcmp(name, "runtime.gopanic") == 0)
+				name = "panic";
+			if (rt->tb_style == 0)
+				gh_buf_append(b, name, strlen(name));
+			else
+				tb_func_name(b, name, tmp, sizeof(tmp));
+			gh_buf_printf(b, "(...)\n\t%s:%lld", fv->v[0].file,
+				      (long long)fv->v[0].line);
+			if (pc > fi.entry)
+				gh_buf_printf(b, " +%#llx",
+					      (unsigned long long)(pc - fi.entry));
+			gh_buf_putc(b, '\n');
+		}
+		if (a->npcs == full)
+			gh_buf_printf(b, "...additional frames elided...\n");
+		rc = tb_created_by_pc(b, w, rt, a->gopc, a->goid, 0, fv);
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -376,12 +452,18 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 		    !(rt->tb_running_syscallsp && g->in_syscall)) {
 			gh_buf_printf(out, "\tgoroutine running on other "
 				      "thread; stack unavailable\n");
+			rc = tb_created_by(out, w, rt, g, &fv);
 		} else {
 			rc = tb_stack(out, w, rt, g, &fv, shown);
 			if (rc != 0)
 				break;
+			/* traceback1: printcreatedby, then the ancestors
+			 * (tracebackothers prints neither for a running g
+			 * but printcreatedby) */
+			rc = tb_created_by(out, w, rt, g, &fv);
+			if (rc == 0)
+				rc = tb_ancestors(out, w, rt, g, &fv);
 		}
-		rc = tb_created_by(out, w, rt, g, &fv);
 	}
 	/* the note is a block of its own: after a blank line, if any
 	 * goroutine was printed (-f list cuts the text at blank lines) */

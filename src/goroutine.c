@@ -36,7 +36,7 @@
 
 typedef struct gor_tmp {
 	gh_goroutine g;
-	size_t stk_off, lab_off, tb_off;
+	size_t stk_off, lab_off, tb_off, anc_off;
 	/* the snapshot: allgs index; replaced by a re-read while stopped;
 	 * what it added to the note's partial and running-from-registers
 	 * counts */
@@ -61,6 +61,17 @@ typedef struct gor_hdr {
 typedef struct lab_tmp {
 	size_t koff, voff, klen, vlen;  /* in strs (each NUL-terminated too) */
 } lab_tmp;
+
+/* One g.ancestors entry; its PCs at pc_off in the build's pcs pool. */
+typedef struct anc_tmp {
+	uint64_t goid, gopc;
+	size_t pc_off, npcs;
+} anc_tmp;
+
+/* g.ancestors: at most this many entries a goroutine (the runtime keeps
+ * GODEBUG=tracebackancestors of them), and ancestor PCs in all. */
+#define GOR_MAX_ANCESTORS 1024u
+#define GOR_MAX_ANC_PCS (4u << 20)
 
 /*
  * The target architecture as the runtime's unwinder sees it (one place:
@@ -109,6 +120,8 @@ typedef struct gor_build {
 	size_t npcs, cappcs;
 	lab_tmp *labs;
 	size_t nlabs, caplabs;
+	anc_tmp *anc;             /* -f traceback: g.ancestors entries */
+	size_t nanc, capanc, anc_pcs;
 	size_t label_bytes;       /* keys and values read, for the bound */
 	size_t label_cap;         /* the bound (gh_gor_collect) */
 	gh_buf strs;
@@ -828,7 +841,8 @@ static unsigned g_span(const gh_rtlayout *l)
 			 l->g_syscallpc, l->g_atomicstatus, l->g_goid,
 			 l->g_waitsince, l->g_waitreason, l->g_gopc,
 			 l->g_startpc, l->g_labels, l->g_parentgoid,
-			 l->g_runningcleanups, l->g_lockedm, l->g_bubble };
+			 l->g_runningcleanups, l->g_lockedm, l->g_bubble,
+			 l->g_ancestors };
 	unsigned mx = 16;
 	size_t i;
 
@@ -912,6 +926,93 @@ static void tb_bubble(gor_build *bd, gor_tmp *t, const unsigned char *gb)
  * syscallpc/sp in _Gsyscall, else as saveg; 1.19: at most tb_max_phys
  * physical frames).
  */
+/*
+ * g.ancestors (GODEBUG=tracebackancestors=N: newproc1's saveAncestors):
+ * *[]ancestorInfo {pcs []uintptr; goid; gopc}, 40 bytes an entry on
+ * 64-bit targets (tests/dwarfcheck.c), each pcs at most the traceback's
+ * inner-frame count (gcallers into an array of that size).  Unreadable
+ * or implausible entries end the list and mark the goroutine partial.
+ */
+static int tb_ancestors(gor_build *bd, gor_tmp *t, const unsigned char *gb)
+{
+	const gh_rtlayout *l = bd->lay;
+	gh_mem *m = &bd->s->mem;
+	gh_goroutine *g = &t->g;
+	unsigned char hdr[24], ent[40];
+	uint64_t ap, arr, n, i, pcs, npcs;
+	uint64_t maxpcs = l->tb_style == 0 ? l->tb_max_phys : l->tb_inner;
+	size_t j;
+	anc_tmp *a;
+	int rc, bad = 0;
+
+	t->anc_off = bd->nanc;
+	g->nanc = 0;
+	if (l->g_ancestors == 0)
+		return 0;
+	ap = gh_mem_word(m, gb + l->g_ancestors, 8);
+	if (ap == 0)
+		return 0;
+	rc = gh_mem_read(m, ap, hdr, sizeof(hdr), "g.ancestors");
+	if (rc == GOHEAP_ENOMEM || rc == GOHEAP_ETIMEDOUT)
+		return rc;
+	arr = gh_mem_word(m, hdr, 8);
+	n = gh_mem_word(m, hdr + 8, 8);
+	if (rc != 0 || n > GOR_MAX_ANCESTORS) {
+		bad = 1;
+		n = 0;
+	}
+	for (i = 0; i < n && !bad; i++) {
+		rc = gh_mem_read(m, arr + i * sizeof(ent), ent, sizeof(ent),
+				 "ancestorInfo");
+		if (rc == GOHEAP_ENOMEM || rc == GOHEAP_ETIMEDOUT)
+			return rc;
+		pcs = gh_mem_word(m, ent, 8);
+		npcs = gh_mem_word(m, ent + 8, 8);
+		if (rc != 0 || npcs > maxpcs ||
+		    bd->anc_pcs + npcs > GOR_MAX_ANC_PCS) {
+			bad = 1;
+			break;
+		}
+		rc = gh_grow(&bd->anc, &bd->capanc, bd->nanc + 1,
+			     sizeof(*bd->anc));
+		if (rc == 0)
+			rc = gh_grow(&bd->pcs, &bd->cappcs,
+				     bd->npcs + (size_t)npcs + 1,
+				     sizeof(*bd->pcs));
+		if (rc != 0)
+			return rc;
+		a = &bd->anc[bd->nanc];
+		a->goid = gh_mem_word(m, ent + 24, 8);
+		a->gopc = gh_mem_word(m, ent + 32, 8);
+		a->pc_off = bd->npcs;
+		a->npcs = (size_t)npcs;
+		if (npcs > 0) {
+			rc = gh_mem_read(m, pcs, bd->pcs + bd->npcs,
+					 (size_t)npcs * 8, "ancestor PCs");
+			if (rc == GOHEAP_ENOMEM || rc == GOHEAP_ETIMEDOUT)
+				return rc;
+			if (rc != 0) {
+				bad = 1;
+				break;
+			}
+			for (j = 0; j < npcs; j++)
+				bd->pcs[bd->npcs + j] = gh_mem_word(m,
+					(const unsigned char *)
+					(bd->pcs + bd->npcs + j), 8);
+		}
+		bd->npcs += (size_t)npcs;
+		bd->anc_pcs += (size_t)npcs;
+		bd->nanc++;
+		g->nanc++;
+	}
+	if (bad && !g->partial) {
+		g->partial = 1;
+		bd->partial++;
+		t->cnt_partial = 1;
+	}
+	return 0;
+}
+
 static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		     uint64_t pc0, uint64_t sp0, uint64_t lr0,
 		     uint64_t syscallsp, uint64_t lo, uint64_t hi)
@@ -941,6 +1042,8 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		/* goheap_options.no_traceback: no stack of its own */
 		t->tb_off = bd->ntb;
 		g->ntb = 0;
+		t->anc_off = bd->nanc;
+		g->nanc = 0;
 		return 0;
 	}
 	/* room for this stack's argument lists (unwind -> tb_args) */
@@ -970,7 +1073,7 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 	bd->ntb += n;
 	g->ntb = n;
 	tb_bubble(bd, t, gb);
-	return 0;
+	return tb_ancestors(bd, t, gb);
 }
 
 /* 0: done (recorded or left out); a GOHEAP_E* code only for ENOMEM and
@@ -1092,14 +1195,20 @@ static int one_g(gor_build *bd, uint64_t gp)
 
 static int freeze(gor_build *bd, gh_profile *p)
 {
+	/* one block: goroutines, labels, ancestors (all 8-byte words,
+	 * so what follows stays aligned), PCs, the traceback's three
+	 * arrays, strings */
 	size_t szg = bd->ngs * sizeof(gh_goroutine);
 	size_t szl = bd->nlabs * sizeof(gh_glabel);
+	size_t sza = bd->nanc * sizeof(gh_gancestor);
 	size_t szp = bd->npcs * sizeof(uint64_t);
 	size_t szt = bd->ntb * sizeof(uint64_t);
-	size_t total = szg + szl + szp + 3 * szt + bd->strs.len + 8, i, j;
+	size_t total = szg + szl + sza + szp + 3 * szt + bd->strs.len + 8;
+	size_t i, j;
 	unsigned char *blk;
+	gh_gancestor *anc;
 	gh_glabel *labs;
-	uint64_t *pcs;
+	uint64_t *pcs, *tbp;
 	char *strs;
 
 	blk = gh_calloc(1, total);
@@ -1107,14 +1216,16 @@ static int freeze(gor_build *bd, gh_profile *p)
 		return GOHEAP_ENOMEM;
 	p->gors = (gh_goroutine *)blk;
 	labs = (gh_glabel *)(blk + szg);
-	pcs = (uint64_t *)(blk + szg + szl);
-	strs = (char *)(blk + szg + szl + szp + 3 * szt);
+	anc = (gh_gancestor *)(blk + szg + szl);
+	pcs = (uint64_t *)(blk + szg + szl + sza);
+	tbp = pcs + bd->npcs;
+	strs = (char *)(tbp + 3 * bd->ntb);
 	if (szp > 0)
 		memcpy(pcs, bd->pcs, szp);
 	if (szt > 0) {
-		memcpy(blk + szg + szl + szp, bd->tbpcs, szt);
-		memcpy(blk + szg + szl + szp + szt, bd->tbphyss, szt);
-		memcpy(blk + szg + szl + szp + 2 * szt, bd->tbargs, szt);
+		memcpy(tbp, bd->tbpcs, szt);
+		memcpy(tbp + bd->ntb, bd->tbphyss, szt);
+		memcpy(tbp + 2 * bd->ntb, bd->tbargs, szt);
 	}
 	if (bd->strs.len > 0)
 		memcpy(strs, bd->strs.data, bd->strs.len);
@@ -1124,16 +1235,20 @@ static int freeze(gor_build *bd, gh_profile *p)
 		labs[i].klen = bd->labs[i].klen;
 		labs[i].vlen = bd->labs[i].vlen;
 	}
+	for (i = 0; i < bd->nanc; i++) {
+		anc[i].goid = bd->anc[i].goid;
+		anc[i].gopc = bd->anc[i].gopc;
+		anc[i].pcs = pcs + bd->anc[i].pc_off;
+		anc[i].npcs = bd->anc[i].npcs;
+	}
 	for (i = 0; i < bd->ngs; i++) {
 		p->gors[i] = bd->gs[i].g;
 		p->gors[i].stk = pcs + bd->gs[i].stk_off;
 		p->gors[i].labels = labs + bd->gs[i].lab_off;
-		p->gors[i].tb_pcs = (uint64_t *)(blk + szg + szl + szp) +
-				    bd->gs[i].tb_off;
-		p->gors[i].tb_phys = (uint64_t *)(blk + szg + szl + szp +
-						  szt) + bd->gs[i].tb_off;
-		p->gors[i].tb_args = (uint64_t *)(blk + szg + szl + szp +
-						  2 * szt) + bd->gs[i].tb_off;
+		p->gors[i].anc = anc + bd->gs[i].anc_off;
+		p->gors[i].tb_pcs = tbp + bd->gs[i].tb_off;
+		p->gors[i].tb_phys = tbp + bd->ntb + bd->gs[i].tb_off;
+		p->gors[i].tb_args = tbp + 2 * bd->ntb + bd->gs[i].tb_off;
 		p->gors[i].tb_argstr = strs;
 	}
 	p->ngors = bd->ngs;
@@ -1816,6 +1931,7 @@ out:
 	free(bd.gs);
 	free(bd.pcs);
 	free(bd.labs);
+	free(bd.anc);
 	free(bd.hdr);
 	free(bd.fmemo);
 	free(bd.amemo);

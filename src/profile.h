@@ -38,6 +38,15 @@ enum {
 	GH_G_PREEMPTED = 9
 };
 
+/* One ancestor of a goroutine (g.ancestors, GODEBUG=tracebackancestors):
+ * the goroutine that created it (or that one's creator ...) as it was
+ * then: its return PCs (gcallers), goid and go statement's PC. */
+typedef struct gh_gancestor {
+	uint64_t goid, gopc;
+	const uint64_t *pcs;
+	size_t npcs;
+} gh_gancestor;
+
 /* One goroutine of a goroutine profile (goroutine.c). */
 typedef struct gh_goroutine {
 	uint64_t addr;        /* the *g */
@@ -74,6 +83,9 @@ typedef struct gh_goroutine {
 	 * ", synctest bubble N" and " (durable)" */
 	int in_bubble;
 	uint64_t bubble_id;
+	/* -f traceback: g.ancestors, nearest first (printAncestorTraceback) */
+	const gh_gancestor *anc;
+	size_t nanc;
 } gh_goroutine;
 
 /* One executable mapping of the target, for pprof Mapping messages. */

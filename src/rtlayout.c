@@ -62,35 +62,36 @@ static const uint16_t size_classes_118[] = {
  * 1.22.12, 1.23.5, 1.24.4, 1.25.12, 1.26.11, 1.27.4 binaries (gdb:
  * gdb.lookup_type("runtime.g").fields()).  gobuf {sp, pc, g, ctxt, ret,
  * lr, bp} lost ret in 1.25; g gained syscallbp in 1.23 and lost two words
- * before syscallsp in 1.25; parentGoid came in 1.21. */
+ * before syscallsp in 1.25; parentGoid came in 1.21; ancestors
+ * (*[]ancestorInfo, GODEBUG=tracebackancestors) follows gopc in all. */
 #define GH_G_119 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
 	.g_syscallpc = 120, .g_atomicstatus = 144, .g_goid = 152, \
 	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 0, \
-	.g_gopc = 296, .g_startpc = 312, .g_labels = 360, .gobuf_sp = 0, .gobuf_g = 16, \
+	.g_gopc = 296, .g_ancestors = 304, .g_startpc = 312, .g_labels = 360, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
 	.m_curg = 192
 #define GH_G_121 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
 	.g_syscallpc = 120, .g_atomicstatus = 144, .g_goid = 152, \
 	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 272, \
-	.g_gopc = 280, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, .gobuf_g = 16, \
+	.g_gopc = 280, .g_ancestors = 288, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
 	.m_curg = 192
 #define GH_G_123 .g_m = 48, .g_sched = 56, .g_syscallsp = 112, \
 	.g_syscallpc = 120, .g_atomicstatus = 152, .g_goid = 160, \
 	.g_waitsince = 176, .g_waitreason = 184, .g_parentgoid = 280, \
-	.g_gopc = 288, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, .gobuf_g = 16, \
+	.g_gopc = 288, .g_ancestors = 296, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 40, .gobuf_bp = 48, .m_procid = 72, \
 	.m_curg = 192
 #define GH_G_125 .g_runningcleanups = 218, .g_m = 48, .g_sched = 56, .g_syscallsp = 104, \
 	.g_syscallpc = 112, .g_atomicstatus = 144, .g_goid = 152, \
 	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 272, \
-	.g_gopc = 280, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, .gobuf_g = 16, \
+	.g_gopc = 280, .g_ancestors = 288, .g_startpc = 296, .g_labels = 344, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 32, .gobuf_bp = 40, .m_procid = 64, \
 	.m_curg = 184
 #define GH_G_126 .g_runningcleanups = 220, .g_m = 48, .g_sched = 56, .g_syscallsp = 104, \
 	.g_syscallpc = 112, .g_atomicstatus = 144, .g_goid = 152, \
 	.g_waitsince = 168, .g_waitreason = 176, .g_parentgoid = 280, \
-	.g_gopc = 288, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, .gobuf_g = 16, \
+	.g_gopc = 288, .g_ancestors = 296, .g_startpc = 304, .g_labels = 352, .gobuf_sp = 0, .gobuf_g = 16, \
 	.gobuf_pc = 8, .gobuf_lr = 32, .gobuf_bp = 40, .m_procid = 64, \
 	.m_curg = 184
 

@@ -103,6 +103,9 @@ typedef struct gh_rtlayout {
 		 g_goid, g_waitsince, g_waitreason, g_gopc, g_startpc,
 		 g_labels;
 	unsigned g_parentgoid;    /* 0: no g.parentGoid (before 1.21) */
+	/* g.ancestors: *[]ancestorInfo {pcs []uintptr; goid; gopc}, set at
+	 * creation when GODEBUG=tracebackancestors=N > 0 (0: unknown) */
+	unsigned g_ancestors;
 	/* g.runningCleanups (atomic.Bool, 1.25+; 0: none): a cleanup
 	 * goroutine is a user goroutine only while it runs cleanups */
 	unsigned g_runningcleanups;

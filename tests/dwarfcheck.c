@@ -126,7 +126,7 @@ static void gtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 {
 	size_t k = 0;
 
-	memset(t, 0, 7 * sizeof(*t));
+	memset(t, 0, 8 * sizeof(*t));
 	t[k].name = "runtime.g";
 	gt_add(&t[k], "stack", 0);
 	gt_add(&t[k], "m", l->g_m);
@@ -138,6 +138,7 @@ static void gtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	gt_add(&t[k], "waitsince", l->g_waitsince);
 	gt_add(&t[k], "waitreason", l->g_waitreason);
 	gt_add(&t[k], "gopc", l->g_gopc);
+	gt_add(&t[k], "ancestors", opt(l->g_ancestors));
 	gt_add(&t[k], "startpc", l->g_startpc);
 	gt_add(&t[k], "labels", l->g_labels);
 	gt_add(&t[k], "lockedm", l->g_lockedm);
@@ -163,6 +164,14 @@ static void gtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	gt_add(&t[k], "procid", l->m_procid);
 	gt_add(&t[k], "curg", l->m_curg);
 	k++;
+	/* goroutine.c tb_ancestors reads {pcs, goid, gopc} at 0, 24, 32 */
+	if (l->g_ancestors != 0) {
+		t[k].name = "runtime.ancestorInfo";
+		gt_add(&t[k], "pcs", 0);
+		gt_add(&t[k], "goid", 24);
+		gt_add(&t[k], "gopc", 32);
+		k++;
+	}
 	if (l->tb_bubble == 1) {
 		t[k].name = "runtime.synctestGroup";
 		gt_add(&t[k], "root", l->bubble_id);
@@ -339,7 +348,7 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 	};
 	const unsigned want[4] = { lay->w_allnext, lay->w_typ, lay->w_size,
 				   lay->w_nstk };
-	dw_gtype gt[7];
+	dw_gtype gt[8];
 	gh_buf b = GH_BUF_INIT;
 	Dwarf *dw = NULL;
 	Dwarf_Off off = 0, next;

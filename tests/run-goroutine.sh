@@ -23,6 +23,9 @@
 #     sample dropped on each side)
 #   - traceback: go-heap -p goroutine -f traceback == goroutine.2.txt (debug=2), live and core,
 #     block by block (cmp_tb: writer dropped, argument lists as they are)
+#   - ancestors (default build): goroutineprog -ancestors with GODEBUG=tracebackancestors=3: -f
+#     traceback == its own debug=2 ("[originating from goroutine N]:" blocks, an elided one),
+#     live on every toolchain, from a gcore core too on the oldest and newest (ancestors)
 #   - labels: goroutineprog's label sets hold what %q escapes, NUL bytes in a key and in values
 #     included (values that differ only after their NUL: cut, two groups would merge)
 #   - the layout row (default build): tests/locate-dump --dwarf: every goroutine offset of the
@@ -133,18 +136,25 @@ print(f"{len(e)} goroutine tracebacks equal, {nargs} frames with argument words"
 PY
 }
 
+# tb_check NAME WANT LABEL TARGET [EXE]: go-heap -p goroutine -f traceback TARGET into $d/NAME.out,
+# compared with WANT (a debug=2 file) by cmp_tb; LABEL names the check.  0 when it was written.
+tb_check() {
+	local name=$1 want=$2 label=$3
+	shift 3
+	run "$name" -p goroutine -f traceback "$@"
+	ok "$name" "$label traceback" || return 1
+	if cmp_tb "$want" "$d/$name.out" >"$d/cmp$name.log" 2>&1; then
+		gh_pass "$tag: $label: traceback == in-process goroutine debug=2 ($(tail -n 1 "$d/cmp$name.log"))"
+	else
+		gh_fail "$tag: $label: traceback differs from $(basename "$want")"
+		gh_show "$d/cmp$name.log" 40
+	fi
+}
+
 checks() { # PID-or-CORE [EXE] ; $kind = live|core
 	run text -p goroutine -f text "$@"
 	ok text "$kind text" && compare "$d/out/goroutine.txt" "$d/text.out" "$kind: text == in-process goroutine debug=1"
-	run tb -p goroutine -f traceback "$@"
-	if ok tb "$kind traceback"; then
-		if cmp_tb "$d/out/goroutine.2.txt" "$d/tb.out" >"$d/cmptb.log" 2>&1; then
-			gh_pass "$tag: $kind: traceback == in-process goroutine debug=2 ($(tail -n 1 "$d/cmptb.log"))"
-		else
-			gh_fail "$tag: $kind: traceback differs from goroutine.2.txt"
-			gh_show "$d/cmptb.log" 40
-		fi
-	fi
+	tb_check tb "$d/out/goroutine.2.txt" "$kind" "$@"
 	run top -p goroutine -f top -n 5 "$@"
 	if ok top "$kind top"; then
 		if grep -q '^Type: goroutine$' "$d/top.out" && grep -q 'runtime.gopark$' "$d/top.out" &&
@@ -282,6 +292,62 @@ spin_live() {
 
 have_gcore=1
 command -v gcore >/dev/null 2>&1 || have_gcore=0
+
+# ancestors BIN CORE(0|1): GODEBUG=tracebackancestors=3 makes the runtime keep, in g.ancestors, the
+# stacks of the goroutines that created each goroutine (and of their creators); its traceback
+# prints them after "created by" ("[originating from goroutine N]:", frames at the saved PCs
+# themselves, "...additional frames elided..." for a full array, "created by F" without an id).
+# goroutineprog -ancestors adds goroutines started 120 frames deep.  go-heap's -f traceback must
+# equal the program's own debug=2, live (and from a gcore core with CORE 1); the program's own
+# must show what is compared, so that the check cannot pass vacuously.
+ancestors() {
+	local bin=$1 core=$2 ad="$d/anc" apid norig nelided
+	mkdir -p "$ad/out"
+	( cd "$ad" && GODEBUG=tracebackancestors=3 exec "$bin" -out "$ad/out" -ancestors \
+		>"$ad/run.out" 2>"$ad/run.err" </dev/null ) &
+	apid=$!
+	GH_PIDS+=("$apid")
+	if ! wait_line "$ad/run.out" READY "$apid" 1200; then
+		gh_fail "$tag: goroutineprog -ancestors did not get READY: $(tail -n 2 "$ad/run.err" | tr '\n' ' ')"
+		gh_stop "$apid"
+		return
+	fi
+	norig=$(grep -c '^\[originating from goroutine [0-9]*\]:$' "$ad/out/goroutine.2.txt")
+	nelided=$(grep -c '^\.\.\.additional frames elided\.\.\.$' "$ad/out/goroutine.2.txt")
+	if [ "$norig" -lt 100 ] || [ "$nelided" -lt 1 ] ||
+		! grep -A8 '^\[originating from goroutine [02-9][0-9]*\]:$' "$ad/out/goroutine.2.txt" | grep -q '^created by main\.creator$'; then
+		gh_fail "$tag: ancestors: the program's own traceback lacks what this check compares ($norig ancestor blocks, $nelided elided, an ancestor's 'created by')"
+		gh_stop "$apid"
+		return
+	fi
+	if tb_check anc "$ad/out/goroutine.2.txt" "ancestors: live ($norig ancestor blocks)" "$apid"; then
+		# -f list takes each goroutine's own "created by", not an ancestor's
+		run ancl -p goroutine -f list "$apid"
+		if ok ancl "ancestors live list"; then
+			local nb nl
+			nb=$(grep -c '^goroutine [0-9]* \[' "$d/anc.out")
+			nl=$(grep -c . "$d/ancl.out")
+			if [ "$nb" = "$nl" ] && ! grep -q 'originating' "$d/ancl.out" &&
+				[ "$(grep -c 'created by main\.spawn in goroutine 1 *$' "$d/ancl.out")" -ge 1000 ]; then
+				gh_pass "$tag: ancestors: live: -f list, one line per goroutine with its own creator ($nl)"
+			else
+				gh_fail "$tag: ancestors: live: -f list: $nl lines for $nb goroutines, or an ancestor's line"
+				gh_show "$d/ancl.out" 5
+			fi
+		fi
+	fi
+	if [ "$core" = 1 ] && [ "$have_gcore" = 1 ]; then
+		timeout 300 gcore -o "$ad/core" "$apid" >"$ad/gcore.log" 2>&1
+		if [ -s "$ad/core.$apid" ]; then
+			tb_check ancc "$ad/out/goroutine.2.txt" "ancestors: core" "$ad/core.$apid" "$bin"
+		else
+			gh_fail "$tag: ancestors: gcore wrote no core"
+			gh_show "$ad/gcore.log" 5
+		fi
+		rm -f "$ad/core.$apid"
+	fi
+	gh_stop "$apid"
+}
 
 hostile_done=0
 hostile() { # PID BIN: corrupt the live target with gdb, go-heap must not crash
@@ -490,15 +556,7 @@ arm64_core() {
 	fi
 	run text -p goroutine -f text "$core" "$bin"
 	ok text "arm64 core text" && compare "$d/out/goroutine.txt" "$d/text.out" "arm64 core: text == in-process goroutine debug=1"
-	run tb -p goroutine -f traceback "$core" "$bin"
-	if ok tb "arm64 core traceback"; then
-		if cmp_tb "$d/out/goroutine.2.txt" "$d/tb.out" >"$d/cmptb.log" 2>&1; then
-			gh_pass "$tag: arm64 core: traceback == in-process goroutine debug=2 ($(tail -n 1 "$d/cmptb.log"))"
-		else
-			gh_fail "$tag: arm64 core: traceback differs from goroutine.2.txt"
-			gh_show "$d/cmptb.log" 40
-		fi
-	fi
+	tb_check tb "$d/out/goroutine.2.txt" "arm64 core" "$core" "$bin"
 	rm -f "$core"
 	[ "$variant" = default ] || return
 	# a running goroutine: -spin, the crash handler leaves its thread in sigtramp
@@ -679,15 +737,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			ok text "stripped live text" &&
 				compare "$d/out/goroutine.txt" "$d/text.out" "stripped: live: text == in-process goroutine debug=1"
 			# argument lists need funcdata through moduledata.gofunc (located, no go:func.* symbol)
-			run tb -p goroutine -f traceback "$pid"
-			if ok tb "stripped live traceback"; then
-				if cmp_tb "$d/out/goroutine.2.txt" "$d/tb.out" >"$d/cmptb.log" 2>&1; then
-					gh_pass "$tag: stripped: live: traceback == in-process goroutine debug=2 ($(tail -n 1 "$d/cmptb.log"))"
-				else
-					gh_fail "$tag: stripped: live: traceback differs from goroutine.2.txt"
-					gh_show "$d/cmptb.log" 40
-				fi
-			fi
+			tb_check tb "$d/out/goroutine.2.txt" "stripped: live" "$pid"
 			run vv -v -p goroutine -f text "$pid"
 			if grep -q 'allgs via allgadd' "$d/vv.err" "$d/vv.out" 2>/dev/null; then
 				gh_pass "$tag: stripped: -v says how allgs was found"
@@ -745,6 +795,13 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			fi
 		fi
 		gh_stop "$pid"
+		if [ "$variant" = default ] && gh_have_goheap && gh_can_read_mem "$$" 2>/dev/null; then
+			if [ "$i" = 0 ] || [ "$i" = $((n - 1)) ]; then
+				ancestors "$bin" 1
+			else
+				ancestors "$bin" 0
+			fi
+		fi
 		if [ "$variant" = default ] && { [ "$i" = 0 ] || [ "$i" = $((n - 1)) ]; } && gh_have_goheap; then
 			spin_core "$bin"
 			gh_can_read_mem "$$" 2>/dev/null && spin_live "$bin"

@@ -322,6 +322,37 @@ func faultPark(x int) int {
 	return nilPair.a + x
 }
 
+// -ancestors (tests/run-goroutine.sh, run with GODEBUG=tracebackancestors=N):
+// goroutines whose creators' stacks the runtime saves in g.ancestors.  One
+// is started 120 frames deep, so that its creator's saved PCs fill the
+// array saveAncestors gives gcallers (tracebackInnerFrames, 50; 1.19's
+// _TracebackMaxFrames, 100) and the traceback prints the elision line;
+// two more by a pointer method called through a func value (the method's
+// printed name in the ancestors' frames and "created by" lines).
+//
+//go:noinline
+func deepSpawn(n int) {
+	if n == 0 {
+		started.Add(1)
+		go func() { started.Done(); recvForever() }()
+		return
+	}
+	deepSpawn(n - 1)
+}
+
+type spawner struct{ n int }
+
+//go:noinline
+func (s *spawner) run() {
+	started.Add(s.n)
+	for i := 0; i < s.n; i++ {
+		go func() { started.Done(); recvForever() }()
+	}
+}
+
+//go:noinline
+func callIt(f func()) { f() }
+
 // -spin (tests/run-goroutine.sh, running goroutines in kernel cores): after
 // the profiles are written, one goroutine spins in main.spinForever on a
 // locked thread (run with GODEBUG=asyncpreemptoff=1 so that the crash
@@ -348,6 +379,7 @@ func main() {
 	out := flag.String("out", "", "directory for the profiles")
 	spin := flag.Bool("spin", false, "after the profiles, spin in main.spinForever")
 	inject := flag.Bool("inject", false, "also park 2 goroutines in a deferred call of a nil-pointer panic")
+	ancestors := flag.Bool("ancestors", false, "also start goroutines 120 frames deep and through a method value (GODEBUG=tracebackancestors)")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: goroutineprog -out DIR")
@@ -440,6 +472,10 @@ func main() {
 	labelled("order", "a", 2, sleepLong)
 	if *inject {
 		spawn(2, func() { faultPark(21) })
+	}
+	if *ancestors {
+		deepSpawn(120)
+		callIt((&spawner{n: 2}).run)
 	}
 	started.Wait()
 	// No GC from here on: a stack shrink (copystack) between the in-process
