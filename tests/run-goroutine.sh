@@ -321,14 +321,15 @@ ancestors() {
 		return
 	fi
 	if tb_check anc "$ad/out/goroutine.2.txt" "ancestors: live ($norig ancestor blocks)" "$apid"; then
-		# -f list takes each goroutine's own "created by", not an ancestor's
+		# -f list takes each goroutine's own "created by" (1.21+: "in goroutine 1"), not an
+		# ancestor's
 		run ancl -p goroutine -f list "$apid"
 		if ok ancl "ancestors live list"; then
 			local nb nl
 			nb=$(grep -c '^goroutine [0-9]* \[' "$d/anc.out")
 			nl=$(grep -c . "$d/ancl.out")
 			if [ "$nb" = "$nl" ] && ! grep -q 'originating' "$d/ancl.out" &&
-				[ "$(grep -c 'created by main\.spawn in goroutine 1 *$' "$d/ancl.out")" -ge 1000 ]; then
+				[ "$(grep -c 'created by main\.spawn\( in goroutine 1\)\? *$' "$d/ancl.out")" -ge 1000 ]; then
 				gh_pass "$tag: ancestors: live: -f list, one line per goroutine with its own creator ($nl)"
 			else
 				gh_fail "$tag: ancestors: live: -f list: $nl lines for $nb goroutines, or an ancestor's line"
