@@ -1721,10 +1721,15 @@ static void tb_setup(gor_build *bd, gh_profile *p)
 		free(bd->tbphys);
 		bd->tbframe = bd->tbphys = NULL;
 	}
-	if (l->tb_labels != 0 &&
-	    gh_exe_symbol(s->exe, "runtime.debug", &addr, NULL) == 0 &&
-	    gh_mem_read_uint(&s->mem, addr + s->bias + l->debug_tracebacklabels,
-			     4, &v, "runtime.debug.tracebacklabels") == 0)
+	/* runtime.debug's field; stripped: located in goroutineheader */
+	addr = 0;
+	if (gh_exe_symbol(s->exe, "runtime.debug", &addr, NULL) == 0)
+		addr += s->bias + l->debug_tracebacklabels;
+	else
+		addr = s->addrs.tblabels;
+	if (l->tb_labels != 0 && addr != 0 &&
+	    gh_mem_read_uint(&s->mem, addr, 4, &v,
+			     "runtime.debug.tracebacklabels") == 0)
 		p->tb_labels_on = v == 1;
 	if (clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
 		return;

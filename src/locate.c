@@ -585,7 +585,7 @@ static size_t distinct_targets(const loc *L, const gh_refvec *rv, int sec,
 }
 
 typedef struct found {
-	uint64_t m, b, x, cycle, rate, ticks, mrate, allgs, fing;
+	uint64_t m, b, x, cycle, rate, ticks, mrate, allgs, fing, tblabels;
 	unsigned fing_size;
 	char how[512];
 } located;
@@ -1155,6 +1155,50 @@ none:
 	return 1;
 }
 
+/*
+ * runtime.debug.tracebacklabels (atomic.Int32, 1.26+): goroutineheader
+ * loads it once, its only 4-byte load from .bss/.noptrbss (runtime.debug
+ * is zero until schedinit; traceback_cache, which the inlined gotraceback
+ * loads, is initialised: .noptrdata), and it is the field at the row's
+ * debug_tracebacklabels offset of a 4-aligned struct.  Optional: 1 when
+ * the release has no such setting or it is not confirmed.
+ */
+static int find_tblabels(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
+			 located *f)
+{
+	uint64_t cand = 0, entry;
+	size_t i, ncand = 0;
+	int rc, cls;
+
+	if (rt->tb_labels == 0)
+		return 1;
+	rc = func_refs(L, "runtime.goroutineheader", rv, &entry);
+	if (rc != 0)
+		goto none;
+	for (i = 0; i < rv->n; i++) {
+		const gh_ref *r = &rv->v[i];
+
+		if (!(r->kind & GH_REF_LOAD) || r->size != 4 ||
+		    r->target == cand)
+			continue;
+		cls = sec_class(L->exe, r->target, 4);
+		if (cls != SEC_BSS && cls != SEC_NOPTRBSS)
+			continue;
+		cand = r->target;
+		ncand++;
+	}
+	if (ncand != 1 || cand % 4 != 0 || cand < rt->debug_tracebacklabels)
+		goto none;
+	f->tblabels = cand;
+	how_add(f, "debug.tracebacklabels via goroutineheader");
+	return 0;
+none:
+	if (rc == GOHEAP_ENOMEM)
+		return rc;
+	how_add(f, "debug.tracebacklabels not confirmed");
+	return 1;
+}
+
 int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		      uint64_t bias, gh_rtaddrs *out, char *how,
 		      size_t howlen, gh_err *err)
@@ -1211,6 +1255,8 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		rc = find_allgs(&L, &rv, &f);
 	if (rc == 0 || rc == 1)
 		rc = find_fing(&L, &rv, &f);
+	if ((rc == 0 || rc == 1) && gh_rtlayout_for(ver) != NULL)
+		rc = find_tblabels(&L, &rv, gh_rtlayout_for(ver), &f);
 	if (rc == 1)
 		rc = 0;
 	if (rc != 0) {
@@ -1228,6 +1274,7 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 	out->allgs = f.allgs != 0 ? f.allgs + bias : 0;
 	out->fing = f.fing != 0 ? f.fing + bias : 0;
 	out->fing_size = f.fing != 0 ? f.fing_size : 0;
+	out->tblabels = f.tblabels != 0 ? f.tblabels + bias : 0;
 	if (how != NULL && howlen > 0)
 		snprintf(how, howlen, "%s", f.how);
 out:

@@ -44,6 +44,9 @@ typedef struct gh_rtaddrs {
 	 * (fing_size 4) or 1.19's fingRunning (fing_size 1) */
 	uint64_t allgs, fing;
 	unsigned fing_size;
+	/* runtime.debug.tracebacklabels (1.26+: the traceback's header
+	 * labels; 1.27's default is 1), located in goroutineheader */
+	uint64_t tblabels;
 } gh_rtaddrs;
 
 /*

@@ -14,9 +14,11 @@
  *   mProfCycle 0x60f858
  *   MemProfileRate 0x5e4370
  *   allgs 0x5ef2a0              (0x0 when not confirmed)
+ *   tracebacklabels 0x61d5a8    (runtime.debug.tracebacklabels, 1.26+;
+ *                               0x0 before, or when not confirmed)
  *   how mbuckets via ...
  *
- * --symtab prints the same six names from .symtab instead (the truth for
+ * --symtab prints the same seven names from .symtab instead (the truth for
  * an unstripped twin); --infer ignores .go.buildinfo; --dwarf adds a line
  * "dwarf ..." from the DWARF layout check.  Exit 0, or 1 with the
  * library's message on stderr.
@@ -76,14 +78,14 @@ int main(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"mbuckets", "bbuckets", "xbuckets", "mProfCycle",
-		"MemProfileRate", "allgs"
+		"MemProfileRate", "allgs", "tracebacklabels"
 	};
 	gh_err err;
 	gh_exe *exe = NULL;
 	gh_sym *sym = NULL;
 	gh_gover ver = { 0, 0, 0 };
 	gh_rtaddrs a;
-	uint64_t bias = 0, v[6];
+	uint64_t bias = 0, v[7];
 	char verstr[160], how[768], rep[256];
 	const char *path = NULL, *refs = NULL;
 	int symtab = 0, infer = 0, dwarf = 0, rc, i;
@@ -132,11 +134,18 @@ int main(int argc, char **argv)
 			"runtime.MemProfileRate", "runtime.allgs"
 		};
 
+		const gh_rtlayout *lay = gh_rtlayout_for(ver);
+
 		for (i = 0; i < 6; i++) {
 			v[i] = 0;
 			if (gh_exe_symbol(exe, syms[i], &v[i], NULL) == 0)
 				v[i] += bias;
 		}
+		/* runtime.debug's field, where the release has it */
+		v[6] = 0;
+		if (lay != NULL && lay->tb_labels != 0 &&
+		    gh_exe_symbol(exe, "runtime.debug", &v[6], NULL) == 0)
+			v[6] += bias + lay->debug_tracebacklabels;
 		how[0] = '\0';
 	} else {
 		rc = gh_locate_globals(exe, sym, ver, bias, &a, how,
@@ -149,8 +158,9 @@ int main(int argc, char **argv)
 		v[3] = a.mprofcycle;
 		v[4] = a.memprofilerate;
 		v[5] = a.allgs;
+		v[6] = a.tblabels;
 	}
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		printf("%s 0x%llx\n", names[i], (unsigned long long)v[i]);
 	if (how[0] != '\0')
 		printf("how %s\n", how);

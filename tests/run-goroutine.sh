@@ -723,7 +723,16 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		d="$GH_TMP/$goname-$variant"
 		mkdir -p "$d/out"
 		[ "$variant" = default ] && dwarf_check "$bin"
-		if ! gh_start "$bin" -out "$d/out" 2>"$GH_TMP/start.err"; then
+		# the stripped build with GODEBUG=tracebacklabels=1 (1.26+; earlier releases ignore
+		# it): the traceback's header labels then depend on runtime.debug.tracebacklabels,
+		# which go-heap locates in goroutineheader's code (these GOPATH-mode builds default
+		# to 0, module builds of 1.27 to 1)
+		godebug_was=${GODEBUG-}
+		[ "$variant" = stripped ] && export GODEBUG=tracebacklabels=1
+		gh_start "$bin" -out "$d/out" 2>"$GH_TMP/start.err"
+		started=$?
+		if [ -n "$godebug_was" ]; then export GODEBUG=$godebug_was; else unset GODEBUG; fi
+		if [ "$started" != 0 ]; then
 			gh_fail "$tag: goroutineprog: $(cat "$GH_TMP/start.err")"
 			continue
 		fi
@@ -738,6 +747,10 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			ok text "stripped live text" &&
 				compare "$d/out/goroutine.txt" "$d/text.out" "stripped: live: text == in-process goroutine debug=1"
 			# argument lists need funcdata through moduledata.gofunc (located, no go:func.* symbol)
+			if [ "${goname#go1.}" -ge 26 ] 2>/dev/null &&
+				! grep -qE '^goroutine [0-9]+ \[.*( labels:\{|\] \{)' "$d/out/goroutine.2.txt"; then
+				gh_fail "$tag: stripped: the program's own traceback has no header labels (GODEBUG=tracebacklabels=1)"
+			fi
 			tb_check tb "$d/out/goroutine.2.txt" "stripped: live" "$pid"
 			run vv -v -p goroutine -f text "$pid"
 			if grep -q 'allgs via allgadd' "$d/vv.err" "$d/vv.out" 2>/dev/null; then
