@@ -311,7 +311,7 @@ static int tb_created_by(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 static int tb_ancestors(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 			const gh_goroutine *g, gh_framevec *fv)
 {
-	size_t k, i, full = rt->tb_style == 0 ? rt->tb_max_phys : rt->tb_inner;
+	size_t k, i, full = gh_rt_ancestor_pcs(rt);
 	char tmp[4096];
 	int rc;
 

@@ -890,6 +890,17 @@ static uint64_t hdr_hash(const gor_build *bd, const unsigned char *gb)
 	return h ^ (h >> 33);
 }
 
+/* Count t's goroutine once as partial (the note's "N tracebacks
+ * partial"): data beside its stack could not be read. */
+static void mark_partial(gor_build *bd, gor_tmp *t)
+{
+	if (t->g.partial)
+		return;
+	t->g.partial = 1;
+	bd->partial++;
+	t->cnt_partial = 1;
+}
+
 /*
  * goroutineheader's synctest bubble: g.bubble (1.25+) -> synctestBubble.id,
  * g.syncGroup (1.24) -> synctestGroup.root -> its goid.  An unreadable
@@ -913,19 +924,11 @@ static void tb_bubble(gor_build *bd, gor_tmp *t, const unsigned char *gb)
 	     gh_mem_read_ptr(m, v + l->g_goid, &v, "synctest group root") ==
 	     0)) {
 		g->bubble_id = v;
-	} else if (!g->partial) {
-		g->partial = 1;
-		bd->partial++;
-		t->cnt_partial = 1;
+	} else {
+		mark_partial(bd, t);
 	}
 }
 
-/*
- * What the traceback printer (runtime.Stack(all)) needs beyond the
- * profile: goroutineheader's fields and the whole stack (traceback1: from
- * syscallpc/sp in _Gsyscall, else as saveg; 1.19: at most tb_max_phys
- * physical frames).
- */
 /*
  * g.ancestors (GODEBUG=tracebackancestors=N: newproc1's saveAncestors):
  * *[]ancestorInfo {pcs []uintptr; goid; gopc}, 40 bytes an entry on
@@ -933,14 +936,15 @@ static void tb_bubble(gor_build *bd, gor_tmp *t, const unsigned char *gb)
  * inner-frame count (gcallers into an array of that size).  Unreadable
  * or implausible entries end the list and mark the goroutine partial.
  */
-static int tb_ancestors(gor_build *bd, gor_tmp *t, const unsigned char *gb)
+static int read_ancestors(gor_build *bd, gor_tmp *t,
+			  const unsigned char *gb)
 {
 	const gh_rtlayout *l = bd->lay;
 	gh_mem *m = &bd->s->mem;
 	gh_goroutine *g = &t->g;
 	unsigned char hdr[24], ent[40];
 	uint64_t ap, arr, n, i, pcs, npcs;
-	uint64_t maxpcs = l->tb_style == 0 ? l->tb_max_phys : l->tb_inner;
+	uint64_t maxpcs = gh_rt_ancestor_pcs(l);
 	size_t j;
 	anc_tmp *a;
 	int rc, bad = 0;
@@ -1005,14 +1009,17 @@ static int tb_ancestors(gor_build *bd, gor_tmp *t, const unsigned char *gb)
 		bd->nanc++;
 		g->nanc++;
 	}
-	if (bad && !g->partial) {
-		g->partial = 1;
-		bd->partial++;
-		t->cnt_partial = 1;
-	}
+	if (bad)
+		mark_partial(bd, t);
 	return 0;
 }
 
+/*
+ * What the traceback printer (runtime.Stack(all)) needs beyond the
+ * profile: goroutineheader's fields and the whole stack (traceback1: from
+ * syscallpc/sp in _Gsyscall, else as saveg; 1.19: at most tb_max_phys
+ * physical frames).
+ */
 static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		     uint64_t pc0, uint64_t sp0, uint64_t lr0,
 		     uint64_t syscallsp, uint64_t lo, uint64_t hi)
@@ -1073,7 +1080,7 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 	bd->ntb += n;
 	g->ntb = n;
 	tb_bubble(bd, t, gb);
-	return tb_ancestors(bd, t, gb);
+	return read_ancestors(bd, t, gb);
 }
 
 /* 0: done (recorded or left out); a GOHEAP_E* code only for ENOMEM and
@@ -1179,11 +1186,7 @@ static int one_g(gor_build *bd, uint64_t gp)
 			 * counted in the note, as tb_bubble does) */
 			bd->nlabs = t->lab_off;
 			bd->strs.len = strs0;
-			if (!g->partial) {
-				g->partial = 1;
-				bd->partial++;
-				t->cnt_partial = 1;
-			}
+			mark_partial(bd, t);
 		}
 	}
 	g->nlabels = bd->nlabs - t->lab_off;

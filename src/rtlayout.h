@@ -186,6 +186,14 @@ typedef struct gh_rtlayout {
  */
 const gh_rtlayout *gh_rtlayout_for(gh_gover v);
 
+/* The PCs saveAncestors keeps of a creator's stack at most (gcallers into
+ * an array of tracebackInnerFrames; 1.19: _TracebackMaxFrames); a list
+ * that long prints "...additional frames elided...". */
+static inline unsigned gh_rt_ancestor_pcs(const gh_rtlayout *rt)
+{
+	return rt->tb_style == 0 ? rt->tb_max_phys : rt->tb_inner;
+}
+
 /* The row whose output rules a profile of version v is written with: v's
  * row, else (a version of 0.0, from tests or synthetic profiles) the
  * newest. Never NULL. */
