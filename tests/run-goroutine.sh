@@ -17,8 +17,10 @@
 #   - running goroutines (oldest and newest toolchain): goroutineprog -spin, SIGABRT with
 #     GOTRACEBACK=crash, the kernel's core: the spinning goroutine (_Grunning) is unwound from
 #     its thread's NT_PRSTATUS registers through the signal frame and holds main.spinForever
-#   - stripped build (-s -w): live text == goroutine.txt (allgs located from allgadd/forEachG, -v
-#     says so), live traceback == goroutine.2.txt; core text too on the oldest and newest toolchain
+#   - stripped build (-s -w; GODEBUG=tracebacklabels=1,tracebackancestors=3, -ancestors): live
+#     text == goroutine.txt (allgs located from allgadd/forEachG, -v says so), live traceback ==
+#     goroutine.2.txt (header labels on 1.26+ through the located debug.tracebacklabels, ancestors);
+#     core text too on the oldest and newest toolchain
 #   - pprof (-o .pb.gz) == the program's own goroutine.pb.gz (tests/compare.sh pprof, its writer's
 #     sample dropped on each side)
 #   - traceback: go-heap -p goroutine -f traceback == goroutine.2.txt (debug=2), live and core,
@@ -726,13 +728,14 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		# the stripped build with GODEBUG=tracebacklabels=1 (1.26+; earlier releases ignore
 		# it): the traceback's header labels then depend on runtime.debug.tracebacklabels,
 		# which go-heap locates in goroutineheader's code (these GOPATH-mode builds default
-		# to 0, module builds of 1.27 to 1)
-		godebug_was=${GODEBUG-}
-		[ "$variant" = stripped ] && export GODEBUG=tracebacklabels=1
-		gh_start "$bin" -out "$d/out" 2>"$GH_TMP/start.err"
-		started=$?
-		if [ -n "$godebug_was" ]; then export GODEBUG=$godebug_was; else unset GODEBUG; fi
-		if [ "$started" != 0 ]; then
+		# to 0, module builds of 1.27 to 1); and with tracebackancestors=3 and -ancestors,
+		# so that its traceback holds creators' stacks symbolized without a .symtab
+		godebug=${GODEBUG-} extra=()
+		if [ "$variant" = stripped ]; then
+			godebug=tracebacklabels=1,tracebackancestors=3
+			extra=(-ancestors)
+		fi
+		if ! GODEBUG=$godebug gh_start "$bin" -out "$d/out" "${extra[@]}" 2>"$GH_TMP/start.err"; then
 			gh_fail "$tag: goroutineprog: $(cat "$GH_TMP/start.err")"
 			continue
 		fi
@@ -750,6 +753,9 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			if [ "${goname#go1.}" -ge 26 ] 2>/dev/null &&
 				! grep -qE '^goroutine [0-9]+ \[.*( labels:\{|\] \{)' "$d/out/goroutine.2.txt"; then
 				gh_fail "$tag: stripped: the program's own traceback has no header labels (GODEBUG=tracebacklabels=1)"
+			fi
+			if ! grep -q '^\[originating from goroutine [0-9]*\]:$' "$d/out/goroutine.2.txt"; then
+				gh_fail "$tag: stripped: the program's own traceback has no ancestors (GODEBUG=tracebackancestors=3)"
 			fi
 			tb_check tb "$d/out/goroutine.2.txt" "stripped: live" "$pid"
 			run vv -v -p goroutine -f text "$pid"
