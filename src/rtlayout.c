@@ -432,6 +432,39 @@ static const char *const gh_gstatus_126[] = {
 	GH_W(38) | GH_W(40) | GH_W(41) | GH_W(42) | GH_W(43) | GH_W(44) | \
 	GH_W(45))
 
+/*
+ * The heap by type (heapwalk.c): runtime.mheap's allspans and sweepgen,
+ * runtime.mspan, abi.Type and moduledata.types/etypes, from the DWARF of
+ * the binaries above (gdb: gdb.lookup_type("runtime.mspan").fields());
+ * tests/dwarfcheck.c compares them.  1.21 widened mspan (userArenaChunkFree,
+ * 168 B); 1.22 made freeindex/nelems uint16, added largeType and the
+ * allocation headers; 1.27 put typedesclen between types and etypes.
+ */
+#define GH_TY .ty_size = 0, .ty_ptrbytes = 8, .ty_tflag = 20, .ty_kind = 23, \
+	.ty_str = 40
+#define GH_HEAP_119 .heap_verified = 1, .mh_allspans = 65856, \
+	.mh_sweepgen = 65848, .ms_size = 144, .ms_startaddr = 24, \
+	.ms_npages = 32, .ms_freeindex = 48, .ms_nelems = 56, \
+	.ms_freeidxscan = 136, .ms_allocbits = 72, .ms_gcmarkbits = 80, \
+	.ms_sweepgen = 88, .ms_alloccount = 96, .ms_spanclass = 98, \
+	.ms_state = 99, .ms_elemsize = 104, .ms_idx_size = 8, \
+	.heap_type_old = 1, GH_TY, .md_types = 280, .md_etypes = 288
+#define GH_HEAP_121 .heap_verified = 1, .mh_allspans = 65864, \
+	.mh_sweepgen = 65856, .ms_size = 168, .ms_startaddr = 24, \
+	.ms_npages = 32, .ms_freeindex = 48, .ms_nelems = 56, \
+	.ms_freeidxscan = 160, .ms_allocbits = 72, .ms_gcmarkbits = 80, \
+	.ms_sweepgen = 96, .ms_alloccount = 104, .ms_spanclass = 106, \
+	.ms_state = 107, .ms_elemsize = 112, .ms_idx_size = 8, GH_TY, \
+	.md_types = 296, .md_etypes = 304
+#define GH_HEAP_122(etypes) .heap_verified = 1, .mh_allspans = 65864, \
+	.mh_sweepgen = 65856, .ms_size = 160, .ms_startaddr = 24, \
+	.ms_npages = 32, .ms_freeindex = 48, .ms_nelems = 50, \
+	.ms_freeidxscan = 52, .ms_allocbits = 64, .ms_gcmarkbits = 72, \
+	.ms_sweepgen = 88, .ms_alloccount = 96, .ms_spanclass = 98, \
+	.ms_state = 99, .ms_elemsize = 104, .ms_idx_size = 2, \
+	.ms_largetype = 152, .heap_headers = 1, GH_TY, .md_types = 296, \
+	.md_etypes = etypes
+
 static const gh_rtlayout layouts[] = {
 	{
 		/* mProfCycle was a plain uint32 (the holder with its flushed
@@ -462,6 +495,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 32, .gor_unwinder = 0,
 		GH_TB_119,
 		.unicode = GH_UNICODE_13,
+		GH_HEAP_119,
 	},
 	{
 		/* pclntab magic 0xfffffff1, moduledata covctrs (gofunc moves
@@ -497,6 +531,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 32, .gor_unwinder = 1,
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_121),
 		.unicode = GH_UNICODE_15,
+		GH_HEAP_121,
 	},
 	{
 		.minor = 22, .tested = 1,
@@ -510,6 +545,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 32, .gor_unwinder = 1,
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_122),
 		.unicode = GH_UNICODE_15,
+		GH_HEAP_122(304),
 	},
 	{
 		/* debug.profstackdepth capped at maxProfStackDepth = 1024;
@@ -528,6 +564,7 @@ static const gh_rtlayout layouts[] = {
 		GH_TB_121(216), GH_TB(gh_gstatus_119, gh_waitreasons_123),
 		.tb_exported_rcvr = 1,
 		.unicode = GH_UNICODE_15,
+		GH_HEAP_122(304),
 	},
 	{
 		.minor = 24, .tested = 1,
@@ -546,6 +583,7 @@ static const gh_rtlayout layouts[] = {
 		.tb_exported_rcvr = 1,
 		GH_BUBBLE_124,
 		.unicode = GH_UNICODE_15,
+		GH_HEAP_122(304),
 	},
 	{
 		.minor = 25, .tested = 1,
@@ -565,6 +603,7 @@ static const gh_rtlayout layouts[] = {
 		.mcall_clears_bp = 1,
 		GH_BUBBLE_125, .tb_durable = 1, .idle_in_synctest = GH_IDLE_125,
 		.unicode = GH_UNICODE_15,
+		GH_HEAP_122(304),
 	},
 	{
 		/* moduledata gains epclntab after gofunc (gofunc stays word
@@ -588,6 +627,7 @@ static const gh_rtlayout layouts[] = {
 		.debug_tracebacklabels = 136, .g_leaked = 10,
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_15,
+		GH_HEAP_122(304), .heap_greentea = 1,
 	},
 	{
 		/* memRecordCycle {allocs, frees} (bytes = n x bucket.size),
@@ -614,6 +654,7 @@ static const gh_rtlayout layouts[] = {
 		.debug_tracebacklabels = 132, .g_leaked = 10,
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_17,
+		GH_HEAP_122(312), .heap_greentea = 1,
 	},
 };
 

@@ -178,6 +178,31 @@ typedef struct gh_rtlayout {
 	 * themselves rather than \u/\U escapes: 13 up to 1.20, 15 in 1.21 to
 	 * 1.26, 17 in 1.27 (goquote.c holds each set) */
 	gh_unicode unicode;
+
+	/* ---- the heap by type (heapwalk.c: mheap.go, mbitmap.go, malloc.go,
+	 * internal/abi/type.go, symtab.go; byte offsets on 64-bit targets
+	 * from the DWARF of each release's binaries, tests/dwarfcheck.c) ----
+	 * heap_verified 0: no row checked, -p types is refused. */
+	int heap_verified;
+	unsigned mh_allspans, mh_sweepgen;          /* in runtime.mheap */
+	unsigned ms_size;                           /* sizeof(mspan) */
+	unsigned ms_startaddr, ms_npages, ms_freeindex, ms_nelems,
+		 ms_freeidxscan, ms_allocbits, ms_gcmarkbits, ms_sweepgen,
+		 ms_alloccount, ms_spanclass, ms_state, ms_elemsize;
+	unsigned ms_idx_size;     /* freeindex/nelems/freeIndexForScan: 8
+	                           * (uintptr, <= 1.21) or 2 (uint16) */
+	unsigned ms_largetype;    /* mspan.largeType (1.22+), 0: none */
+	/* 1: pointerful objects over 512 B start with a *abi.Type header
+	 * (allocation headers, 1.22+) */
+	int heap_headers;
+	/* 1: Green Tea's inline mark bits (128 B) end every span of 16 to
+	 * 512 B objects, before which the heap bits sit (default 1.26+) */
+	int heap_greentea;
+	/* abi.Type (runtime._type <= 1.20: heap_type_old) and moduledata's
+	 * types, etypes */
+	int heap_type_old;
+	unsigned ty_size, ty_ptrbytes, ty_tflag, ty_kind, ty_str;
+	unsigned md_types, md_etypes;
 } gh_rtlayout;
 
 /*

@@ -90,6 +90,7 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
+#define DW_NGTYPES 12       /* gtypes_for's 8 + htypes_for's 4 */
 
 typedef struct dw_gfield {
 	const char *name;
@@ -126,7 +127,7 @@ static void gtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 {
 	size_t k = 0;
 
-	memset(t, 0, 8 * sizeof(*t));
+	memset(t, 0, DW_NGTYPES * sizeof(*t));
 	t[k].name = "runtime.g";
 	gt_add(&t[k], "stack", 0);
 	gt_add(&t[k], "m", l->g_m);
@@ -187,6 +188,45 @@ static void gtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 		gt_add(&t[k], "tracebacklabels", l->debug_tracebacklabels);
 		k++;
 	}
+	*n = k;
+}
+
+/* The heap walker's types (heapwalk.c), appended to t[*n...]. */
+static void htypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
+{
+	size_t k = *n;
+	int o = l->heap_type_old;
+
+	t[k].name = "runtime.mheap";
+	gt_add(&t[k], "allspans", l->mh_allspans);
+	gt_add(&t[k], "sweepgen", l->mh_sweepgen);
+	k++;
+	t[k].name = "runtime.mspan";
+	gt_add(&t[k], "startAddr", l->ms_startaddr);
+	gt_add(&t[k], "npages", l->ms_npages);
+	gt_add(&t[k], "freeindex", l->ms_freeindex);
+	gt_add(&t[k], "nelems", l->ms_nelems);
+	gt_add(&t[k], "freeIndexForScan", l->ms_freeidxscan);
+	gt_add(&t[k], "allocBits", l->ms_allocbits);
+	gt_add(&t[k], "gcmarkBits", l->ms_gcmarkbits);
+	gt_add(&t[k], "sweepgen", l->ms_sweepgen);
+	gt_add(&t[k], "allocCount", l->ms_alloccount);
+	gt_add(&t[k], "spanclass", l->ms_spanclass);
+	gt_add(&t[k], "state", l->ms_state);
+	gt_add(&t[k], "elemsize", l->ms_elemsize);
+	gt_add(&t[k], "largeType", opt(l->ms_largetype));
+	k++;
+	t[k].name = o ? "runtime._type" : "internal/abi.Type";
+	gt_add(&t[k], o ? "size" : "Size_", l->ty_size);
+	gt_add(&t[k], o ? "ptrdata" : "PtrBytes", l->ty_ptrbytes);
+	gt_add(&t[k], o ? "tflag" : "TFlag", l->ty_tflag);
+	gt_add(&t[k], o ? "kind" : "Kind_", l->ty_kind);
+	gt_add(&t[k], o ? "str" : "Str", l->ty_str);
+	k++;
+	t[k].name = "runtime.moduledata";
+	gt_add(&t[k], "types", l->md_types);
+	gt_add(&t[k], "etypes", l->md_etypes);
+	k++;
 	*n = k;
 }
 
@@ -348,7 +388,7 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 	};
 	const unsigned want[4] = { lay->w_allnext, lay->w_typ, lay->w_size,
 				   lay->w_nstk };
-	dw_gtype gt[8];
+	dw_gtype gt[DW_NGTYPES];
 	gh_buf b = GH_BUF_INIT;
 	Dwarf *dw = NULL;
 	Dwarf_Off off = 0, next;
@@ -361,6 +401,10 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 	/* the goroutine offsets are 64-bit ones, of verified rows */
 	if (ptr_size == 8 && lay->g_verified)
 		gtypes_for(lay, gt, &ngt);
+	else
+		memset(gt, 0, sizeof(gt));
+	if (ptr_size == 8 && lay->heap_verified)
+		htypes_for(lay, gt, &ngt);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return gh_errf(err, GOHEAP_ENOEXE, "%s: cannot open", path);
