@@ -302,6 +302,8 @@ enum goheap_profile_kind {
 	GOHEAP_PROFILE_MUTEX = 3,
 	GOHEAP_PROFILE_GOROUTINE = 4, /* pprof.Lookup("goroutine"): amd64,
 	                                 not stripped (doc/goroutines.md) */
+	GOHEAP_PROFILE_TYPES = 5,     /* every allocated heap object by type
+	                                 (src/heapwalk.h) */
 };
 
 enum goheap_format {
@@ -312,6 +314,8 @@ enum goheap_format {
 	GOHEAP_FORMAT_TRACEBACK = 4, /* goroutines: debug=2 (runtime.Stack) */
 	GOHEAP_FORMAT_LIST = 5,      /* goroutines: one line each (gdb's
 	                                `info goroutines`) */
+	GOHEAP_FORMAT_OBJECTS = 6,   /* types: one line per object (address,
+	                                size, type address, type) */
 };
 
 enum goheap_sample_index {

@@ -80,8 +80,9 @@ static const struct opt_def opts[] = {
 	  "write the profile to FILE ('-' = stdout)",
 	  NULL, 0 },
 	{ "profile", 'p', ARG_REQUIRED, OPT_PROFILE, "K",
-	  "heap (default) | allocs | block | mutex",
-	  "heap|allocs|block|mutex", 0 },
+	  "heap (default) | allocs | block | mutex | goroutine | types\n"
+	  "(every heap object by type: -f top, text, collapsed, objects)",
+	  "heap|allocs|block|mutex|goroutine|types", 0 },
 	{ "quiet", 'q', ARG_NONE, OPT_QUIET, NULL, "print errors only",
 	  NULL, 0 },
 	{ "sample-index", 's', ARG_REQUIRED, OPT_SAMPLE_INDEX, "I",
@@ -138,9 +139,10 @@ static const struct opt_def watch_opts[] = {
 #define GH_WATCH_OPTS_LEN (sizeof(watch_opts) / sizeof(watch_opts[0]))
 
 static const char *const format_names[] = { "pprof", "text", "top",
-					    "collapsed", "traceback", "list" };
+					    "collapsed", "traceback", "list",
+					    "objects" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
-					     "mutex", "goroutine" };
+					     "mutex", "goroutine", "types" };
 static const char *const sample_names[] = { "alloc_objects", "alloc_space",
 					    "inuse_objects", "inuse_space" };
 static const char *const contention_names[] = { "contentions", "delay" };
@@ -211,7 +213,8 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 			   sizeof(format_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown format '%s' (pprof, "
-				 "text, top, collapsed, traceback, list)", val);
+				 "text, top, collapsed, traceback, list, objects)",
+				 val);
 			return 2;
 		}
 		c->format = k;
@@ -231,7 +234,7 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 			   sizeof(profile_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown profile '%s' (heap, "
-				 "allocs, block, mutex, goroutine)", val);
+				 "allocs, block, mutex, goroutine, types)", val);
 			return 2;
 		}
 		c->profile = k;

@@ -911,6 +911,11 @@ uint32_t gh_sym_magic(const gh_sym *s)
 	return s->magic;
 }
 
+uint64_t gh_sym_moduledata(const gh_sym *s)
+{
+	return s->md;
+}
+
 /*
  * (*Frames).Next, drained (Go 1.23/1.24 src/runtime/symtab.go).  Worked
  * example, with leaf inlined into mid inlined into outer, called from a

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fmt_common.h"
+#include "heapwalk.h"
 
 void gh_profile_destroy(gh_profile *p)
 {
@@ -27,6 +28,8 @@ void gh_profile_destroy(gh_profile *p)
 	free(p->maps);
 	free(p->pcpool);
 	free(p->recs);
+	gh_types_free(p->types);
+	p->types = NULL;
 	p->maps = NULL;
 	p->pcpool = NULL;
 	p->recs = NULL;

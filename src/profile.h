@@ -88,6 +88,8 @@ typedef struct gh_goroutine {
 	size_t nanc;
 } gh_goroutine;
 
+struct gh_types;           /* heapwalk.h */
+
 /* One executable mapping of the target, for pprof Mapping messages. */
 typedef struct gh_pmap {
 	uint64_t start, end, offset;
@@ -145,6 +147,8 @@ typedef struct goheap_profile {
 	int gor_snapshot;
 	double gor_stop_begin, gor_stop_end;
 	uint64_t gor_stop_threads, gor_rewalked, gor_checked;
+	/* -p types: the histogram (heapwalk.c), freed with the profile */
+	struct gh_types *types;
 } gh_profile;
 
 void gh_profile_destroy(gh_profile *p);

@@ -31,6 +31,7 @@
 #include "walk.h"
 #include "locate.h"
 #include "goroutine.h"
+#include "heapwalk.h"
 
 
 static goheap_session *session_new(void)
@@ -732,8 +733,9 @@ static int walk_limited(goheap_session *s, gh_profile *p,
 	return rc;
 }
 
-GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
-					 goheap_session *s, int kind)
+/* goheap_profile_collect; objects: -p types' one line per object too */
+static int collect(goheap_profile **out, goheap_session *s, int kind,
+		   int objects)
 {
 	gh_profile *p;
 	int rc;
@@ -743,7 +745,7 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
 					   "session is not open") :
 				   GOHEAP_EINVAL;
-	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_GOROUTINE)
+	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_TYPES)
 		return gh_errf(&s->err, GOHEAP_EINVAL, "unknown profile kind %d",
 			       kind);
 	p = profile_new(s, kind);
@@ -759,6 +761,17 @@ GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 		if (rc != 0)
 			goto fail;
 		goto maps;
+	}
+	if (kind == GOHEAP_PROFILE_TYPES) {
+		/* heapwalk.c: allspans, allocation bits, type headers */
+		s->mem.deadline = s->time_limit > 0 ?
+				  gh_now() + s->time_limit : 0;
+		rc = gh_types_collect(p, s, objects);
+		s->mem.deadline = 0;
+		if (rc != 0)
+			goto fail;
+		*out = p;
+		return 0;
 	}
 	rc = walk_limited(s, p, NULL);
 	if (rc != 0)
@@ -783,6 +796,12 @@ fail:
 	gh_profile_destroy(p);
 	free(p);
 	return rc;
+}
+
+GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
+					 goheap_session *s, int kind)
+{
+	return collect(out, s, kind, 0);
 }
 
 GOHEAP_EXTERN int goheap_set_time_limit(goheap_session *s, double seconds)
@@ -924,7 +943,9 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	rc = write_setup(s, &wo, &def, &w, &ws);
 	if (rc != 0)
 		return rc;
-	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
+	if (p->kind == GOHEAP_PROFILE_TYPES) {
+		rc = gh_write_types(p, &w, wo->format, &b, &s->err);
+	} else if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* fmt_goroutine.c */
 		if (p->gor_no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||
 				     wo->format == GOHEAP_FORMAT_LIST))
@@ -967,6 +988,10 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	case GOHEAP_FORMAT_LIST:
 		rc = gh_errf(&s->err, GOHEAP_EINVAL, "formats traceback and "
 			     "list are for goroutine profiles (-p goroutine)");
+		break;
+	case GOHEAP_FORMAT_OBJECTS:
+		rc = gh_errf(&s->err, GOHEAP_EINVAL, "format objects is for "
+			     "-p types");
 		break;
 	default:
 		rc = gh_errf(&s->err, GOHEAP_EINVAL, "unknown format %d",
@@ -1040,7 +1065,8 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 	    wo->format != GOHEAP_FORMAT_PPROF) {
 		/* Only the heap proto streams: the others sort or group
 		 * every record before writing the first. */
-		rc = goheap_profile_collect(&p, s, kind);
+		rc = collect(&p, s, kind, kind == GOHEAP_PROFILE_TYPES &&
+			     wo->format == GOHEAP_FORMAT_OBJECTS);
 		if (rc != 0)
 			return rc;
 		if (stats != NULL)

@@ -83,6 +83,9 @@ void gh_sym_set_version(gh_sym *s, gh_gover ver);
 /* Number of functions; the pclntab magic (0xfffffff0, 0xfffffff1, ...). */
 size_t gh_sym_nfunc(const gh_sym *s);
 uint32_t gh_sym_magic(const gh_sym *s);
+/* runtime.firstmoduledata's link address (symbol, .go.module or found in
+ * .noptrdata), 0 when not found; the target's copy is at it + bias. */
+uint64_t gh_sym_moduledata(const gh_sym *s);
 
 /*
  * runtime.CallersFrames(pcs) drained into `out` (appended), with Go 1.21+

@@ -1,0 +1,596 @@
+/*
+ * heapwalk.c - the Go heap by type: every allocated object of
+ * mheap_.allspans, typed from the runtime's own metadata (issue 23).
+ *
+ * Go 1.19-1.27 src/runtime/mheap.go (mspan, allspans), mbitmap.go (isFree,
+ * the malloc header, largeType, heapBitsSlice), malloc.go (mallocgc),
+ * heapdump.go (dumpobjs: the oracle of tests/run-types.sh) and
+ * internal/abi/type.go (Type.Str, TFlagExtraStar, Name's encoding).  The
+ * offsets are the release's row (rtlayout.c, checked against DWARF).
+ *
+ * Nothing here trusts the target: every count is bounded, a span that no
+ * runtime could produce is left out and counted (bad_spans), a type
+ * pointer outside the module's types section is never dereferenced as a
+ * name.  Reads go through the session's block cache, a span at a time.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapwalk.h"
+
+#define GH_PAGE 8192u
+/* mSpanInUse (mheap.go: mSpanDead, mSpanInUse, mSpanManual) */
+#define GH_SPAN_INUSE 1
+/* abi.TFlagExtraStar */
+#define GH_TFLAG_EXTRASTAR 2
+/* gc.MinSizeForMallocHeader (1.22+): pointerful objects above it carry a
+ * header, at or below it the span's heap bits hold their pointers */
+#define GH_MIN_HEADER 512u
+/* The most objects a small span holds (class 1: 8192 / 8). */
+#define GH_MAX_NELEMS 1024u
+
+typedef struct hw {
+	goheap_session *s;
+	gh_profile *p;
+	gh_types *t;
+	gh_mem *m;
+	const gh_rtlayout *l;
+	uint32_t mh_sweepgen;
+} hw;
+
+void gh_types_free(gh_types *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n; i++) {
+		free(t->e[i].name);
+		free(t->e[i].shape);
+	}
+	free(t->e);
+	gh_hmap_free(&t->idx);
+	gh_buf_free(&t->objlines);
+	free(t);
+}
+
+/* ---- entries ---------------------------------------------------------- */
+
+static uint64_t shape_key(unsigned kind, uint32_t size, uint64_t mask)
+{
+	uint64_t k[3] = { kind, size, mask };
+
+	/* never an aligned address: typed entries are keyed by theirs */
+	return gh_fnv1a(k, sizeof(k)) | 1;
+}
+
+static char *shape_name(unsigned kind, uint32_t size, uint64_t mask)
+{
+	gh_buf b = GH_BUF_INIT;
+	unsigned i, words = size / 8;
+	size_t len;
+
+	switch (kind) {
+	case GH_TK_NOSCAN:
+		gh_buf_printf(&b, "noscan %u B", size);
+		break;
+	case GH_TK_SCAN:
+		gh_buf_printf(&b, "scan %u B", size);
+		break;
+	case GH_TK_PTRS:
+		gh_buf_printf(&b, "ptrs %u B 0b", size);
+		for (i = 0; i < words && i < 64; i++)
+			gh_buf_putc(&b, (mask >> i) & 1 ? '1' : '0');
+		break;
+	case GH_TK_HDRLESS:
+		gh_buf_printf(&b, "ptrs %u B (no header yet)", size);
+		break;
+	case GH_TK_LARGE_NOSCAN:
+		gh_buf_printf(&b, "noscan large");
+		break;
+	case GH_TK_LARGE_PTRS:
+		gh_buf_printf(&b, "ptrs large (no largeType)");
+		break;
+	default:
+		gh_buf_printf(&b, "?");
+		break;
+	}
+	gh_buf_putc(&b, '\0');
+	if (b.oom) {
+		gh_buf_free(&b);
+		return NULL;
+	}
+	return (char *)gh_buf_detach(&b, &len);
+}
+
+static gh_tentry *entry_new(hw *w, uint64_t key)
+{
+	gh_types *t = w->t;
+	gh_tentry *e;
+
+	if (gh_grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0 ||
+	    gh_hmap_put(&t->idx, key, t->n + 1) != 0)
+		return NULL;
+	e = &t->e[t->n++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+/* The shape entry (kind, size, mask), made on first use. */
+static gh_tentry *shape_entry(hw *w, unsigned kind, uint32_t size,
+			      uint64_t mask)
+{
+	uint64_t key = shape_key(kind, size, mask);
+	gh_types *t = w->t;
+	size_t it;
+	uint64_t v;
+	gh_tentry *e;
+
+	for (v = gh_hmap_first(&t->idx, key, &it); v != 0;
+	     v = gh_hmap_next(&t->idx, key, &it)) {
+		e = &t->e[v - 1];
+		if (e->type == 0 && e->kind == kind && e->size == size &&
+		    e->mask == mask)
+			return e;
+	}
+	if (gh_grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0 ||
+	    gh_hmap_add(&t->idx, key, t->n + 1) != 0)
+		return NULL;
+	e = &t->e[t->n++];
+	memset(e, 0, sizeof(*e));
+	e->kind = (uint8_t)kind;
+	e->size = size;
+	e->mask = mask;
+	e->name = shape_name(kind, size, mask);
+	e->shape = e->name != NULL ? gh_strdup(e->name) : NULL;
+	if (e->name == NULL || e->shape == NULL)
+		return NULL;
+	return e;
+}
+
+/*
+ * The name of the type at addr: abi.Type.Str, a nameOff into the module's
+ * types section (resolveNameOff), then abi.Name's encoding: a flag byte,
+ * a uvarint length, the bytes; TFlagExtraStar drops the leading '*'.
+ * NULL (not an error) when addr or its name lies outside the section.
+ */
+static char *type_name(hw *w, uint64_t addr)
+{
+	const gh_rtlayout *l = w->l;
+	gh_types *t = w->t;
+	unsigned char ty[64], hdr[5];
+	uint64_t n = 0, at;
+	int32_t str;
+	unsigned i, shift = 0;
+	char *name;
+	size_t skip;
+
+	if (t->types_lo == 0 || addr % 8 != 0 || addr < t->types_lo ||
+	    addr >= t->types_hi || t->types_hi - addr < l->ty_str + 4 ||
+	    l->ty_str + 4 > sizeof(ty))
+		return NULL;
+	if (gh_mem_read(w->m, addr, ty, l->ty_str + 4, "abi.Type") != 0)
+		return NULL;
+	str = (int32_t)gh_load(ty + l->ty_str, 4, w->m->big_endian);
+	if (str <= 0 || (uint64_t)str >= t->types_hi - t->types_lo)
+		return NULL;
+	at = t->types_lo + (uint64_t)str;
+	if (t->types_hi - at < 2 ||
+	    gh_mem_read(w->m, at, hdr, t->types_hi - at < sizeof(hdr) ?
+			(size_t)(t->types_hi - at) : sizeof(hdr),
+			"type name") != 0)
+		return NULL;
+	for (i = 1; i < sizeof(hdr) && at + i < t->types_hi; i++) {
+		n |= (uint64_t)(hdr[i] & 0x7f) << shift;
+		shift += 7;
+		if (!(hdr[i] & 0x80))
+			break;
+	}
+	if (i == sizeof(hdr) || at + i >= t->types_hi ||
+	    n > t->types_hi - (at + i + 1))
+		return NULL;
+	at += i + 1;
+	if (n > GH_TYPES_MAX_NAME)
+		n = GH_TYPES_MAX_NAME;
+	name = malloc((size_t)n + 1);
+	if (name == NULL)
+		return NULL;
+	if (gh_mem_read(w->m, at, name, (size_t)n, "type name") != 0) {
+		free(name);
+		return NULL;
+	}
+	name[n] = '\0';
+	skip = (ty[l->ty_tflag] & GH_TFLAG_EXTRASTAR) && n > 0 &&
+	       name[0] == '*';
+	if (skip)
+		memmove(name, name + 1, (size_t)n);
+	if (strlen(name) != (size_t)n - skip) {   /* a NUL inside: damaged */
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+/* The typed entry of the type at addr (slot size for the shape). */
+static gh_tentry *type_entry(hw *w, uint64_t addr, unsigned kind,
+			     uint32_t size)
+{
+	uint64_t v = gh_hmap_get(&w->t->idx, addr);
+	gh_tentry *e;
+	char buf[64];
+
+	if (v != 0)
+		return &w->t->e[v - 1];
+	e = entry_new(w, addr);
+	if (e == NULL)
+		return NULL;
+	e->type = addr;
+	e->kind = (uint8_t)kind;
+	e->name = type_name(w, addr);
+	e->named = e->name != NULL;
+	if (e->name == NULL) {
+		snprintf(buf, sizeof(buf), "type 0x%llx",
+			 (unsigned long long)addr);
+		e->name = gh_strdup(buf);
+	}
+	if (kind == GH_TK_LARGETYPE)
+		e->shape = gh_strdup("ptrs large");
+	else {
+		snprintf(buf, sizeof(buf), "ptrs %u B", size);
+		e->shape = gh_strdup(buf);
+	}
+	if (e->name == NULL || e->shape == NULL)
+		return NULL;
+	return e;
+}
+
+/* ---- the walk ---------------------------------------------------------- */
+
+static int bad_span(hw *w, uint64_t span, const char *why)
+{
+	gh_types *t = w->t;
+
+	if (t->bad_spans++ == 0)
+		snprintf(t->first_bad, sizeof(t->first_bad), "span 0x%llx: %s",
+			 (unsigned long long)span, why);
+	if (t->bad_spans > GH_TYPES_MAX_BAD &&
+	    t->bad_spans > t->spans_inuse / 2)
+		return gh_errf(&w->s->err, GOHEAP_ECORRUPT, "the heap's span "
+			       "list is damaged or changing too fast: %llu of "
+			       "%llu spans in use are implausible (the first, "
+			       "%s)", (unsigned long long)t->bad_spans,
+			       (unsigned long long)t->spans_inuse,
+			       t->first_bad);
+	return 0;
+}
+
+static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
+		 int unswept)
+{
+	gh_types *t = w->t;
+
+	if (e == NULL)
+		return gh_errf(&w->s->err, GOHEAP_ENOMEM, "out of memory");
+	e->objects++;
+	e->bytes += size;
+	t->objects++;
+	t->bytes += size;
+	if (e->type != 0) {
+		t->typed_objects++;
+		t->typed_bytes += size;
+		if (!e->named)
+			t->unnamed++;
+	}
+	if (unswept) {
+		t->unswept_objects++;
+		t->unswept_bytes += size;
+	}
+	if (t->want_objects)
+		gh_buf_printf(&t->objlines, "0x%llx %llu 0x%llx %c %s\n",
+			      (unsigned long long)addr,
+			      (unsigned long long)size,
+			      (unsigned long long)e->type,
+			      e->type == 0 ? '-' :
+			      e->kind == GH_TK_HEADER ? 'h' : 'l', e->name);
+	return 0;
+}
+
+/* The span's fields, as the row places them. */
+typedef struct span {
+	uint64_t addr, base, npages, nelems, freeindex, scanidx, allocbits,
+		 elemsize, largetype;
+	uint32_t sweepgen;
+	unsigned sizeclass, noscan, state;
+} span;
+
+static void span_decode(const hw *w, const unsigned char *b, span *sp)
+{
+	const gh_rtlayout *l = w->l;
+	int big = w->m->big_endian;
+
+	sp->base = gh_load(b + l->ms_startaddr, 8, big);
+	sp->npages = gh_load(b + l->ms_npages, 8, big);
+	sp->freeindex = gh_load(b + l->ms_freeindex, l->ms_idx_size, big);
+	sp->nelems = gh_load(b + l->ms_nelems, l->ms_idx_size, big);
+	sp->scanidx = gh_load(b + l->ms_freeidxscan, l->ms_idx_size, big);
+	sp->allocbits = gh_load(b + l->ms_allocbits, 8, big);
+	sp->elemsize = gh_load(b + l->ms_elemsize, 8, big);
+	sp->sweepgen = (uint32_t)gh_load(b + l->ms_sweepgen, 4, big);
+	sp->sizeclass = b[l->ms_spanclass] >> 1;
+	sp->noscan = b[l->ms_spanclass] & 1;
+	sp->state = b[l->ms_state];
+	sp->largetype = l->ms_largetype != 0 ?
+			gh_load(b + l->ms_largetype, 8, big) : 0;
+}
+
+/* NULL when the span is one the runtime can make, else why not. */
+static const char *span_check(const hw *w, const span *sp)
+{
+	const gh_rtlayout *l = w->l;
+
+	if (sp->base == 0 || sp->base % GH_PAGE != 0)
+		return "startAddr not page-aligned";
+	if (sp->npages == 0 || sp->npages > (1u << 24))
+		return "npages out of range";
+	if (sp->sizeclass > l->nsize_classes)
+		return "size class out of range";
+	if (sp->sizeclass == 0) {
+		if (sp->elemsize != sp->npages * GH_PAGE)
+			return "large span's elemsize is not its size";
+		if (sp->nelems != 1 || sp->freeindex > 1)
+			return "large span with nelems/freeindex other than 1";
+		return NULL;
+	}
+	if (sp->elemsize != l->size_classes[sp->sizeclass - 1])
+		return "elemsize is not its size class's";
+	if (sp->nelems == 0 || sp->nelems > GH_MAX_NELEMS ||
+	    sp->nelems > sp->npages * GH_PAGE / sp->elemsize)
+		return "nelems out of range";
+	if (sp->freeindex > sp->nelems || sp->scanidx > sp->freeindex)
+		return "freeindex out of range";
+	if (sp->allocbits == 0)
+		return "no allocBits";
+	return NULL;
+}
+
+/*
+ * The slot's pointer words from the span's heap bits (1.22+, pointerful
+ * classes up to 512 B): the bitmap ends the span (heapBitsSlice), before
+ * Green Tea's inline mark bits for 16 B and up.
+ */
+static int heap_bits(hw *w, const span *sp, unsigned char *bits,
+		     size_t *nbits)
+{
+	uint64_t size = sp->npages * GH_PAGE, bsize = size / 8 / 8,
+		 at = sp->base + size - bsize;
+
+	if (w->l->heap_greentea && sp->elemsize >= 16)
+		at -= 128;
+	if (bsize > 1024)
+		return -1;
+	if (gh_mem_read(w->m, at, bits, (size_t)bsize, "heap bits") != 0)
+		return -1;
+	*nbits = (size_t)bsize * 8;
+	return 0;
+}
+
+static uint64_t slot_mask(const unsigned char *bits, size_t nbits,
+			  uint64_t first, unsigned words)
+{
+	uint64_t m = 0;
+	unsigned i;
+
+	for (i = 0; i < words && i < 64; i++) {
+		uint64_t b = first + i;
+
+		if (b < nbits && (bits[b / 8] >> (b % 8)) & 1)
+			m |= (uint64_t)1 << i;
+	}
+	return m;
+}
+
+static int walk_span(hw *w, uint64_t addr, const unsigned char *b)
+{
+	const gh_rtlayout *l = w->l;
+	gh_types *t = w->t;
+	unsigned char abits[GH_MAX_NELEMS / 8], hbits[1024];
+	size_t nhbits = 0;
+	int have_hbits = -1, unswept;
+	const char *why;
+	uint64_t i, hdr;
+	span sp;
+	int rc;
+
+	span_decode(w, b, &sp);
+	if (sp.state != GH_SPAN_INUSE)
+		return 0;
+	t->spans_inuse++;
+	sp.addr = addr;
+	why = span_check(w, &sp);
+	if (why != NULL)
+		return bad_span(w, addr, why);
+	/* not swept since the last GC: sweepgen == h.sweepgen - 2, or + 1
+	 * (cached before it was swept) */
+	unswept = sp.sweepgen == w->mh_sweepgen - 2 ||
+		  sp.sweepgen == w->mh_sweepgen + 1;
+	if (unswept)
+		t->unswept_spans++;
+	if (sp.sizeclass == 0) {
+		/* a large object: allocated once mallocgc set freeindex, or
+		 * marked by the last sweep */
+		if (sp.freeindex == 0) {
+			if (sp.allocbits == 0 ||
+			    gh_mem_read(w->m, sp.allocbits, abits, 1,
+					"allocBits") != 0)
+				return bad_span(w, addr, "allocBits unreadable");
+			if (!(abits[0] & 1))
+				return 0;
+		}
+		if (sp.noscan)
+			return count(w, shape_entry(w, GH_TK_LARGE_NOSCAN, 0, 0),
+				     sp.base, sp.elemsize, unswept);
+		if (sp.largetype != 0)
+			return count(w, type_entry(w, sp.largetype,
+						   GH_TK_LARGETYPE, 0),
+				     sp.base, sp.elemsize, unswept);
+		return count(w, shape_entry(w, GH_TK_LARGE_PTRS, 0, 0),
+			     sp.base, sp.elemsize, unswept);
+	}
+	rc = gh_mem_read(w->m, sp.allocbits, abits,
+			 (size_t)(sp.nelems + 7) / 8, "allocBits");
+	if (rc != 0)
+		return bad_span(w, addr, "allocBits unreadable");
+	for (i = 0; i < sp.nelems; i++) {
+		uint64_t slot = sp.base + i * sp.elemsize;
+		int bit = (abits[i / 8] >> (i % 8)) & 1;
+		gh_tentry *e;
+
+		if (i >= sp.freeindex && !bit)
+			continue;
+		/* claimed by mallocgc, not yet published (isFree's
+		 * freeIndexForScan): its header may not be written */
+		if (i >= sp.scanidx && !bit)
+			t->claimed++;
+		if (sp.noscan) {
+			e = shape_entry(w, GH_TK_NOSCAN, (uint32_t)sp.elemsize,
+					0);
+		} else if (!l->heap_headers) {
+			e = shape_entry(w, GH_TK_SCAN, (uint32_t)sp.elemsize, 0);
+		} else if (sp.elemsize > GH_MIN_HEADER) {
+			hdr = 0;
+			if ((i < sp.scanidx || bit) &&
+			    gh_mem_read_ptr(w->m, slot, &hdr, "malloc header")
+			    != 0)
+				hdr = 0;
+			e = hdr != 0 ? type_entry(w, hdr, GH_TK_HEADER,
+						  (uint32_t)sp.elemsize) :
+				       shape_entry(w, GH_TK_HDRLESS,
+						   (uint32_t)sp.elemsize, 0);
+		} else {
+			uint64_t mask = 0;
+
+			if (have_hbits < 0)
+				have_hbits = heap_bits(w, &sp, hbits,
+						       &nhbits) == 0;
+			if (have_hbits)
+				mask = slot_mask(hbits, nhbits,
+						 i * sp.elemsize / 8,
+						 (unsigned)(sp.elemsize / 8));
+			e = shape_entry(w, GH_TK_PTRS, (uint32_t)sp.elemsize,
+					mask);
+		}
+		rc = count(w, e, slot, sp.elemsize, unswept);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The module's types section, [types, etypes) of firstmoduledata. */
+static void find_types(hw *w)
+{
+	uint64_t md = gh_sym_moduledata(w->s->sym), lo = 0, hi = 0;
+
+	if (md == 0)
+		return;
+	md += w->s->bias;
+	if (gh_mem_read_ptr(w->m, md + w->l->md_types, &lo,
+			    "moduledata.types") != 0 ||
+	    gh_mem_read_ptr(w->m, md + w->l->md_etypes, &hi,
+			    "moduledata.etypes") != 0 ||
+	    lo == 0 || hi <= lo || hi - lo > (1u << 30))
+		return;
+	w->t->types_lo = lo;
+	w->t->types_hi = hi;
+}
+
+int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
+{
+	const gh_rtlayout *l = s->lay;
+	uint64_t mheap = 0, arr, len, cap, i, chunk[512];
+	unsigned char sb[256];
+	double t0 = gh_now();
+	gh_types *t;
+	hw w;
+	int rc;
+
+	if (!l->heap_verified || s->mem.ptr_size != 8)
+		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED, "-p types: "
+			       "unsupported runtime layout for go1.%d on a "
+			       "%u-bit target (the heap walker knows 64-bit "
+			       "go1.19 and go1.21 to go1.27)", s->ver.minor,
+			       s->mem.ptr_size * 8);
+	if (l->ms_size > sizeof(sb))
+		return gh_errf(&s->err, GOHEAP_EVERSION, "unsupported runtime "
+			       "layout: mspan of %u bytes", l->ms_size);
+	if (gh_exe_symbol(s->exe, "runtime.mheap_", &mheap, NULL) == 0)
+		mheap += s->bias;
+	else
+		return gh_errf(&s->err, GOHEAP_ENOSYM, "-p types: "
+			       "runtime.mheap_ not found (stripped binaries "
+			       "are not supported by the heap walker yet)");
+	t = gh_calloc(1, sizeof(*t));
+	if (t == NULL)
+		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+	p->types = t;
+	t->want_objects = objects;
+	t->headers = l->heap_headers;
+	memset(&w, 0, sizeof(w));
+	w.s = s;
+	w.p = p;
+	w.t = t;
+	w.m = &s->mem;
+	w.l = l;
+	find_types(&w);
+	rc = gh_mem_read_uint(w.m, mheap + l->mh_sweepgen, 4, &cap,
+			      "mheap_.sweepgen");
+	if (rc != 0)
+		return rc;
+	w.mh_sweepgen = (uint32_t)cap;
+	rc = gh_mem_read_ptr(w.m, mheap + l->mh_allspans, &arr,
+			     "mheap_.allspans");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(w.m, mheap + l->mh_allspans + 8, &len,
+				     "mheap_.allspans");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(w.m, mheap + l->mh_allspans + 16, &cap,
+				     "mheap_.allspans");
+	if (rc != 0)
+		return rc;
+	if (len > cap || len > GH_TYPES_MAX_SPANS || (len > 0 && arr == 0))
+		return gh_errf(&s->err, GOHEAP_ECORRUPT, "mheap_.allspans "
+			       "{%#llx, %llu, %llu} is not a span list",
+			       (unsigned long long)arr, (unsigned long long)len,
+			       (unsigned long long)cap);
+	t->spans = len;
+	for (i = 0; i < len; i += GH_ARRAY_LEN(chunk)) {
+		uint64_t n = len - i < GH_ARRAY_LEN(chunk) ?
+			     len - i : GH_ARRAY_LEN(chunk), j;
+
+		rc = gh_mem_read(w.m, arr + i * 8, chunk, (size_t)n * 8,
+				 "mheap_.allspans array");
+		if (rc != 0)
+			return rc;
+		for (j = 0; j < n; j++) {
+			uint64_t sp = gh_mem_word(w.m, (unsigned char *)
+						  &chunk[j], 8);
+
+			if (sp == 0 || sp % 8 != 0) {
+				rc = bad_span(&w, sp, "not a span pointer");
+			} else if (gh_mem_read(w.m, sp, sb, l->ms_size,
+					       "mspan") != 0) {
+				rc = bad_span(&w, sp, "unreadable");
+			} else {
+				rc = walk_span(&w, sp, sb);
+			}
+			if (rc != 0)
+				return rc;
+		}
+	}
+	if (t->objlines.oom)
+		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+	t->t_walk = gh_now() - t0;
+	return 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * heapwalk.h - the Go heap by type, from outside (issue 23, `-p types`).
+ *
+ * gh_types_collect walks mheap_.allspans: every in-use span, every
+ * allocated slot (below freeindex or set in allocBits, as the runtime's
+ * isFree decides, slots past nelems never), each large span once.  An
+ * object is typed where the runtime records its type: the *abi.Type
+ * header of pointerful objects over 512 B (1.22+) and mspan.largeType of
+ * large spans, named from abi.Type.Str in the module's types section (no
+ * DWARF); every other object is counted under its shape (size class,
+ * scan or noscan, and on 1.22+ the slot's pointer bitmap from the span's
+ * heap bits).  Spans and their bits are read one at a time: memory stays
+ * bounded whatever the heap's size.
+ */
+#ifndef GH_HEAPWALK_H
+#define GH_HEAPWALK_H
+
+#include "hmap.h"
+#include "profile.h"
+#include "session.h"
+
+/* Safety limits on hostile data. */
+#define GH_TYPES_MAX_SPANS (1u << 26)   /* len(mheap_.allspans) */
+#define GH_TYPES_MAX_NAME 4096u         /* bytes of a type name kept */
+/* damaged spans that, when also more than half of those read so far,
+ * refuse the histogram (GOHEAP_ECORRUPT) */
+#define GH_TYPES_MAX_BAD 64u
+
+/* How an entry's objects are known. */
+enum gh_tkind {
+	GH_TK_HEADER = 0,    /* typed: the slot's malloc header (1.22+) */
+	GH_TK_LARGETYPE,     /* typed: mspan.largeType */
+	GH_TK_NOSCAN,        /* shape: small, no pointers */
+	GH_TK_PTRS,          /* shape: small, pointers (bitmap on 1.22+) */
+	GH_TK_SCAN,          /* shape: small, pointers, <= 1.21 (no bitmap) */
+	GH_TK_HDRLESS,       /* shape: headered class, header not (yet) set */
+	GH_TK_LARGE_NOSCAN,  /* shape: large, no pointers */
+	GH_TK_LARGE_PTRS,    /* shape: large, pointers, no largeType */
+};
+
+/* One row of the histogram. */
+typedef struct gh_tentry {
+	uint64_t type;       /* *abi.Type (typed kinds), else 0 */
+	uint64_t mask;       /* GH_TK_PTRS: the slot's pointer words */
+	uint32_t size;       /* shapes: the slot size (0 for large) */
+	uint8_t kind;        /* enum gh_tkind */
+	int named;           /* typed: the name was read from the types
+	                      * section (0: "type 0x..." only) */
+	char *name;          /* the type's name, or the shape */
+	char *shape;         /* the slot's shape ("ptrs 704 B", ...) */
+	uint64_t objects, bytes;
+} gh_tentry;
+
+typedef struct gh_types {
+	gh_tentry *e;
+	size_t n, cap;
+	gh_hmap idx;         /* entry key -> index + 1 */
+	uint64_t objects, bytes;              /* all allocated objects */
+	uint64_t typed_objects, typed_bytes;  /* of which typed exactly */
+	uint64_t spans, spans_inuse;          /* allspans' length, in use */
+	/* in spans not swept since the last GC (sweepgen behind mheap_'s):
+	 * their garbage is still counted as allocated, as MemStats does */
+	uint64_t unswept_spans, unswept_objects, unswept_bytes;
+	uint64_t claimed;    /* slots between freeIndexForScan and freeindex:
+	                      * being allocated, counted untyped */
+	uint64_t bad_spans;  /* left out: damaged or changing */
+	char first_bad[160];
+	uint64_t unnamed;    /* objects whose type has no name in the module */
+	uint64_t types_lo, types_hi;   /* the module's types section */
+	int headers;         /* the release has malloc headers (1.22+) */
+	double t_walk;
+	/* -f objects: one line per object, when asked (tests) */
+	int want_objects;
+	gh_buf objlines;
+} gh_types;
+
+/*
+ * Fill p->types (p->kind GOHEAP_PROFILE_TYPES, set up by the session)
+ * from s's target; with objects, also the one-line-per-object listing.
+ * 0, or a GOHEAP_E* code with s->err set.
+ */
+int gh_types_collect(gh_profile *p, goheap_session *s, int objects);
+
+void gh_types_free(gh_types *t);
+
+/* fmt_types.c: the histogram as format (top, text, collapsed, pprof, or
+ * objects when collected with them). */
+int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
+		   gh_buf *out, gh_err *err);
+
+#endif

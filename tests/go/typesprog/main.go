@@ -1,0 +1,176 @@
+// Command typesprog is the target of go-heap's heap-by-type test
+// (tests/run-types.sh).  It allocates uniquely named types on every path
+// of the allocator (tiny, small noscan, small pointerful <= 512 B,
+// pointerful > 512 B with a malloc header, large with and without
+// pointers, slices, maps, strings, channels), keeps them reachable, lets
+// the GC settle, then writes its own debug.WriteHeapDump and
+// runtime.ReadMemStats and stays still (a raw pipe read) without
+// allocating, so that go-heap reads the heap the dump describes.
+//
+// Usage: typesprog DUMPFILE
+//
+// Standard output, written with raw syscalls after the dump:
+//
+//	MEMSTATS <HeapObjects> <HeapAlloc>
+//	COUNT <type> <n>        (one line per known type: how many were made)
+//	READY
+package main
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Every type name below is unique to this program.
+type TinyT struct{ a, b uint32 }               // 8 B, noscan: tiny blocks
+type NoscanT struct{ a [5]uint64 }             // 40 B -> class 48, noscan
+type SmallPtrT struct {                        // 24 B, pointers, no header
+	p    *SmallPtrT
+	a, b uint64
+}
+type HdrT struct { // 656 B: a header (1.22+), class 704
+	p *HdrT
+	a [81]uint64
+}
+type LargeT struct { // 48 KiB: a large span with largeType
+	p *LargeT
+	a [6000]uint64
+}
+type LargeNoscanT [50000]byte
+type ElemT struct { // slice element: []ElemT of 100 -> headered 2400 B
+	p    *int
+	x, y uint64
+}
+type MapValT struct {
+	p *int
+	v uint64
+}
+type ChanT struct{ p *ChanT }
+
+const (
+	nTiny     = 200
+	nNoscan   = 1000
+	nSmallPtr = 1000
+	nHdr      = 300
+	nLarge    = 5
+	nLargeNS  = 3
+	nSlices   = 50
+	nMapVals  = 1000
+	nChans    = 10
+)
+
+var (
+	keepTiny     []*TinyT
+	keepNoscan   []*NoscanT
+	keepSmallPtr []*SmallPtrT
+	keepHdr      []*HdrT
+	keepLarge    []*LargeT
+	keepLargeNS  []*LargeNoscanT
+	keepSlices   [][]ElemT
+	keepMap      map[uint64]*MapValT
+	keepStrings  []string
+	keepChans    []chan *ChanT
+
+	pipefd [2]int
+	out    = make([]byte, 0, 4096)
+	rbuf   [1]byte
+	ms     runtime.MemStats
+)
+
+func build() {
+	for i := 0; i < nTiny; i++ {
+		keepTiny = append(keepTiny, &TinyT{a: uint32(i)})
+	}
+	for i := 0; i < nNoscan; i++ {
+		keepNoscan = append(keepNoscan, &NoscanT{})
+	}
+	for i := 0; i < nSmallPtr; i++ {
+		keepSmallPtr = append(keepSmallPtr, &SmallPtrT{a: uint64(i)})
+	}
+	for i := 0; i < nHdr; i++ {
+		keepHdr = append(keepHdr, &HdrT{})
+	}
+	for i := 0; i < nLarge; i++ {
+		keepLarge = append(keepLarge, &LargeT{})
+	}
+	for i := 0; i < nLargeNS; i++ {
+		keepLargeNS = append(keepLargeNS, new(LargeNoscanT))
+	}
+	for i := 0; i < nSlices; i++ {
+		keepSlices = append(keepSlices, make([]ElemT, 100))
+	}
+	keepMap = make(map[uint64]*MapValT)
+	for i := 0; i < nMapVals; i++ {
+		keepMap[uint64(i)] = &MapValT{v: uint64(i)}
+	}
+	for i := 0; i < 100; i++ {
+		keepStrings = append(keepStrings, strings.Repeat("x", 100+i))
+	}
+	for i := 0; i < nChans; i++ {
+		keepChans = append(keepChans, make(chan *ChanT, 200))
+	}
+}
+
+func num(v uint64) {
+	out = strconv.AppendUint(out, v, 10)
+}
+
+func line(parts ...string) {
+	for i, p := range parts {
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, p...)
+	}
+}
+
+func count(name string, n int) {
+	line("COUNT", name, "")
+	num(uint64(n))
+	out = append(out, '\n')
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		os.Stderr.WriteString("usage: typesprog DUMPFILE\n")
+		os.Exit(2)
+	}
+	if err := syscall.Pipe(pipefd[:]); err != nil {
+		panic(err)
+	}
+	fd, err := syscall.Open(os.Args[1], syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC, 0o644)
+	if err != nil {
+		panic(err)
+	}
+	build()
+	// The counts line up before the heap settles: formatting them
+	// afterwards must not allocate (out has its capacity).
+	count("main.TinyT", nTiny)
+	count("main.NoscanT", nNoscan)
+	count("main.SmallPtrT", nSmallPtr)
+	count("main.HdrT", nHdr)
+	count("main.LargeT", nLarge)
+	count("main.LargeNoscanT", nLargeNS)
+	count("main.ElemT", nSlices)
+	count("main.MapValT", nMapVals)
+	count("main.ChanT", nChans)
+	runtime.GC()
+	runtime.GC()
+	debug.FreeOSMemory()
+	debug.WriteHeapDump(uintptr(fd))
+	syscall.Close(fd)
+	runtime.ReadMemStats(&ms)
+	line("MEMSTATS", "")
+	num(ms.HeapObjects)
+	out = append(out, ' ')
+	num(ms.HeapAlloc)
+	out = append(out, "\nREADY\n"...)
+	syscall.Write(1, out)
+	for {
+		syscall.Read(pipefd[0], rbuf[:])
+	}
+}

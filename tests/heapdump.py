@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""tests/heapdump.py: the objects of a Go heap dump (debug.WriteHeapDump, "go1.7 heap dump"
+format, src/runtime/heapdump.go, unchanged 1.19-1.27), for tests/run-types.sh.
+
+Usage: heapdump.py DUMP MINOR
+
+Prints one line per object: "0xADDR SIZE 0xFIRSTWORD" (the first word: a headered object's
+type, go1.22+), and on the last line "MEMSTATS HeapObjects HeapAlloc" from the dump's own
+memstats record.  Phantom slots are left out: from go1.22 dumpobjs walks npages*8192/elemsize
+slots but knows free bits only below nelems, so the span's reserved tail (the 128-byte heap
+bitmap of a pointerful span of objects <= 512 B; from go1.26, Green Tea's 128 bytes of inline
+mark bits in spans of 16..512 B objects, pointer-free ones included) comes out as objects.
+Every such span is one page (sizeclasses.go); a page is pointerful when one of its objects has a
+pointer field (dumpobj's fields come from the heap bits, empty in a noscan span).
+"""
+import sys
+
+TAG_NAMES = {}
+
+
+def main():
+    path, minor = sys.argv[1], int(sys.argv[2])
+    data = open(path, "rb").read()
+    hdr = b"go1.7 heap dump\n"
+    if not data.startswith(hdr):
+        sys.exit("heapdump.py: %s: not a go1.7 heap dump" % path)
+    pos = len(hdr)
+
+    def uv():
+        nonlocal pos
+        v = 0
+        shift = 0
+        while True:
+            b = data[pos]
+            pos += 1
+            v |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                return v
+
+    def mem():
+        nonlocal pos
+        n = uv()
+        s = data[pos:pos + n]
+        pos += n
+        return s
+
+    def fields():
+        n = 0
+        while True:
+            k = uv()
+            if k == 0:
+                return n
+            uv()
+            n += 1
+
+    objs = []      # (addr, size, first word, has pointer fields)
+    memstats = None
+    while True:
+        tag = uv()
+        if tag == 0:
+            break
+        if tag == 1:
+            addr = uv()
+            body = mem()
+            nf = fields()
+            first = int.from_bytes(body[:8], "little") if len(body) >= 8 else 0
+            objs.append((addr, len(body), first, nf > 0))
+        elif tag == 2:
+            mem(); uv()
+        elif tag == 3:
+            uv(); uv(); mem(); uv()
+        elif tag == 4:
+            for _ in range(7):
+                uv()
+            uv(); mem()
+            for _ in range(4):
+                uv()
+        elif tag == 5:
+            uv(); uv(); uv(); mem(); uv(); uv(); uv(); mem(); fields()
+        elif tag == 6:
+            uv(); uv(); uv(); uv(); mem(); mem(); uv()
+        elif tag in (7, 11):
+            for _ in range(5):
+                uv()
+        elif tag in (8, 17):
+            uv(); uv()
+        elif tag == 9:
+            uv(); uv(); uv()
+        elif tag == 10:
+            v = [uv() for _ in range(24 + 256 + 1)]
+            memstats = (v[11], v[6])      # HeapObjects, HeapAlloc
+        elif tag in (12, 13):
+            uv(); mem(); fields()
+        elif tag == 14:
+            for _ in range(7):
+                uv()
+        elif tag == 15:
+            for _ in range(6):
+                uv()
+        elif tag == 16:
+            uv(); uv()
+            n = uv()
+            for _ in range(n):
+                mem(); mem(); uv()
+            uv(); uv()
+        else:
+            sys.exit("heapdump.py: unknown record tag %d at offset %d" % (tag, pos))
+
+    headers = minor >= 22
+    greentea = minor >= 26
+    # pages of one-page spans with reserved tails: is any object there pointerful?
+    scanpage = {}
+    for addr, size, first, ptrs in objs:
+        if size <= 512:
+            scanpage[addr & ~8191] = scanpage.get(addr & ~8191, False) or ptrs
+    out = []
+    for addr, size, first, ptrs in objs:
+        if size <= 512:
+            base = addr & ~8191
+            reserve = 0
+            if headers and scanpage[base]:
+                reserve += 128
+            if greentea and size >= 16:
+                reserve += 128
+            if (addr - base) // size >= (8192 - reserve) // size:
+                continue
+        out.append("0x%x %d 0x%x" % (addr, size, first))
+    sys.stdout.write("\n".join(out) + "\n")
+    if memstats is not None:
+        print("MEMSTATS %d %d" % memstats)
+
+
+if __name__ == "__main__":
+    main()
