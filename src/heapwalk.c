@@ -527,10 +527,13 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 			       "layout: mspan of %u bytes", l->ms_size);
 	if (gh_exe_symbol(s->exe, "runtime.mheap_", &mheap, NULL) == 0)
 		mheap += s->bias;
+	else if (!gh_exe_has_symtab(s->exe) && s->addrs.mheap != 0)
+		mheap = s->addrs.mheap;   /* located: locate.c find_mheap */
 	else
 		return gh_errf(&s->err, GOHEAP_ENOSYM, "-p types: "
-			       "runtime.mheap_ not found (stripped binaries "
-			       "are not supported by the heap walker yet)");
+			       "runtime.mheap_ not found%s",
+			       gh_exe_has_symtab(s->exe) ? "" : " (stripped: "
+			       "not located from runtime.sweepone's code)");
 	t = gh_calloc(1, sizeof(*t));
 	if (t == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");

@@ -585,7 +585,8 @@ static size_t distinct_targets(const loc *L, const gh_refvec *rv, int sec,
 }
 
 typedef struct found {
-	uint64_t m, b, x, cycle, rate, ticks, mrate, allgs, fing, tblabels;
+	uint64_t m, b, x, cycle, rate, ticks, mrate, allgs, fing, tblabels,
+		 mheap;
 	unsigned fing_size;
 	char how[512];
 } located;
@@ -1199,6 +1200,53 @@ none:
 	return 1;
 }
 
+/*
+ * runtime.mheap_ (-p types): runtime.sweepone reads mheap_.sweepgen (a
+ * 4-byte load at mheap_ + the row's mh_sweepgen) and passes &mheap_ to
+ * nextSpanForSweep (Go 1.19-1.27 mgcsweep.go), so the candidate is the one
+ * pointer-aligned .bss address A it materialises with a 4-byte load of
+ * A + mh_sweepgen beside it.  Confirmed by runtime.markrootSpans loading
+ * that word too ("sg := mheap_.sweepgen", mgcmark.go).  Optional: 1 when
+ * the release has no heap row or it is not confirmed.
+ */
+static int find_mheap(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
+		      located *f)
+{
+	uint64_t cand = 0, entry;
+	size_t i, ncand = 0;
+	int rc;
+
+	if (!rt->heap_verified)
+		return 1;
+	rc = func_refs(L, "runtime.sweepone", rv, &entry);
+	if (rc != 0)
+		goto none;
+	for (i = 0; i < rv->n; i++) {
+		const gh_ref *r = &rv->v[i];
+
+		if (!(r->kind & GH_REF_ADDR) || r->target % L->ps != 0 ||
+		    r->target == cand ||
+		    sec_class(L->exe, r->target, 1) != SEC_BSS ||
+		    !has_ref(rv, r->target + rt->mh_sweepgen, GH_REF_LOAD, 4))
+			continue;
+		cand = r->target;
+		ncand++;
+	}
+	if (ncand != 1)
+		goto none;
+	rc = func_refs(L, "runtime.markrootSpans", rv, &entry);
+	if (rc != 0 || !has_ref(rv, cand + rt->mh_sweepgen, GH_REF_LOAD, 4))
+		goto none;
+	f->mheap = cand;
+	how_add(f, "mheap_ via sweepone (confirmed by markrootSpans)");
+	return 0;
+none:
+	if (rc == GOHEAP_ENOMEM)
+		return rc;
+	how_add(f, "mheap_ not confirmed");
+	return 1;
+}
+
 int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		      uint64_t bias, gh_rtaddrs *out, char *how,
 		      size_t howlen, gh_err *err)
@@ -1257,6 +1305,8 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		rc = find_fing(&L, &rv, &f);
 	if ((rc == 0 || rc == 1) && gh_rtlayout_for(ver) != NULL)
 		rc = find_tblabels(&L, &rv, gh_rtlayout_for(ver), &f);
+	if ((rc == 0 || rc == 1) && gh_rtlayout_for(ver) != NULL)
+		rc = find_mheap(&L, &rv, gh_rtlayout_for(ver), &f);
 	if (rc == 1)
 		rc = 0;
 	if (rc != 0) {
@@ -1275,6 +1325,7 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 	out->fing = f.fing != 0 ? f.fing + bias : 0;
 	out->fing_size = f.fing != 0 ? f.fing_size : 0;
 	out->tblabels = f.tblabels != 0 ? f.tblabels + bias : 0;
+	out->mheap = f.mheap != 0 ? f.mheap + bias : 0;
 	if (how != NULL && howlen > 0)
 		snprintf(how, howlen, "%s", f.how);
 out:

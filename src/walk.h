@@ -47,6 +47,8 @@ typedef struct gh_rtaddrs {
 	/* runtime.debug.tracebacklabels (1.26+: the traceback's header
 	 * labels; 1.27's default is 1), located in goroutineheader */
 	uint64_t tblabels;
+	/* -p types (heapwalk.c): runtime.mheap_, located in sweepone */
+	uint64_t mheap;
 } gh_rtaddrs;
 
 /*

@@ -16,9 +16,11 @@
  *   allgs 0x5ef2a0              (0x0 when not confirmed)
  *   tracebacklabels 0x61d5a8    (runtime.debug.tracebacklabels, 1.26+;
  *                               0x0 before, or when not confirmed)
+ *   mheap_ 0x5e1400             (-p types; 0x0 without a heap row, or
+ *                               when not confirmed)
  *   how mbuckets via ...
  *
- * --symtab prints the same seven names from .symtab instead (the truth for
+ * --symtab prints the same eight names from .symtab instead (the truth for
  * an unstripped twin); --infer ignores .go.buildinfo; --dwarf adds a line
  * "dwarf ..." from the DWARF layout check.  Exit 0, or 1 with the
  * library's message on stderr.
@@ -78,14 +80,14 @@ int main(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"mbuckets", "bbuckets", "xbuckets", "mProfCycle",
-		"MemProfileRate", "allgs", "tracebacklabels"
+		"MemProfileRate", "allgs", "tracebacklabels", "mheap_"
 	};
 	gh_err err;
 	gh_exe *exe = NULL;
 	gh_sym *sym = NULL;
 	gh_gover ver = { 0, 0, 0 };
 	gh_rtaddrs a;
-	uint64_t bias = 0, v[7];
+	uint64_t bias = 0, v[8];
 	char verstr[160], how[768], rep[256];
 	const char *path = NULL, *refs = NULL;
 	int symtab = 0, infer = 0, dwarf = 0, rc, i;
@@ -146,6 +148,11 @@ int main(int argc, char **argv)
 		if (lay != NULL && lay->tb_labels != 0 &&
 		    gh_exe_symbol(exe, "runtime.debug", &v[6], NULL) == 0)
 			v[6] += bias + lay->debug_tracebacklabels;
+		/* runtime.mheap_ (-p types), where the release has a heap row */
+		v[7] = 0;
+		if (lay != NULL && lay->heap_verified &&
+		    gh_exe_symbol(exe, "runtime.mheap_", &v[7], NULL) == 0)
+			v[7] += bias;
 		how[0] = '\0';
 	} else {
 		rc = gh_locate_globals(exe, sym, ver, bias, &a, how,
@@ -159,8 +166,9 @@ int main(int argc, char **argv)
 		v[4] = a.memprofilerate;
 		v[5] = a.allgs;
 		v[6] = a.tblabels;
+		v[7] = a.mheap;
 	}
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 8; i++)
 		printf("%s 0x%llx\n", names[i], (unsigned long long)v[i]);
 	if (how[0] != '\0')
 		printf("how %s\n", how);

@@ -30,8 +30,9 @@ gh_init
 DUMP="$top_builddir/tests/locate-dump"
 NAMES="mbuckets bbuckets xbuckets mProfCycle MemProfileRate"
 # The twins also compare runtime.allgs and runtime.debug.tracebacklabels (1.26+; 0x0 on both
-# sides before) for goroutine profiles; stripprog does not print them.
-TWIN_NAMES="$NAMES allgs tracebacklabels"
+# sides before) for goroutine profiles, and runtime.mheap_ for -p types (0x0 on both sides for a
+# release without a heap row); stripprog does not print them.
+TWIN_NAMES="$NAMES allgs tracebacklabels mheap_"
 
 if [ ! -x "$DUMP" ]; then
 	gh_skip "all: $DUMP not built (make check builds it)"
@@ -94,7 +95,7 @@ twin_checks() {
 	fi
 	"$DUMP" --symtab "$bin" >"$d/sym.out" 2>"$d/sym.err"
 	if [ "$(NAMES=$TWIN_NAMES addrs "$d/loc.out")" = "$(NAMES=$TWIN_NAMES addrs "$d/sym.out")" ]; then
-		gh_pass "$tag: located == .symtab ($(addrs "$d/loc.out" | cut -c1-60)... $(NAMES=allgs addrs "$d/loc.out"))"
+		gh_pass "$tag: located == .symtab ($(addrs "$d/loc.out" | cut -c1-60)... $(NAMES="allgs mheap_" addrs "$d/loc.out"))"
 	else
 		gh_fail "$tag: located != .symtab"
 		echo "    | located: $(NAMES=$TWIN_NAMES addrs "$d/loc.out")"

@@ -2,7 +2,8 @@
 # tests/run-types.sh: the heap by type (go-heap -p types, issue 23) against the runtime's own
 # debug.WriteHeapDump and runtime.ReadMemStats, for every toolchain.
 #
-# For each toolchain (GOHEAP_GO_VERSIONS, default tests/lib.sh GH_GO_ALL), default build:
+# For each toolchain (GOHEAP_GO_VERSIONS, default tests/lib.sh GH_GO_ALL), default and stripped
+# (-s -w: runtime.mheap_ located from runtime.sweepone's code, -v says so) builds:
 #   - tests/go/typesprog allocates uniquely named types on every allocation path (tiny, small
 #     noscan, small pointerful <= 512 B, pointerful > 512 B with a header, large with and
 #     without pointers, slices, maps, strings, channels), settles (runtime.GC, FreeOSMemory),
@@ -17,8 +18,7 @@
 #       * 1.22+: the counts of the typed known types (main.HdrT by header, main.LargeT by
 #         largeType, main.ElemT as slices' headers, *main.ChanT as channel buffers) == what the
 #         program made; collapsed's counts sum to the total.
-# Not yet: stripped builds (runtime.mheap_ is not located from machine code yet: SKIP lines),
-# the brief stop, Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
+# Not yet: the brief stop, Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -115,27 +115,37 @@ compare() {
 	fi
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	goname=${GH_GO_NAMES[$i]}
-	root=${GH_GO_ROOTS[$i]}
+# check GONAME GOROOT VARIANT: typesprog of that build, live and from a core.
+check() {
+	local goname=$1 root=$2 variant=$3 bin pid
 	minor=${goname#go1.}
-	tag="$goname/default"
-	d="$GH_TMP/$goname"
+	tag="$goname/$variant"
+	d="$GH_TMP/$goname-$variant"
 	mkdir -p "$d"
-	gh_build_or_fail "$tag" typesprog "$goname" "$root" default || continue
+	gh_build_or_fail "$tag" typesprog "$goname" "$root" "$variant" || return
 	bin=$GH_BIN
 	if ! gh_start "$bin" "$d/heap.dump" 2>"$d/start.err"; then
 		gh_fail "$tag: typesprog: $(cat "$d/start.err")"
-		continue
+		return
 	fi
 	pid=$GH_PID
 	if ! python3 "$GH_TESTS/heapdump.py" "$d/heap.dump" "$minor" >"$d/dump.txt" 2>"$d/dump.err"; then
 		gh_fail "$tag: parsing the heap dump"
 		gh_show "$d/dump.err" 5
 		gh_stop "$pid"
-		continue
+		return
 	fi
 	compare live "$pid"
+	if [ "$variant" = stripped ]; then
+		# the walker found runtime.mheap_ from machine code, not .symtab
+		run located -v -p types -n 1 "$pid"
+		if grep -q 'mheap_ via sweepone' "$d/located.err"; then
+			gh_pass "$tag: runtime.mheap_ located from machine code (-v says so)"
+		else
+			gh_fail "$tag: -v does not say runtime.mheap_ was located"
+			gh_show "$d/located.err" 5
+		fi
+	fi
 	if [ "$have_gcore" = 0 ]; then
 		gh_skip "$tag: core: gcore (gdb) not installed"
 	else
@@ -150,6 +160,11 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	fi
 	gh_stop "$pid"
 	rm -f "$d/heap.dump"
-	gh_skip "$goname/stripped: -p types needs runtime.mheap_, not located from machine code yet"
+}
+
+for i in "${!GH_GO_NAMES[@]}"; do
+	for variant in default stripped; do
+		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
+	done
 done
 gh_summary
