@@ -71,6 +71,7 @@ typedef struct pprof_job {
 	int pid, kind, head;
 	long debug, secs;
 	goheap_profile *p0;        /* ?seconds=N: the base, once collected */
+	unsigned long long gen;    /* the program p0 is of (wt_collect) */
 } pprof_job;
 
 static void job_free(pprof_job *j)
@@ -228,6 +229,16 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 		job_free(j);
 }
 
+/* Answer text built from the library's or the kernel's words (which may
+ * carry a path's bytes) as valid UTF-8. */
+static void respond_msg(watch *w, wh_conn *c, int code, const char *msg)
+{
+	char clean[1200];
+
+	utf8_sanitize(clean, sizeof(clean), msg, strlen(msg));
+	wh_respond_text(w->http, c, code, clean);
+}
+
 /* Answer with p (or its delta over base) as the handler would. */
 static void send_profile(watch *w, wh_conn *c, const pprof_job *j,
 			 const goheap_profile *p, const goheap_profile *base)
@@ -244,7 +255,7 @@ static void send_profile(watch *w, wh_conn *c, const pprof_job *j,
 	if (wt_write(w->fleet, j->pid, p, base, fmt, &buf, &len, err,
 		     sizeof(err)) != 0) {
 		snprintf(msg, sizeof(msg), "%s\n", err);
-		wh_respond_text(w->http, c, 500, msg);
+		respond_msg(w, c, 500, msg);
 	} else if (j->debug > 0) {
 		wh_respond(w->http, c, 200, "text/plain; charset=utf-8", NULL,
 			   buf, len, j->head);
@@ -258,43 +269,44 @@ static void send_profile(watch *w, wh_conn *c, const pprof_job *j,
 	goheap_free(buf);
 }
 
-/* One step: the collection (and answer) of a due /pprof request. */
+/*
+ * One step: the collection (and answer) of a due /pprof request.  A
+ * process that was a Go target when asked and is not now (it exited, or
+ * exec'd another program, before or during the collection or the
+ * ?seconds=N wait) is 410 Gone; 5xx are go-heap's own failures.
+ */
 static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 {
 	goheap_profile *p = NULL;
+	unsigned long long gen = 0;
 	char err[300], msg[400];
 	int rc;
 
-	if (j->p0 == NULL && !wt_watches(w->fleet, j->pid)) {
-		wh_respond_text(w->http, c, 404, "Unknown process (not a Go "
-				"process this exporter watches)\n");
-		goto done;
-	}
-	if (j->p0 != NULL && !wt_watches(w->fleet, j->pid)) {
-		wh_respond_text(w->http, c, 500, "Could not collect profile: "
+	if (!wt_watches(w->fleet, j->pid)) {
+		wh_respond_text(w->http, c, 410, "Could not collect profile: "
 				"the process exited\n");
 		goto done;
 	}
 	rc = wt_collect(w->fleet, j->pid, j->kind,
 			j->kind == GOHEAP_PROFILE_GOROUTINE && j->debug >= 2,
-			&p, err, sizeof(err));
+			&p, &gen, err, sizeof(err));
+	if (rc == 0 && j->p0 != NULL && gen != j->gen) {
+		snprintf(err, sizeof(err), "the process exec'd another program "
+			 "during the %ld s", j->secs);
+		rc = GOHEAP_ENOPROC;
+	}
 	if (rc != 0) {
-		if (j->p0 != NULL)
-			snprintf(msg, sizeof(msg), "Could not collect "
-				 "profile\n");
-		else if (rc == GOHEAP_EDISABLED)
-			snprintf(msg, sizeof(msg), "Could not collect profile: "
-				 "memory profiling is disabled in the target "
-				 "(runtime.MemProfileRate is 0)\n");
-		else
-			snprintf(msg, sizeof(msg), "Could not collect profile: "
-				 "%s\n", err);
-		wh_respond_text(w->http, c, j->p0 == NULL &&
-				rc == GOHEAP_EDISABLED ? 503 : 500, msg);
+		snprintf(msg, sizeof(msg), "Could not collect profile: %s\n",
+			 rc == GOHEAP_EDISABLED ? "memory profiling is disabled "
+			 "in the target (runtime.MemProfileRate is 0)" : err);
+		respond_msg(w, c, rc == GOHEAP_ENOPROC ? 410 :
+			    rc == GOHEAP_EDISABLED && j->p0 == NULL ? 503 : 500,
+			    msg);
 	} else if (j->secs > 0 && j->p0 == NULL) {
 		/* ?seconds=N: keep the base, answer the delta in N s. */
 		wt_release(w->fleet, j->pid);
 		j->p0 = p;
+		j->gen = gen;
 		wh_defer(w->http, c, now_mono() + (double)j->secs, j);
 		return;
 	} else {

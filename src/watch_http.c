@@ -98,6 +98,7 @@ static const char *reason(int code)
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
+	case 410: return "Gone";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 503: return "Service Unavailable";

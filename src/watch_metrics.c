@@ -10,17 +10,27 @@
 
 #include "watch_metrics.h"
 
+/*
+ * A label value as the exposition format wants it: valid UTF-8 (a
+ * process may be called anything: the kernel cuts comm at 15 bytes,
+ * often inside a character, and paths are bytes), with \\, \" and \n
+ * escaped.
+ */
 static void put_label(sbuf *b, const char *name, const char *v, int first)
 {
+	const char *run = v, *esc;
+
 	sb_printf(b, "%s%s=\"", first ? "" : ",", name);
 	for (; *v != '\0'; v++) {
-		if (*v == '\\' || *v == '"')
-			sb_printf(b, "\\%c", *v);
-		else if (*v == '\n')
-			sb_add(b, "\\n", 2);
-		else
-			sb_add(b, v, 1);
+		esc = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" :
+		      *v == '\n' ? "\\n" : NULL;
+		if (esc == NULL)
+			continue;
+		sb_utf8(b, run, (size_t)(v - run));
+		sb_add(b, esc, 2);
+		run = v + 1;
 	}
+	sb_utf8(b, run, (size_t)(v - run));
 	sb_add(b, "\"", 1);
 }
 
@@ -222,20 +232,21 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 static const char *const kinds[] = { "heap", "allocs", "block", "mutex",
 				      "goroutine" };
 
+/* Text for the index page: escaped, valid UTF-8. */
 static void put_html(sbuf *b, const char *s)
 {
+	const char *run = s, *esc;
+
 	for (; *s != '\0'; s++) {
-		if (*s == '<')
-			sb_add(b, "&lt;", 4);
-		else if (*s == '>')
-			sb_add(b, "&gt;", 4);
-		else if (*s == '&')
-			sb_add(b, "&amp;", 5);
-		else if (*s == '"')
-			sb_add(b, "&quot;", 6);
-		else
-			sb_add(b, s, 1);
+		esc = *s == '<' ? "&lt;" : *s == '>' ? "&gt;" :
+		      *s == '&' ? "&amp;" : *s == '"' ? "&quot;" : NULL;
+		if (esc == NULL)
+			continue;
+		sb_utf8(b, run, (size_t)(s - run));
+		sb_str(b, esc);
+		run = s + 1;
 	}
+	sb_utf8(b, run, (size_t)(s - run));
 }
 
 void wm_index(const wt_view *v, size_t nt, sbuf *b)

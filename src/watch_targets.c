@@ -4,8 +4,14 @@
  *
  *   - Discovery: the PIDs given, or every process whose /proc/PID/exe is
  *     an ELF file with .go.buildinfo or .gopclntab (goheap_is_go_executable:
- *     section headers only).  A PID whose start time changed is a new
- *     process and starts over; exited ones are dropped.
+ *     section headers only).  A process's identity (ident) is its start
+ *     time, its executable's device and inode and, for a Go target, a hash
+ *     of the auxiliary vector the kernel saved at its exec: a reused PID,
+ *     an exec (sh -> Go, Go -> anything, a program that execs itself) make
+ *     a new target whose counters start over; exited ones are dropped.
+ *     The identity is checked at every discovery and again right before
+ *     and after each collection, so a profile is always of the program
+ *     the process runs now.
  *   - A round runs as steps (wt_round_step): discovery, then one target
  *     collected per step, visited from a rotating start, then the output
  *     directory's rotation.  The caller serves HTTP between steps, so the
@@ -95,9 +101,23 @@ typedef struct bucket_count {
 	int64_t objects, bytes;
 } bucket_count;
 
+/*
+ * Which program a PID runs: its start time (a reused PID differs), the
+ * device and inode of /proc/PID/exe (exec keeps the start time), and for
+ * Go targets a hash of /proc/PID/auxv, the auxiliary vector the kernel
+ * saved at exec (its stack, vDSO and PIE addresses are random per exec,
+ * so a program that execs its own file is a new one too; without ASLR
+ * they repeat, and so do the addresses a session relies on).
+ */
+typedef struct ident {
+	unsigned long long start, dev, ino;
+	uint64_t auxv;             /* 0: not read */
+} ident;
+
 typedef struct target {
 	int pid;
-	unsigned long long start;  /* /proc/PID/stat starttime */
+	ident id;
+	unsigned long long gen;    /* the fleet's number for this identity */
 	int is_go;
 	int seen;                  /* found in the last discovery */
 	char comm[64], exe[512], container[80];
@@ -134,6 +154,7 @@ struct wt_fleet {
 	/* totals */
 	double last_round_seconds, last_round_cpu;
 	unsigned long long rounds, errors, out_written, out_removed;
+	unsigned long long next_gen;
 };
 
 static void target_reset(target *t)
@@ -163,27 +184,64 @@ static void target_free(target *t)
 	free(t);
 }
 
-/* Field 22 of /proc/PID/stat (after the comm in parentheses). */
-static int proc_start(int pid, unsigned long long *out)
+/* FNV-1a of /proc/PID/auxv (never 0), or 0 when it cannot be read. */
+static uint64_t auxv_hash(int pid)
+{
+	char path[64], buf[1024];
+	uint64_t h = 14695981039346656037ULL;
+	int n, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)buf[i]) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+/*
+ * pid's identity; the auxv hash only `with_auxv` (Go targets).  -1 when
+ * the process is gone: no /proc/PID/stat, or a zombie (its executable
+ * and memory are gone with it; the dev and inode of a process whose exe
+ * cannot be read, a kernel thread, are 0).
+ */
+static int ident_read(int pid, int with_auxv, ident *id)
 {
 	char path[64], buf[1024], *p;
+	struct stat st;
 	int i;
 
+	memset(id, 0, sizeof(*id));
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	p = strrchr(buf, ')');
-	if (p == NULL)
+	if (p == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
 		return -1;
 	p++;
-	/* fields 3..21 precede it */
+	/* field 22, starttime: fields 3..21 precede it */
 	for (i = 3; i <= 21; i++) {
 		p = strchr(p + 1, ' ');
 		if (p == NULL)
 			return -1;
 	}
-	*out = strtoull(p + 1, NULL, 10);
+	id->start = strtoull(p + 1, NULL, 10);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st) == 0) {
+		id->dev = (unsigned long long)st.st_dev;
+		id->ino = (unsigned long long)st.st_ino;
+	}
+	if (with_auxv)
+		id->auxv = auxv_hash(pid);
 	return 0;
+}
+
+/* The same program?  (An auxv hash counts when both sides have one.) */
+static int ident_same(const ident *a, const ident *b)
+{
+	return a->start == b->start && a->dev == b->dev && a->ino == b->ino &&
+	       (a->auxv == 0 || b->auxv == 0 || a->auxv == b->auxv);
 }
 
 /* Is /proc/PID/exe a Go program?  (Section headers only: the library's.) */
@@ -229,21 +287,30 @@ static void container_id(int pid, char *out, size_t len)
 	}
 }
 
-static void target_labels(target *t)
+/* comm as the kernel keeps it now (a process may rename itself at any
+ * time), as valid UTF-8. */
+static void read_comm(target *t)
 {
-	char path[64];
-	ssize_t n;
-	size_t l;
+	char path[64], raw[64];
+	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", t->pid);
-	if (read_small(path, t->comm, sizeof(t->comm)) <= 0)
-		t->comm[0] = '\0';
-	l = strlen(t->comm);
-	if (l > 0 && t->comm[l - 1] == '\n')
-		t->comm[l - 1] = '\0';
+	n = read_small(path, raw, sizeof(raw));
+	if (n > 0 && raw[n - 1] == '\n')
+		n--;
+	utf8_sanitize(t->comm, sizeof(t->comm), raw, n > 0 ? (size_t)n : 0);
+}
+
+/* The labels of a new target, as valid UTF-8 (paths are bytes). */
+static void target_labels(target *t)
+{
+	char path[64], raw[512];
+	ssize_t n;
+
+	read_comm(t);
 	snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
-	n = readlink(path, t->exe, sizeof(t->exe) - 1);
-	t->exe[n > 0 ? n : 0] = '\0';
+	n = readlink(path, raw, sizeof(raw));
+	utf8_sanitize(t->exe, sizeof(t->exe), raw, n > 0 ? (size_t)n : 0);
 	container_id(t->pid, t->container, sizeof(t->container));
 }
 
@@ -257,28 +324,65 @@ static target *find_target(const wt_fleet *f, int pid)
 	return NULL;
 }
 
-/* Note pid as present; add it (checking whether it runs Go) if new. */
+/* t becomes the program of identity id: a new target as far as anyone can
+ * tell (its session, counters and labels start over). */
+static void target_adopt(wt_fleet *f, target *t, const ident *id)
+{
+	int was_go = t->is_go && t->gen != 0;
+
+	target_reset(t);
+	t->errors = t->collections = t->over_budget = 0;
+	t->last_seconds = 0;
+	t->id = *id;
+	t->gen = ++f->next_gen;
+	t->is_go = is_go_exe(t->pid);
+	t->comm[0] = t->exe[0] = t->container[0] = '\0';
+	if (t->is_go) {
+		if (t->id.auxv == 0)
+			t->id.auxv = auxv_hash(t->pid);
+		target_labels(t);
+	}
+	if (f->cfg.verbose && (was_go || t->is_go) && t->gen > 1)
+		fprintf(stderr, "go-heap watch: pid %d: %s\n", t->pid,
+			t->is_go ? "a new Go program (exec or new process)" :
+			"no longer a Go program (exec)");
+}
+
+/*
+ * Is t still the program it was?  0: yes (its comm re-read); 1: it
+ * exec'd, or its PID was reused: t is the new program now (is_go says
+ * whether that is one of ours); -1: the process is gone.
+ */
+static int target_check(wt_fleet *f, target *t)
+{
+	ident id;
+
+	if (ident_read(t->pid, t->is_go, &id) != 0)
+		return -1;
+	if (ident_same(&t->id, &id)) {
+		if (t->is_go)
+			read_comm(t);
+		return 0;
+	}
+	target_adopt(f, t, &id);
+	return 1;
+}
+
+/* Note pid as present (re-checking who it is); add it if new. */
 static void discover_pid(wt_fleet *f, int pid)
 {
-	unsigned long long start;
+	ident id;
 	target *t, **nv;
 
-	if (pid == getpid() || proc_start(pid, &start) != 0)
+	if (pid == getpid())
 		return;
 	t = find_target(f, pid);
-	if (t != NULL && t->start != start) {
-		/* The PID was reused, or the process exec'd: start over. */
-		target_reset(t);
-		t->start = start;
-		t->is_go = is_go_exe(pid);
-		if (t->is_go)
-			target_labels(t);
-	}
 	if (t != NULL) {
-		t->seen = 1;
+		if (target_check(f, t) >= 0)
+			t->seen = 1;   /* else gone: dropped below */
 		return;
 	}
-	if (f->nt >= MAX_TARGETS)
+	if (f->nt >= MAX_TARGETS || ident_read(pid, 0, &id) != 0)
 		return;
 	t = calloc(1, sizeof(*t));
 	nv = realloc(f->t, (f->nt + 1) * sizeof(*nv));
@@ -291,11 +395,8 @@ static void discover_pid(wt_fleet *f, int pid)
 	f->t = nv;
 	t->pid = pid;
 	t->budget = f->cfg.budget;
-	t->start = start;
 	t->seen = 1;
-	t->is_go = is_go_exe(pid);
-	if (t->is_go)
-		target_labels(t);
+	target_adopt(f, t, &id);
 	f->t[f->nt++] = t;
 }
 
@@ -426,16 +527,47 @@ static int ofile_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Ours: "PID-...-STAMP.pb.gz". */
-static int is_output_name(const char *n)
+/*
+ * Ours: "PID-...-STAMP.pb.gz", and "PID-...-STAMP.pb.gz.tmp" while one is
+ * written (*tmp = 1; one left behind by a watch that was killed).
+ */
+static int is_output_name(const char *n, int *tmp)
 {
 	size_t l = strlen(n);
 
+	*tmp = l > 4 && strcmp(n + l - 4, ".tmp") == 0;
+	if (*tmp)
+		l -= 4;
 	return l > 6 && n[0] >= '0' && n[0] <= '9' &&
-	       strcmp(n + l - 6, ".pb.gz") == 0 && strchr(n, '-') != NULL;
+	       strncmp(n + l - 6, ".pb.gz", 6) == 0 && strchr(n, '-') != NULL;
 }
 
-/* Delete our oldest files until the directory holds at most --output-max. */
+/* At start: remove the *.tmp files of ours that a killed watch left (a
+ * running one writes and renames its file within one step). */
+static void sweep_tmp(wt_fleet *f)
+{
+	DIR *d = opendir(f->cfg.outdir);
+	struct dirent *de;
+	char path[4400];
+	int tmp;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		if (!is_output_name(de->d_name, &tmp) || !tmp)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", f->cfg.outdir, de->d_name);
+		if (unlink(path) == 0) {
+			f->out_removed++;
+			if (f->cfg.verbose)
+				fprintf(stderr, "go-heap watch: removed %s, left "
+					"by an earlier run\n", path);
+		}
+	}
+	if (d != NULL)
+		closedir(d);
+}
+
+/* Delete our oldest files until the directory holds at most --output-max
+ * (*.tmp files count while present: ours exist only within a step). */
 static void rotate_output(wt_fleet *f)
 {
 	DIR *d = opendir(f->cfg.outdir);
@@ -445,16 +577,21 @@ static void rotate_output(wt_fleet *f)
 	unsigned long long total = 0;
 	char path[4400];
 	struct stat st;
+	int tmp;
 
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (!is_output_name(de->d_name) ||
+		if (!is_output_name(de->d_name, &tmp) ||
 		    strlen(de->d_name) >= sizeof(v->name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", f->cfg.outdir, de->d_name);
 		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 			continue;
+		if (tmp) {
+			total += (unsigned long long)st.st_size;
+			continue;
+		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			nv = realloc(v, cap * sizeof(*v));
@@ -608,10 +745,20 @@ static void collect_target(wt_fleet *f, target *t)
 	goheap_force_result fr;
 	int rc;
 
+	/* The program the process runs now, or none: an exec since the
+	 * discovery makes t a new target, an exit leaves it to the next. */
+	if (target_check(f, t) < 0 || !t->is_go)
+		return;
 	rc = ensure_session(t);
 	if (rc != 0)
 		goto fail;
 	rc = goheap_profile_collect(&p, t->s, GOHEAP_PROFILE_HEAP);
+	if (target_check(f, t) != 0) {
+		/* Exited or exec'd during the collection: whatever was read
+		 * is not one program's, and not a failure of ours. */
+		goheap_profile_free(p);
+		return;
+	}
 	if (rc == 0) {
 		goheap_profile_stats_get(p, &st);
 		if (st.mem_profile_rate == 0)
@@ -662,6 +809,8 @@ fail:
 	if (t->s != NULL)
 		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(t->s));
 	goheap_profile_free(p);
+	if (target_check(f, t) != 0)
+		return;   /* it exited or exec'd: not a failure of ours */
 	t->state = T_ERROR;
 	t->errors++;
 	f->errors++;
@@ -707,6 +856,8 @@ wt_fleet *wt_new(const wt_config *cfg)
 		return NULL;
 	f->cfg = *cfg;
 	f->phase = R_IDLE;
+	if (f->cfg.outdir != NULL)
+		sweep_tmp(f);
 	return f;
 }
 
@@ -878,32 +1029,58 @@ static int collect_tracebacks(target *t, goheap_profile **out)
 }
 
 int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
-	       goheap_profile **out, char *err, size_t errlen)
+	       goheap_profile **out, unsigned long long *gen, char *err,
+	       size_t errlen)
 {
 	target *t = find_target(f, pid);
-	int rc;
+	int rc = 0, attempt, c = -1;
 
 	*out = NULL;
+	*gen = 0;
 	if (t == NULL || !t->is_go) {
 		snprintf(err, errlen, "the process exited");
 		return GOHEAP_ENOPROC;
 	}
-	rc = ensure_session(t);
-	if (rc == 0 && kind == GOHEAP_PROFILE_GOROUTINE && tracebacks) {
-		rc = collect_tracebacks(t, out);
-	} else if (rc == 0) {
-		rc = goheap_profile_collect(out, t->s, kind);
-		if (rc != 0 && rc != GOHEAP_EDISABLED) {
-			snprintf(t->err, sizeof(t->err), "%s",
-				 goheap_errmsg(t->s));
-			if (rc != GOHEAP_ETIMEDOUT) {
-				goheap_close(t->s);
-				t->s = NULL;
+	/* Check who the process is before and after: a profile is of the
+	 * program it runs now.  One exec during the collection is retried on
+	 * the new program. */
+	for (attempt = 0; attempt < 2; attempt++) {
+		c = target_check(f, t);
+		if (c < 0 || !t->is_go)
+			break;
+		rc = ensure_session(t);
+		if (rc == 0 && kind == GOHEAP_PROFILE_GOROUTINE && tracebacks) {
+			rc = collect_tracebacks(t, out);
+		} else if (rc == 0) {
+			rc = goheap_profile_collect(out, t->s, kind);
+			if (rc != 0 && rc != GOHEAP_EDISABLED) {
+				snprintf(t->err, sizeof(t->err), "%s",
+					 goheap_errmsg(t->s));
+				if (rc != GOHEAP_ETIMEDOUT) {
+					goheap_close(t->s);
+					t->s = NULL;
+				}
 			}
 		}
+		c = target_check(f, t);
+		if (c == 0) {
+			*gen = t->gen;
+			snprintf(err, errlen, "%s", t->err);
+			return rc;
+		}
+		goheap_profile_free(*out);
+		*out = NULL;
+		if (c < 0 || !t->is_go)
+			break;
 	}
-	snprintf(err, errlen, "%s", t->err);
-	return rc;
+	if (c < 0)
+		snprintf(err, errlen, "the process exited");
+	else if (!t->is_go)
+		snprintf(err, errlen, "the process exec'd a program that is "
+			 "not Go");
+	else
+		snprintf(err, errlen, "the process keeps exec'ing");
+	return GOHEAP_ENOPROC;
 }
 
 int wt_write(wt_fleet *f, int pid, const goheap_profile *p,

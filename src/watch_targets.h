@@ -74,12 +74,16 @@ int wt_watches(const wt_fleet *f, int pid);
  * On demand (the /pprof endpoints): collect a profile of `kind` from pid,
  * through the fleet's session for it (opened if needed; a goroutine
  * profile with `tracebacks`, for ?debug=2, through a session of its
- * own).  0, or a GOHEAP_E* code with the detail in err (GOHEAP_ENOPROC:
- * not a Go process of the fleet); *out may be set either way and is the
- * caller's.
+ * own).  The process's identity is checked before and after, so the
+ * profile is of the program it runs now; *gen numbers that program (an
+ * exec or a reused PID changes it: a ?seconds=N delta compares them).
+ * 0, or a GOHEAP_E* code with the detail in err: GOHEAP_ENOPROC when pid
+ * is not, or no longer, a Go process of the fleet (it exited or exec'd
+ * another program).  *out may be set either way and is the caller's.
  */
 int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
-	       goheap_profile **out, char *err, size_t errlen);
+	       goheap_profile **out, unsigned long long *gen, char *err,
+	       size_t errlen);
 /*
  * Write p, or its delta over base when base is not NULL, in `format`
  * (enum goheap_format) into *buf (goheap_free).  0, or -1 with the

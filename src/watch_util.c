@@ -49,6 +49,87 @@ void sb_str(sbuf *b, const char *s)
 	sb_add(b, s, strlen(s));
 }
 
+size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;          /* continuation, overlong 2-byte, > U+10FFFF */
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (c == 0xe0)
+		lo = 0xa0;         /* overlong 3-byte */
+	else if (c == 0xed)
+		hi = 0x9f;         /* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;         /* overlong 4-byte */
+	else if (c == 0xf4)
+		hi = 0x8f;         /* above U+10FFFF */
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+static const char replacement[] = "\xef\xbf\xbd";  /* U+FFFD */
+
+void sb_utf8(sbuf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, start = 0, l;
+	int bad = 0;
+
+	while (i < n) {
+		l = utf8_seq_len(u + i, n - i);
+		if (l == 0) {
+			if (!bad) {
+				sb_add(b, s + start, i - start);
+				sb_add(b, replacement, 3);
+				bad = 1;
+			}
+			i++;
+			start = i;
+			continue;
+		}
+		bad = 0;
+		i += l;
+	}
+	sb_add(b, s + start, n - start);
+}
+
+void utf8_sanitize(char *dst, size_t dstlen, const char *src, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)src;
+	size_t i = 0, o = 0, l;
+	int bad = 0;
+
+	while (i < n) {
+		l = utf8_seq_len(u + i, n - i);
+		if (l == 0) {
+			if (!bad) {
+				if (o + 3 >= dstlen)
+					break;
+				memcpy(dst + o, replacement, 3);
+				o += 3;
+				bad = 1;
+			}
+			i++;
+			continue;
+		}
+		if (o + l >= dstlen)
+			break;
+		memcpy(dst + o, src + i, l);
+		o += l;
+		i += l;
+		bad = 0;
+	}
+	dst[o] = '\0';
+}
+
 void sb_printf(sbuf *b, const char *fmt, ...)
 {
 	va_list ap;

@@ -21,6 +21,20 @@ typedef struct sbuf {
 
 void sb_add(sbuf *b, const void *s, size_t n);
 void sb_str(sbuf *b, const char *s);
+/*
+ * Append the n bytes at s as valid UTF-8: each maximal run of bytes that
+ * is not valid UTF-8 becomes one U+FFFD, as Go's strings.ToValidUTF8(s,
+ * "\uFFFD") does (so Prometheus' parser, which rejects an invalid label
+ * value and with it the whole scrape, always accepts the result).
+ */
+void sb_utf8(sbuf *b, const char *s, size_t n);
+/* Length of the valid UTF-8 sequence at s[0..n) (1-4), or 0 if the bytes
+ * there do not start one (Go's rules: no overlong forms, no surrogates,
+ * nothing above U+10FFFF). */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
+/* Copy src into dst (dstlen > 0) as valid UTF-8 (sb_utf8's rule),
+ * NUL-terminated, never cutting a character: a label read from /proc. */
+void utf8_sanitize(char *dst, size_t dstlen, const char *src, size_t n);
 #ifdef __GNUC__
 void sb_printf(sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
