@@ -303,7 +303,7 @@ enum goheap_profile_kind {
 	GOHEAP_PROFILE_GOROUTINE = 4, /* pprof.Lookup("goroutine"): amd64,
 	                                 not stripped (doc/goroutines.md) */
 	GOHEAP_PROFILE_TYPES = 5,     /* every allocated heap object by type
-	                                 (src/heapwalk.h) */
+	                                 (src/lib/heapwalk.h) */
 };
 
 enum goheap_format {

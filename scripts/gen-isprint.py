@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Generate the strconv.IsPrint tables of src/goquote.c from Go toolchains.
+"""Generate the strconv.IsPrint tables of src/util/goquote.c from Go toolchains.
 
 Go's strconv.IsPrint (src/strconv/quote.go) reads four tables generated into
 src/strconv/isprint.go (by strconv/makeisprint.go from package unicode):
 isPrint16, isNotPrint16, isPrint32 and isNotPrint32.  They follow the
 release's Unicode version, so they are a fact per Go release: go-heap carries
-one set per Unicode version (the gh_unicode values of src/goquote.h), and each
-release's row in src/rtlayout.c names the set its %q uses.  This script copies
+one set per Unicode version (the gh_unicode values of src/util/goquote.h), and each
+release's row in src/lib/rtlayout.c names the set its %q uses.  This script copies
 the tables, unchanged, into the block between the GENERATED markers of
-src/goquote.c (isGraphic is left out: strconv.Quote never reads it).
+src/util/goquote.c (isGraphic is left out: strconv.Quote never reads it).
 
-    scripts/gen-isprint.py [--check] [-o src/goquote.c] GOROOT...
+    scripts/gen-isprint.py [--check] [-o src/util/goquote.c] GOROOT...
 
 Each GOROOT is a toolchain's root, holding VERSION, src/strconv/isprint.go and
 src/unicode/tables.go (its Version constant names the set), e.g.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/run-crosscheck.sh: every library and CLI source compiles for arm64 without a warning.
 #
-# Force mode's arm64 path (src/ptrace.c: registers from NT_PRSTATUS as glibc's aarch64
+# Force mode's arm64 path (src/lib/ptrace.c: registers from NT_PRSTATUS as glibc's aarch64
 # user_regs_struct, LR as the innermost caller) cannot run here: under qemu-user, ptrace
 # reaches the emulator, not the program.  This at least keeps it compiling: clang
 # -fsyntax-only --target=aarch64-linux-gnu -Wall -Wextra -Werror against Debian's

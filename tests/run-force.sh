@@ -29,7 +29,7 @@
 #
 # Environment: top_srcdir, top_builddir (automake), GOHEAP_CACHE, GOHEAP_GO_VERSIONS,
 # GOHEAP_KEEP=1, GOHEAP_TIMEOUT (seconds per go-heap run, default 60).
-# Test hooks used (src/force.c): GOHEAP_TEST_STOP_DELAY_MS=N keeps the target stopped N ms
+# Test hooks used (src/lib/force.c): GOHEAP_TEST_STOP_DELAY_MS=N keeps the target stopped N ms
 # longer; GOHEAP_TEST_UNSAFE_FUNC=NAME counts NAME as part of the sampling path.
 # Output: PASS:/FAIL:/SKIP: lines, then "N passed, N failed, N skipped".
 # Exit: 0, 1 if anything failed, 77 if nothing could run (no go-heap, no Go, ptrace forbidden).

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/run-stripped.sh: locating the runtime's profiling globals without .symtab/DWARF, and the
-# Go version without .go.buildinfo, on real binaries (src/locate.c; tests/locate-dump prints what
+# Go version without .go.buildinfo, on real binaries (src/lib/locate.c; tests/locate-dump prints what
 # the locator finds).
 #
 # For each toolchain (go1.19 go1.21 go1.22 go1.23 go1.24; a missing one is a SKIP):
@@ -394,7 +394,7 @@ if [ -n "$lh" ]; then
 				! grep -q 'decoding its runtime code' "$d/f.err"; then
 				gh_skip "$tag: live: go-heap does not read this target yet: $(head -c 200 "$d/f.err")"
 			elif [ "$frc" -ne 0 ] && grep -q 'no .symtab entry for runtime.MemProfileRate' "$d/f.err"; then
-				gh_skip "$tag: live: --force does not take the located MemProfileRate yet (src/force.c)"
+				gh_skip "$tag: live: --force does not take the located MemProfileRate yet (src/lib/force.c)"
 			elif [ "$frc" -ne 0 ] || [ "$trc" -ne 0 ]; then
 				gh_fail "$tag: live: go-heap --force exited $frc, then -f text exited $trc: $(head -c 300 "$d/f.err" "$d/t.err")"
 			elif n=$(text_consistent "$d/t.out" 2>&1); then

@@ -4,7 +4,7 @@
 #
 #   1. Label values, a property test: 3000 random byte strings (most of them not UTF-8, with
 #      quotes, backslashes and newlines) as the comm and exe of as many processes, rendered by
-#      src/watch_metrics.c (tests/watch-labels): `promtool check metrics` accepts the page, and
+#      src/watch/watch_metrics.c (tests/watch-labels): `promtool check metrics` accepts the page, and
 #      every comm and exe label value equals what a Go client would expose (tests/go/labelref:
 #      strings.ToValidUTF8 + the text format's escaping); the index page is valid UTF-8.
 #   2. Churn, about 45 s on 127.0.0.1 with `--interval 1s`: short-lived Go programs (some

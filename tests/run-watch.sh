@@ -509,7 +509,7 @@ fi
 
 # ---- serving does not wait for collection: /metrics answers between the steps of a long round ------
 # Five MemProfileRate-0 programs under --go-heap-profiler=force, with the library's test hook
-# GOHEAP_TEST_STOP_DELAY_MS=500 (src/force.c) keeping each force stop 0.5 s longer: the first round
+# GOHEAP_TEST_STOP_DELAY_MS=500 (src/lib/force.c) keeping each force stop 0.5 s longer: the first round
 # takes at least 2.5 s (one target's collection, 0.5 s+, per step).  /metrics, asked every 0.1 s
 # from the start, must answer within 1 s while that round is still going (scrapes_total 0): a loop
 # that collected a round at once would hold every request until the round ended.

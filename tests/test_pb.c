@@ -23,6 +23,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 
+#include "gomath.h"
 #include "pb.h"
 #include "profile.h"
 
@@ -1205,8 +1206,8 @@ static void test_scale_heap_sample(void **state)
 		for (i = 0; i < GH_ARRAY_LEN(scale_cases); i++) {
 			const scale_case *t = &scale_cases[i];
 
-			gh_scale_heap_sample_impl(t->count, t->size, t->rate,
-						  impl, &c, &s);
+			gh_scale_heap_sample(t->count, t->size, t->rate, impl,
+					     &c, &s);
 			if (c != t->want_count || s != t->want_size)
 				fail_msg("impl %d scale(%lld,%lld,%lld) = %lld,%lld want %lld,%lld",
 					 impl, (long long)t->count,
@@ -1216,7 +1217,7 @@ static void test_scale_heap_sample(void **state)
 					 (long long)t->want_size);
 		}
 	}
-	gh_scale_heap_sample(2, 256, 524288, &c, &s);
+	gh_scale_heap_sample(2, 256, 524288, gh_go_exp_impl(0), &c, &s);
 	assert_int_equal(c, 8193);
 	assert_int_equal(s, 1048704);
 }

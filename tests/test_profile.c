@@ -1,8 +1,8 @@
 /*
  * test_profile.c - the public record accessors and deltas of profiles
- * (src/profile.c: goheap_profile_record, goheap_profile_delta), on
+ * (src/lib/profile.c: goheap_profile_record, goheap_profile_delta), on
  * profiles built by hand so that every counter is known; and the writers'
- * toolkit parts that need no symbolizer (src/fmt_common.c: the hash map,
+ * toolkit parts that need no symbolizer (src/lib/fmt/fmt_common.c: the hash map,
  * Go's int64(float64), block/mutex sample values); and the order in
  * which the pprof writer emits block/mutex samples, which needs no
  * symbolizer when the stacks are empty.
@@ -233,6 +233,35 @@ static void test_go_f2i64(void **state)
 	assert_int_equal(gh_f2i_rule(62 /* EM_X86_64 */), GH_F2I_X86);
 }
 
+/*
+ * scaleHeapSample as the target's machine computes it: an arm64 profile
+ * read on amd64 gives -f top and -f collapsed (gh_sampler_value) the value
+ * -f pprof gives, arm64's.  (9635, 1876973262) at rate 512 KiB is a case
+ * where arm64's math.Exp and amd64's differ in the scaled size.
+ */
+static void test_sampler_scale_machine(void **state)
+{
+	const uint64_t id[] = { 0x10 };
+	const int64_t v[][4] = { { 9635, 1876973262, 0, 0 } };
+	gh_profile *p = mk(GOHEAP_PROFILE_ALLOCS, 10, 1, id, v);
+	gh_sampler s;
+	int64_t arm_c, arm_s, x86_c, x86_s;
+
+	(void)state;
+	gh_scale_heap_sample(9635, 1876973262, p->rate, GH_GOEXP_ARM64,
+			     &arm_c, &arm_s);
+	gh_scale_heap_sample(9635, 1876973262, p->rate, GH_GOEXP_AMD64_FMA,
+			     &x86_c, &x86_s);
+	assert_true(arm_s == 6047986569LL && x86_s == 6047986568LL);
+	p->machine = 183;     /* EM_AARCH64 */
+	assert_int_equal(gh_sampler_init(&s, p, GOHEAP_SAMPLE_ALLOC_SPACE), 0);
+	assert_true(gh_sampler_value(&s, &p->recs[0]) == arm_s);
+	p->machine = 62;      /* EM_X86_64: this host's math.Exp, with or without FMA */
+	assert_int_equal(gh_sampler_init(&s, p, GOHEAP_SAMPLE_ALLOC_SPACE), 0);
+	assert_true(gh_sampler_value(&s, &p->recs[0]) == x86_s);
+	goheap_profile_free(p);
+}
+
 /* printCountCycleProfile's values, and the columns -s selects. */
 static void test_sampler_cycles(void **state)
 {
@@ -442,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_hmap),
 		cmocka_unit_test(test_go_f2i64),
 		cmocka_unit_test(test_sampler_cycles),
+		cmocka_unit_test(test_sampler_scale_machine),
 		cmocka_unit_test(test_pprof_cycle_order),
 	};
 

@@ -1,6 +1,6 @@
 /*
  * tests/watch-labels.c - renders `go-heap watch`'s /metrics and index page
- * (src/watch_metrics.c) for processes with arbitrary names, for
+ * (src/watch/watch_metrics.c) for processes with arbitrary names, for
  * tests/run-watch-churn.sh's property test: stdin has one line of hex per
  * process, the bytes of its comm and of its exe path (a NUL byte, which
  * the kernel never puts in either, is dropped); stdout gets the /metrics

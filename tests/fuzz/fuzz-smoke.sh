@@ -23,7 +23,7 @@ obj="$out/obj"
 cache=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # No -D_FORTIFY_SOURCE here: it hides memcpy and friends from ASan's interceptors.
-cflags="-g -O1 -std=c11 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I$top_builddir -I$top_srcdir/include -I$top_srcdir/src -I$top_srcdir/tests -DGOHEAP_BUILDING_LIBRARY ${FUZZ_CPPFLAGS:-}"
+cflags="-g -O1 -std=c11 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I$top_builddir -I$top_srcdir/include -I$top_srcdir/src/util -I$top_srcdir/src/lib -I$top_srcdir/src/lib/fmt -I$top_srcdir/tests -DGOHEAP_BUILDING_LIBRARY ${FUZZ_CPPFLAGS:-}"
 
 if ! command -v "$CC" >/dev/null 2>&1; then
 	echo "SKIP: fuzz-smoke: $CC not found (apt-get install clang libclang-rt-14-dev)"
@@ -37,18 +37,20 @@ if ! "$CC" -fsanitize=fuzzer,address,undefined "$obj/probe.c" -o "$obj/probe" 2>
 	exit 0
 fi
 
-# Library objects, rebuilt when the source is newer.
-srcs=$(cd "$top_srcdir/src" && ls ./*.c | sed 's|^\./||' | grep -v '^main\.c$')
+# The library's objects (src/lib, its writers, src/util: never the tools), rebuilt when the
+# source is newer.  Paths are relative to src/; objects are named after them (lib/fmt/x.c ->
+# lib_fmt_x.o).
+srcs=$(cd "$top_srcdir/src" && ls lib/*.c lib/fmt/*.c util/*.c)
 fail=0
 for s in $srcs; do
-	o="$obj/${s%.c}.o"
+	o="$obj/$(echo "${s%.c}" | tr / _).o"
 	if [ ! -f "$o" ] || [ "$top_srcdir/src/$s" -nt "$o" ] || [ -n "$(find "$top_srcdir/src" "$top_srcdir/include" -name '*.h' -newer "$o" | head -n 1)" ]; then
 		echo "$s"
 	fi
 done | xargs -r -P "${FUZZ_JOBS:-$(nproc)}" -I{} sh -c \
-	'f={}; exec '"$CC"' '"$cflags"' -fsanitize=fuzzer-no-link -c "'"$top_srcdir"'/src/$f" -o "'"$obj"'/${f%.c}.o"' || fail=1
+	'f={}; o=$(echo "${f%.c}" | tr / _); exec '"$CC"' '"$cflags"' -fsanitize=fuzzer-no-link -c "'"$top_srcdir"'/src/$f" -o "'"$obj"'/$o.o"' || fail=1
 [ $fail = 0 ] || { echo "FAIL: fuzz-smoke: compiling the library"; exit 1; }
-objs=$(for s in $srcs; do echo "$obj/${s%.c}.o"; done)
+objs=$(for s in $srcs; do echo "$obj/$(echo "${s%.c}" | tr / _).o"; done)
 
 for h in $harnesses; do
 	# shellcheck disable=SC2086

@@ -210,7 +210,7 @@ static int ov_resume(void *ctx)
 }
 
 /* s->mem's source: reads only (the session's own ops stay the core's, so
- * that gh_core_threads finds the threads) */
+ * that the core source's core_threads finds the threads) */
 static const goheap_memsrc_ops ov_ops = {
 	.version = GOHEAP_MEMSRC_OPS_VERSION,
 	.read = ov_read,
@@ -312,7 +312,8 @@ static int open_snap(snap *n, const char *dir, const char *name)
 	n->ov.ctx = n->s->ctx;
 	n->s->mem.ops = &ov_ops;
 	n->s->mem.ctx = &n->ov;
-	if (gh_core_threads(n->s->ops, n->s->ctx, &regs, &n->nregs) == 0) {
+	if (n->s->caps->core_threads != NULL &&
+	    n->s->caps->core_threads(n->s->ctx, &regs, &n->nregs) == 0) {
 		n->regs = (gh_thread_regs *)regs;  /* restored after each input */
 		n->regs0 = malloc(n->nregs * sizeof(*regs));
 		if (n->regs0 == NULL)

@@ -4,7 +4,7 @@
 // (pdqsortCmpFunc) produce on arrays with many equal keys.
 //
 // Run with any Go >= 1.21 (both sorts are the same in 1.19-1.24, see
-// src/gosort.c): `go run . > /tmp/exp.txt`, then paste the sections.
+// src/util/gosort.c): `go run . > /tmp/exp.txt`, then paste the sections.
 package main
 
 import (

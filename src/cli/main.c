@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	int rc, pid, status = EXIT_ERR, want_profile;
 	double t0, t1, t2;
 
-	/* `go-heap watch ...` is its own command (src/watch.c); a core
+	/* `go-heap watch ...` is its own command (src/watch/watch.c); a core
 	 * file named "watch" is given as ./watch. */
 	if (argc > 1 && strcmp(argv[1], "watch") == 0)
 		return gh_watch_main(argc - 1, argv + 1);

@@ -41,7 +41,7 @@ typedef struct live_ctx {
 	char comm[64];
 	gh_err *err;        /* the session's, for stop/resume messages */
 	gh_ptrace *pt;      /* non-NULL between stop and resume (ptrace.c) */
-	double stop_begin;  /* the last stop's window (gh_live_stop_window) */
+	double stop_begin;  /* the last stop's window (live_stop_window) */
 	double stop_end;
 } live_ctx;
 
@@ -251,20 +251,18 @@ static int live_resume(void *ctx)
 	return rc;
 }
 
-int gh_live_stop_window(const goheap_memsrc_ops *ops, void *ctx,
-			double *begin, double *end)
+static int live_stop_window(void *ctx, double *begin, double *end)
 {
 	const live_ctx *c = ctx;
 
-	if (ops != &gh_live_ops || c == NULL || c->stop_begin == 0)
+	if (c == NULL || c->stop_begin == 0)
 		return -1;
 	*begin = c->stop_begin;
 	*end = c->stop_end;
 	return 0;
 }
 
-int gh_live_threads(const goheap_memsrc_ops *ops, void *ctx,
-		    gh_thread_regs **regs, size_t *n)
+static int live_stopped_threads(void *ctx, gh_thread_regs **regs, size_t *n)
 {
 	const live_ctx *c = ctx;
 	gh_thread_regs *r;
@@ -276,7 +274,7 @@ int gh_live_threads(const goheap_memsrc_ops *ops, void *ctx,
 	*regs = NULL;
 	*n = 0;
 	/* not -1: that is GOHEAP_ENOMEM, which the caller must tell apart */
-	if (ops != &gh_live_ops || c == NULL || c->pt == NULL)
+	if (c == NULL || c->pt == NULL)
 		return GOHEAP_EUNSUPPORTED;
 	while (gh_ptrace_thread_regs(c->pt, cap, &tid, &pc, &sp) >= 0)
 		cap++;
@@ -297,9 +295,8 @@ int gh_live_threads(const goheap_memsrc_ops *ops, void *ctx,
 	return 0;
 }
 
-int gh_live_readv(const goheap_memsrc_ops *ops, void *ctx,
-		  const uint64_t *addrs, const size_t *lens, size_t n,
-		  unsigned char *out, unsigned char *ok)
+static int live_readv(void *ctx, const uint64_t *addrs, const size_t *lens,
+		      size_t n, unsigned char *out, unsigned char *ok)
 {
 #ifdef HAVE_PROCESS_VM_READV
 	const live_ctx *c = ctx;
@@ -307,7 +304,7 @@ int gh_live_readv(const goheap_memsrc_ops *ops, void *ctx,
 	size_t i = 0, k, j, off = 0;
 	ssize_t got;
 
-	if (ops != &gh_live_ops || c == NULL || !c->use_vm)
+	if (c == NULL || !c->use_vm)
 		return -1;
 	memset(ok, 0, n);
 	while (i < n) {
@@ -342,7 +339,6 @@ int gh_live_readv(const goheap_memsrc_ops *ops, void *ctx,
 	}
 	return 0;
 #else
-	(void)ops;
 	(void)ctx;
 	(void)addrs;
 	(void)lens;
@@ -362,7 +358,7 @@ static int live_thread_stacks(void *ctx, goheap_stack_cb cb, void *payload)
 	return gh_ptrace_thread_stacks(c->pt, NULL, cb, payload, c->err);
 }
 
-int gh_live_thread_stacks(void *ctx, const gh_gswitch *sw,
+static int live_thread_stacks_sw(void *ctx, const gh_gswitch *sw,
 			  goheap_stack_cb cb, void *payload)
 {
 	live_ctx *c = ctx;
@@ -385,6 +381,16 @@ const goheap_memsrc_ops gh_live_ops = {
 	.resume = live_resume,
 	.thread_stacks = live_thread_stacks,
 };
+
+const gh_memsrc_caps gh_live_caps = {
+	.readv = live_readv,
+	.stop_window = live_stop_window,
+	.stopped_threads = live_stopped_threads,
+	.core_threads = NULL,
+	.thread_stacks_sw = live_thread_stacks_sw,
+};
+
+const gh_memsrc_caps gh_no_caps = { 0 };
 
 /*
  * Check the process exists and that we may read it, and explain which rule

@@ -38,8 +38,10 @@ static goheap_session *session_new(void)
 {
 	goheap_session *s = gh_calloc(1, sizeof(*s));
 
-	if (s != NULL)
+	if (s != NULL) {
 		snprintf(s->err.msg, sizeof(s->err.msg), "no error");
+		s->caps = &gh_no_caps;
+	}
 	return s;
 }
 
@@ -461,6 +463,7 @@ GOHEAP_EXTERN int goheap_open_pid(goheap_session **out, int pid,
 	if (rc != 0)
 		return rc;
 	s->ops = &gh_live_ops;
+	s->caps = &gh_live_caps;
 	s->ctx = ctx;
 	s->pid = pid;
 	s->start_time = proc_start_time(pid);
@@ -489,6 +492,7 @@ GOHEAP_EXTERN int goheap_open_core(goheap_session **out, const char *core,
 	if (rc != 0)
 		return rc;
 	s->ops = &gh_core_ops;
+	s->caps = &gh_core_caps;
 	s->ctx = ctx;
 	return session_init(s, &o);
 }

@@ -120,61 +120,68 @@ int gh_mem_write(gh_mem *m, uint64_t addr, const void *buf, size_t len,
 
 /* Backend constructors (memsrc_live.c, memsrc_core.c). */
 extern const goheap_memsrc_ops gh_live_ops;
-/*
- * The last stop of a live source, CLOCK_MONOTONIC seconds from the first
- * thread interrupted to the last one detached (the seizing and ordering
- * before it stop nothing).  Returns -1 for other sources.
- */
-int gh_live_stop_window(const goheap_memsrc_ops *ops, void *ctx,
-			double *begin, double *end);
-int gh_live_new(void **out_ctx, int pid, gh_err *err);
-/*
- * The live source's thread_stacks slot, crossing runtime.mcall's switch
- * to g0 as sw says (NULL: as the slot; ptrace.h gh_gswitch).  Only for
- * a live source's ctx (ops == &gh_live_ops; force.c).
- */
-struct gh_gswitch;
-int gh_live_thread_stacks(void *ctx, const struct gh_gswitch *sw,
-			  goheap_stack_cb cb, void *payload);
-/*
- * Bulk reads of a live source (the goroutine snapshot, goroutine.c): n
- * ranges of lens[i] bytes at addrs[i] into out, one after the other,
- * with as few process_vm_readv calls as the iovec limit allows; ok[i] 1
- * for each range read in full.  0; -1 for other sources or when
- * process_vm_readv is unavailable (the caller reads another way);
- * GOHEAP_ENOPROC.
- */
-int gh_live_readv(const goheap_memsrc_ops *ops, void *ctx,
-		  const uint64_t *addrs, const size_t *lens, size_t n,
-		  unsigned char *out, unsigned char *ok);
 extern const goheap_memsrc_ops gh_core_ops;
+int gh_live_new(void **out_ctx, int pid, gh_err *err);
+
 /*
- * One thread of a core (NT_PRSTATUS): its id and the registers the
+ * One thread of a stopped process or a core: its id and the registers the
  * goroutine unwinder needs (amd64: rip, rsp, rbp, r14 = the g under the
  * register ABI when in Go code, fs_base, lr 0; arm64: pc, sp, x29, x28 =
- * the g, lr = x30, fsbase = tpidr 0: not in NT_PRSTATUS).
+ * the g, lr = x30, fsbase = tpidr 0: not in NT_PRSTATUS).  A live stop
+ * gives id, pc and sp only.
  */
 typedef struct gh_thread_regs {
 	int64_t tid;
 	uint64_t pc, sp, fp, g, fsbase, lr;
 } gh_thread_regs;
 #define GH_CORE_MAX_THREADS 65536u
+struct gh_gswitch;
+
 /*
- * The threads of a core source, in note order (the signalled one first):
- * *regs (owned by the source, valid until it is closed) and *n.  Returns
- * -1 for other sources, and for cores whose registers are not decoded
- * (only 64-bit little-endian amd64 and arm64 are).
+ * What a built-in source can do beyond the public goheap_memsrc_ops: the
+ * session holds its source's table (gh_live_caps, gh_core_caps), a
+ * caller's source gh_no_caps.  Callers test an entry, never the ops
+ * pointer; each entry takes the source's ctx.
  */
-int gh_core_threads(const goheap_memsrc_ops *ops, void *ctx,
-		    const gh_thread_regs **regs, size_t *n);
-/*
- * While a live source is stopped (its stop slot): every stopped thread's
- * id, pc and sp (fp, g, fsbase 0) in *regs (allocated: the caller frees
- * it) and *n.  GOHEAP_EUNSUPPORTED for other sources (a caller's memory
- * source with a stop slot) or when not stopped, GOHEAP_ENOMEM.
- */
-int gh_live_threads(const goheap_memsrc_ops *ops, void *ctx,
-		    gh_thread_regs **regs, size_t *n);
+typedef struct gh_memsrc_caps {
+	/*
+	 * Bulk reads (the snapshots' re-reads): n ranges of lens[i] bytes at
+	 * addrs[i] into out, one after the other, in as few
+	 * process_vm_readv calls as the iovec limit allows; ok[i] 1 for each
+	 * range read in full.  0; -1 when not possible now (the caller reads
+	 * another way); GOHEAP_ENOPROC.
+	 */
+	int (*readv)(void *ctx, const uint64_t *addrs, const size_t *lens,
+		     size_t n, unsigned char *out, unsigned char *ok);
+	/*
+	 * The last stop, CLOCK_MONOTONIC seconds from the first thread
+	 * interrupted to the last one detached (the seizing and ordering
+	 * before it stop nothing).  -1 if there was none.
+	 */
+	int (*stop_window)(void *ctx, double *begin, double *end);
+	/*
+	 * While stopped (the stop slot): every stopped thread's id, pc and sp
+	 * in *regs (allocated: the caller frees it) and *n.
+	 * GOHEAP_EUNSUPPORTED when not stopped, GOHEAP_ENOMEM.
+	 */
+	int (*stopped_threads)(void *ctx, gh_thread_regs **regs, size_t *n);
+	/*
+	 * The threads of a core, in note order (the signalled one first):
+	 * *regs (owned by the source, valid until it is closed) and *n.  -1
+	 * for cores whose registers are not decoded (only 64-bit
+	 * little-endian amd64 and arm64 are).
+	 */
+	int (*core_threads)(void *ctx, const gh_thread_regs **regs, size_t *n);
+	/*
+	 * The thread_stacks slot, crossing runtime.mcall's switch to g0 as sw
+	 * says (NULL: as the slot; ptrace.h gh_gswitch): force mode.
+	 */
+	int (*thread_stacks_sw)(void *ctx, const struct gh_gswitch *sw,
+				goheap_stack_cb cb, void *payload);
+} gh_memsrc_caps;
+
+extern const gh_memsrc_caps gh_live_caps, gh_core_caps, gh_no_caps;
+
 int gh_core_new(void **out_ctx, const char *core, const char *sysroot,
 		gh_err *err);
 

@@ -1444,7 +1444,8 @@ static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
 		for (r1 = r0, bytes = 0; r1 < pl->nruns &&
 		     (r1 == r0 || bytes + pl->rlen[r1] <= pl->bufsz); r1++)
 			bytes += pl->rlen[r1];
-		bulk = gh_live_readv(s->ops, s->ctx, pl->raddr + r0,
+		bulk = s->caps->readv == NULL ? -1 :
+		       s->caps->readv(s->ctx, pl->raddr + r0,
 				     pl->rlen + r0, r1 - r0, pl->buf,
 				     pl->ok + r0);
 		if (bulk == GOHEAP_ENOPROC)
@@ -1556,7 +1557,8 @@ static int snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 	}
 	t0 = gh_now();
 	gh_mem_invalidate(&s->mem);
-	rc = gh_live_threads(s->ops, s->ctx, &regs, &nregs);
+	rc = s->caps->stopped_threads == NULL ? GOHEAP_EUNSUPPORTED :
+	     s->caps->stopped_threads(s->ctx, &regs, &nregs);
 	if (rc == GOHEAP_ENOMEM) {
 		gh_errf(&s->err, rc, "out of memory");
 		goto resume;
@@ -1623,7 +1625,8 @@ resume:
 	free(chg);
 	plan_free(&pl);
 	/* the live source knows when its threads actually stopped */
-	if (gh_live_stop_window(s->ops, s->ctx, &b, &e) == 0) {
+	if (s->caps->stop_window != NULL &&
+	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
 		p->gor_stop_begin = b;
 		p->gor_stop_end = e;
 	} else {
@@ -1817,7 +1820,8 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	bd.amemo = gh_calloc((size_t)1 << GOR_AMEMO_BITS, sizeof(*bd.amemo));
 	bd.imemo = gh_calloc((size_t)1 << GOR_IMEMO_BITS, sizeof(*bd.imemo));
 	read_fing(&bd);
-	if (gh_core_threads(s->ops, s->ctx, &bd.threads, &bd.nthreads) != 0)
+	if (s->caps->core_threads == NULL ||
+	    s->caps->core_threads(s->ctx, &bd.threads, &bd.nthreads) != 0)
 		bd.threads = NULL;
 	tb_setup(&bd, p);
 	/* the snapshot: a source that can stop the target (live) is read

@@ -432,10 +432,10 @@ static void setup_crossing(safe_check *c)
  * crosses mcall's switch when chk asks; others through their slot. */
 static int check_stacks(goheap_session *s, safe_check *chk)
 {
-	if (s->ops == &gh_live_ops)
-		return gh_live_thread_stacks(s->ctx, chk->crossing ?
-					     &chk->sw : NULL, check_stack,
-					     chk);
+	if (s->caps->thread_stacks_sw != NULL)
+		return s->caps->thread_stacks_sw(s->ctx, chk->crossing ?
+						 &chk->sw : NULL, check_stack,
+						 chk);
 	return GH_OPS_V2(s, thread_stacks)(s->ctx, check_stack, chk);
 }
 
@@ -489,7 +489,8 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 	rrc = resume(s->ctx);
 	t1 = gh_now();
 	/* The live source knows when its threads actually stopped. */
-	if (gh_live_stop_window(s->ops, s->ctx, &b, &e) == 0) {
+	if (s->caps->stop_window != NULL &&
+	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
 		t0 = b;
 		t1 = e;
 	}

@@ -14,6 +14,7 @@
 struct goheap_session {
 	gh_err err;
 	const goheap_memsrc_ops *ops;
+	const gh_memsrc_caps *caps;   /* never NULL: gh_no_caps at least */
 	void *ctx;
 	gh_mem mem;
 	int mem_ready;

@@ -44,7 +44,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +52,7 @@
 #include <unistd.h>
 
 #include "goheap.h"
+#include "gomath.h"
 #include "options.h"
 #include "watch_targets.h"
 #include "watch_util.h"
@@ -65,23 +65,19 @@ enum {
 };
 
 /*
- * runtime/pprof's scaleHeapSample: the estimated true count and size
- * behind `count` sampled objects of `size` bytes at MemProfileRate `rate`
- * (libm's exp: metrics need no bit-exactness).
+ * runtime/pprof's scaleHeapSample (gomath.h, as every writer computes it):
+ * the estimated true count and size behind `count` sampled objects of
+ * `size` bytes at MemProfileRate `rate`.  A live target runs on this
+ * machine, so `impl` is this machine's math.Exp (gh_go_exp_impl(0)).
  */
-static void scale_sample(int64_t count, int64_t size, int64_t rate,
+static void scale_sample(int64_t count, int64_t size, int64_t rate, int impl,
 			 double *c, double *s)
 {
-	double avg, scale;
+	int64_t ic, is;
 
-	*c = (double)count;
-	*s = (double)size;
-	if (count == 0 || size == 0 || rate <= 1)
-		return;
-	avg = (double)size / (double)count;
-	scale = 1 / (1 - exp(-avg / (double)rate));
-	*c *= scale;
-	*s *= scale;
+	gh_scale_heap_sample(count, size, rate, impl, &ic, &is);
+	*c = (double)ic;
+	*s = (double)is;
 }
 
 /* ---- targets ---------------------------------------------------------- */
@@ -641,6 +637,7 @@ static int account(target *t, const goheap_profile *p)
 	size_t i, j, k, n, ncur = 0;
 	double c, s, ao = 0, ab = 0;
 	int64_t io = 0, ib = 0, dobj, dbytes;
+	int impl = gh_go_exp_impl(0);
 
 	goheap_profile_stats_get(p, &st);
 	n = goheap_profile_nrecords(p);
@@ -650,7 +647,7 @@ static int account(target *t, const goheap_profile *p)
 		goheap_profile_record(p, i, &r);
 		scale_sample(r.alloc_objects - r.free_objects,
 			     r.alloc_bytes - r.free_bytes, st.mem_profile_rate,
-			     &c, &s);
+			     impl, &c, &s);
 		io += (int64_t)c;
 		ib += (int64_t)s;
 		if (r.id != 0) {
@@ -661,7 +658,7 @@ static int account(target *t, const goheap_profile *p)
 		} else if (r.alloc_objects > 0 && r.alloc_bytes > 0) {
 			/* No id: never matched, all of it is new. */
 			scale_sample(r.alloc_objects, r.alloc_bytes,
-				     st.mem_profile_rate, &c, &s);
+				     st.mem_profile_rate, impl, &c, &s);
 			ao += c;
 			ab += s;
 		}
@@ -680,7 +677,8 @@ static int account(target *t, const goheap_profile *p)
 		}
 		/* Counters only grow; a smaller value means a reset bucket. */
 		if (dobj > 0 && dbytes > 0) {
-			scale_sample(dobj, dbytes, st.mem_profile_rate, &c, &s);
+			scale_sample(dobj, dbytes, st.mem_profile_rate, impl,
+				     &c, &s);
 			ao += c;
 			ab += s;
 		}

@@ -229,32 +229,4 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 int gh_write_goroutine_list(goheap_session *s, const gh_profile *p,
 			    const gh_wctx *w, gh_buf *out, gh_err *err);
 
-/*
- * scaleHeapSample from runtime/pprof/protomem.go, bit for bit (Go's
- * math.Exp, not libm's).
- */
-void gh_scale_heap_sample(int64_t count, int64_t size, int64_t rate,
-			  int64_t *out_count, int64_t *out_size);
-
-/*
- * Go's math.Exp differs by GOARCH in the last bit: amd64 and arm64 run
- * assembly (amd64 chooses an FMA variant at run time), others pure Go.
- */
-enum gh_goexp_impl {
-	GH_GOEXP_GENERIC = 0,   /* src/math/exp.go (386, arm, ppc64le, ...) */
-	GH_GOEXP_AMD64 = 1,     /* exp_amd64.s without AVX+FMA */
-	GH_GOEXP_AMD64_FMA = 2, /* exp_amd64.s with cpu.X86.HasAVX&&HasFMA */
-	GH_GOEXP_ARM64 = 3,     /* exp_arm64.s */
-};
-
-/* math.Exp(x) as implementation `impl` computes it. */
-double gh_go_exp(double x, int impl);
-/* The implementation a Go program for ELF machine `machine` (0 = host)
- * running on this host's CPU would use. */
-int gh_go_exp_impl(unsigned machine);
-/* gh_scale_heap_sample with an explicit math.Exp implementation. */
-void gh_scale_heap_sample_impl(int64_t count, int64_t size, int64_t rate,
-			       int impl, int64_t *out_count,
-			       int64_t *out_size);
-
 #endif

@@ -19,19 +19,7 @@
 #include "fmt_common.h"
 #include "gosort.h"
 
-/* ---- Go's int64(float64) and the profile's constants ------------------- */
-
-int gh_f2i_rule(unsigned machine)
-{
-	if (machine == 0) {
-#if defined(__aarch64__)
-		machine = EM_AARCH64;
-#else
-		machine = EM_X86_64;
-#endif
-	}
-	return machine == EM_AARCH64 ? GH_F2I_ARM64 : GH_F2I_X86;
-}
+/* ---- the profile's constants -------------------------------------------- */
 
 /*
  * The session stores the target's int64 in a double (an integer value);
@@ -84,6 +72,8 @@ int gh_sampler_init(gh_sampler *s, const gh_profile *p, int sample_index)
 		s->col = col;
 		s->name = heap_names[col];
 		s->unit = heap_units[col];
+		/* scaleHeapSample as the target's machine computes it */
+		s->exp = gh_go_exp_impl(p->machine);
 		return 0;
 	}
 	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
@@ -134,12 +124,12 @@ int64_t gh_sampler_value(const gh_sampler *s, const gh_record *r)
 	if (s->heap) {
 		if (s->col < 2)
 			gh_scale_heap_sample(r->alloc_objects, r->alloc_bytes,
-					     s->p->rate, &c, &v[1]);
+					     s->p->rate, s->exp, &c, &v[1]);
 		else
 			gh_scale_heap_sample(
 				gh_wsub(r->alloc_objects, r->free_objects),
 				gh_wsub(r->alloc_bytes, r->free_bytes),
-				s->p->rate, &c, &v[1]);
+				s->p->rate, s->exp, &c, &v[1]);
 		return s->col % 2 == 0 ? c : v[1];
 	}
 	if (s->p->kind == GOHEAP_PROFILE_GOROUTINE)

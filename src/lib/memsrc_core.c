@@ -827,19 +827,22 @@ static int keep_regs(core_ctx *c, const unsigned char *d, uint64_t dsz)
 	return 0;
 }
 
-int gh_core_threads(const goheap_memsrc_ops *ops, void *ctx,
-		    const gh_thread_regs **regs, size_t *n)
+static int core_threads(void *ctx, const gh_thread_regs **regs, size_t *n)
 {
 	const core_ctx *c = ctx;
 
 	*regs = NULL;
 	*n = 0;
-	if (ops != &gh_core_ops || c == NULL || c->nregs == 0)
+	if (c == NULL || c->nregs == 0)
 		return -1;
 	*regs = c->regs;
 	*n = c->nregs;
 	return 0;
 }
+
+const gh_memsrc_caps gh_core_caps = {
+	.core_threads = core_threads,
+};
 
 /* Walk one PT_NOTE segment at p[0..size). */
 static int parse_notes(core_ctx *c, const unsigned char *p, uint64_t size,

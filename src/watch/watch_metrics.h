@@ -1,7 +1,7 @@
 /*
  * watch_metrics.h - `go-heap watch`'s read-only pages: the Prometheus
  * text exposition of /metrics and the index page, rendered from a
- * snapshot of the numbers (src/watch_metrics.c, doc/watch.md).  Neither
+ * snapshot of the numbers (src/watch/watch_metrics.c, doc/watch.md).  Neither
  * collects nor serves.
  */
 #ifndef GH_WATCH_METRICS_H

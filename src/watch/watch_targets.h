@@ -1,7 +1,7 @@
 /*
  * watch_targets.h - `go-heap watch`'s fleet: discovery of the Go processes,
  * per-target state, collection in steps, counters' deltas, --output-dir
- * (src/watch_targets.c, doc/watch.md).  Knows nothing of HTTP.
+ * (src/watch/watch_targets.c, doc/watch.md).  Knows nothing of HTTP.
  */
 #ifndef GH_WATCH_TARGETS_H
 #define GH_WATCH_TARGETS_H

@@ -18,45 +18,11 @@
 #ifndef GH_FMT_COMMON_H
 #define GH_FMT_COMMON_H
 
+#include "gomath.h"
 #include "hmap.h"
 #include "profile.h"
 
 /* ---- Go's int64(float64) ----------------------------------------------- */
-
-/*
- * The Go spec leaves the conversion of an out-of-range float (NaN, +-Inf,
- * |f| >= 2^63) to int64 implementation-specific, and runtime/pprof meets
- * it: scaleHeapSample's int64(float64(count) * scale) and
- * printCountCycleProfile's int64(float64(r.Cycles) / cpuGHz) overflow on
- * hostile or damaged counts.  The compiler emits one instruction:
- *
- *   GH_F2I_X86    amd64 (and 386) CVTTSD2SQ: the "integer indefinite"
- *                 0x8000000000000000 (math.MinInt64) for every
- *                 out-of-range value and NaN;
- *   GH_F2I_ARM64  arm64 FCVTZS: saturates to MinInt64 / MaxInt64, NaN 0.
- *
- * Other ports are given the x86 rule (not verified against them).  In
- * range, every rule truncates toward zero, as C's cast does.
- */
-enum gh_f2i_rule {
-	GH_F2I_X86 = 0,
-	GH_F2I_ARM64 = 1,
-};
-
-/* The rule of a Go program for ELF machine `machine` (0 = this host). */
-int gh_f2i_rule(unsigned machine);
-
-static inline int64_t gh_go_f2i64(double f, int rule)
-{
-	if (f >= -9223372036854775808.0 && f < 9223372036854775808.0)
-		return (int64_t)f;
-	if (rule == GH_F2I_ARM64) {
-		if (f != f)
-			return 0;
-		return f < 0 ? INT64_MIN : INT64_MAX;
-	}
-	return INT64_MIN;
-}
 
 /* runtime_cyclesPerSecond(): an int64 in Go, a double in gh_profile. */
 int64_t gh_cycles_per_second(const gh_profile *p);
@@ -82,6 +48,7 @@ typedef struct gh_sampler {
 	                             multiplies by the sampling period */
 	double cpu_ghz;           /* float64(cyclesPerSecond) / 1e9 */
 	int f2i;                  /* enum gh_f2i_rule of the target */
+	int exp;                  /* heap: enum gh_goexp_impl of the target */
 } gh_sampler;
 
 /* 0, or GOHEAP_EINVAL when the index does not apply to p->kind. */

@@ -1,6 +1,6 @@
 /*
  * watch_http.h - `go-heap watch`'s HTTP/1.1 server: plain sockets and
- * poll(2), one thread, bounded per connection (src/watch_http.c,
+ * poll(2), one thread, bounded per connection (src/watch/watch_http.c,
  * doc/watch.md).  Knows nothing of targets or profiles: a complete
  * request goes to the handler, which answers it at once (wh_respond) or
  * defers it (wh_defer) to answer it later, between two wh_serve calls.

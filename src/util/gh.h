@@ -141,7 +141,7 @@ static inline int64_t gh_wmul(int64_t a, int64_t b)
 }
 
 /* Go's int64(float64), out-of-range rule included: gh_go_f2i64 in
- * fmt_common.h. */
+ * gomath.h. */
 
 /* ---- small shared helpers ----------------------------------------------- */
 
