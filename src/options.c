@@ -42,6 +42,7 @@ enum opt_id {
 	OPT_W_OUTPUT_DIR,
 	OPT_W_OUTPUT_MAX,
 	OPT_W_BUDGET,
+	OPT_W_WEB_CONFIG,
 };
 
 struct opt_def {
@@ -133,6 +134,11 @@ static const struct opt_def watch_opts[] = {
 	  NULL, 0 },
 	{ "verbose", 'v', ARG_NONE, OPT_VERBOSE, NULL,
 	  "log targets and errors on stderr",
+	  NULL, 0 },
+	{ "web.config.file", 0, ARG_REQUIRED, OPT_W_WEB_CONFIG, "FILE",
+	  "TLS, basic auth, rate limit and headers from FILE,\n"
+	  "the Prometheus exporters' web configuration\n"
+	  "(re-read when it or a certificate changes)",
 	  NULL, 0 },
 };
 
@@ -519,6 +525,9 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 		break;
 	case OPT_W_OUTPUT_DIR:
 		w->outdir = val;
+		break;
+	case OPT_W_WEB_CONFIG:
+		w->webconfig = val;
 		break;
 	case OPT_W_OUTPUT_MAX:
 		errno = 0;
