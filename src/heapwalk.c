@@ -93,6 +93,14 @@ static char *shape_name(unsigned kind, uint32_t size, uint64_t mask)
 	case GH_TK_LARGE_PTRS:
 		gh_buf_printf(&b, "ptrs large (no largeType)");
 		break;
+	case GH_TK_FOREIGN:
+		if (size != 0)
+			gh_buf_printf(&b, "ptrs %u B (implausible header)",
+				      size);
+		else
+			gh_buf_printf(&b, "ptrs large (implausible "
+				      "largeType)");
+		break;
 	default:
 		gh_buf_printf(&b, "?");
 		break;
@@ -217,19 +225,29 @@ static char *type_name(hw *w, uint64_t addr)
 static gh_tentry *type_entry(hw *w, uint64_t addr, unsigned kind,
 			     uint32_t size)
 {
-	uint64_t v = gh_hmap_get(&w->t->idx, addr);
+	uint64_t v = addr % 8 == 0 ? gh_hmap_get(&w->t->idx, addr) : 0;
 	gh_tentry *e;
-	char buf[64];
+	char buf[64], *name;
 
 	if (v != 0)
 		return &w->t->e[v - 1];
+	/* no type starts there: a shape, never a row per junk word */
+	if (addr % 8 != 0)
+		goto foreign;
+	name = type_name(w, addr);
+	if (name == NULL && w->t->unnamed_types >= GH_TYPES_MAX_UNNAMED)
+		goto foreign;
 	e = entry_new(w, addr);
-	if (e == NULL)
+	if (e == NULL) {
+		free(name);
 		return NULL;
+	}
 	e->type = addr;
 	e->kind = (uint8_t)kind;
-	e->name = type_name(w, addr);
+	e->name = name;
 	e->named = e->name != NULL;
+	if (!e->named)
+		w->t->unnamed_types++;
 	if (e->name == NULL) {
 		snprintf(buf, sizeof(buf), "type 0x%llx",
 			 (unsigned long long)addr);
@@ -244,6 +262,10 @@ static gh_tentry *type_entry(hw *w, uint64_t addr, unsigned kind,
 	if (e->name == NULL || e->shape == NULL)
 		return NULL;
 	return e;
+foreign:
+	w->t->foreign++;
+	return shape_entry(w, GH_TK_FOREIGN, kind == GH_TK_LARGETYPE ? 0 : size,
+			   0);
 }
 
 /* ---- the walk ---------------------------------------------------------- */

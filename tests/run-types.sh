@@ -17,7 +17,9 @@
 #       * the totals (-f top's header) == the program's HeapObjects/HeapAlloc == the dump's;
 #       * 1.22+: the counts of the typed known types (main.HdrT by header, main.LargeT by
 #         largeType, main.ElemT as slices' headers, *main.ChanT as channel buffers) == what the
-#         program made; collapsed's counts sum to the total.
+#         program made; collapsed's counts and pprof's samples sum to the totals.
+#   - hostile (newest toolchain, default build, from damaged copies of its core): a junk malloc
+#     header is counted by shape with a warning; an absurd allspans length is one error line.
 # Not yet: the brief stop, Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -93,6 +95,16 @@ compare() {
 	else
 		gh_fail "$tag: $kind: collapsed counts sum to $sum, not ${tot%% *}"
 	fi
+	# pprof: the samples' objects and bytes sum to the totals
+	run "$kind.pprof" -p types -o "$d/$kind.pb.gz" "$target" "$@"
+	if ok "$kind.pprof" "$kind: pprof"; then
+		sum=$(python3 "$GH_TESTS/heapdump.py" --pprof-sum "$d/$kind.pb.gz" 2>&1)
+		if [ "$sum" = "$tot" ]; then
+			gh_pass "$tag: $kind: pprof samples sum to the totals ($sum)"
+		else
+			gh_fail "$tag: $kind: pprof samples sum to '$sum', not '$tot'"
+		fi
+	fi
 
 	# the typed known types' counts
 	if [ "$minor" -lt 22 ]; then
@@ -113,6 +125,37 @@ compare() {
 		gh_fail "$tag: $kind: typed counts differ:$bad"
 		gh_show "$d/$kind.text.out" 12
 	fi
+}
+
+# hostile CORE EXE: damaged copies of a core (newest toolchain, default build): a junk malloc
+# header is counted by shape with a warning, never named; an absurd mheap_.allspans length and a
+# page of zeroed span pointers give an error line (exit 1) or a counted warning, never a crash.
+hostile() {
+	local core=$1 exe=$2 h mheap
+	h=$(awk '$4 == "h" {print $1; exit}' "$d/core.objects.out")
+	cp "$core" "$d/bad.core"
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" "$h" 0d0c0b0a09080700
+	run bad1 -p types -f text "$d/bad.core" "$exe"
+	if [ "$rc" = 0 ] && grep -q "^# warning: 1 objects have a header or largeType that is no type" "$d/bad1.out" &&
+		grep -q 'implausible header' "$d/bad1.out"; then
+		gh_pass "$tag: hostile core: a junk malloc header is counted by shape, with a warning"
+	else
+		gh_fail "$tag: hostile core: a junk malloc header (exit $rc)"
+		gh_show "$d/bad1.out" 8
+		gh_show "$d/bad1.err" 3
+	fi
+	# mheap_.allspans {ptr, len, cap} at the row's offset (65864 from go1.21)
+	mheap=$(nm "$exe" | awk '$3 == "runtime.mheap_" {print $1}')
+	cp "$core" "$d/bad.core"
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" $((0x$mheap + 65864 + 8)) ffffffffffff0000
+	run bad2 -p types "$d/bad.core" "$exe"
+	if [ "$rc" = 1 ] && grep -q 'mheap_.allspans .* is not a span list' "$d/bad2.err"; then
+		gh_pass "$tag: hostile core: an absurd allspans length is one error line"
+	else
+		gh_fail "$tag: hostile core: an absurd allspans length (exit $rc)"
+		gh_show "$d/bad2.err" 3
+	fi
+	rm -f "$d/bad.core"
 }
 
 # check GONAME GOROOT VARIANT: typesprog of that build, live and from a core.
@@ -152,6 +195,8 @@ check() {
 		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
 		if [ -s "$d/core.$pid" ]; then
 			compare core "$d/core.$pid" "$bin"
+			[ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ] &&
+				hostile "$d/core.$pid" "$bin"
 		else
 			gh_fail "$tag: gcore wrote no core"
 			gh_show "$d/gcore.log" 5
