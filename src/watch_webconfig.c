@@ -1084,7 +1084,8 @@ int wc_auth_check(wc_auth *a, const wc_config *c, const char *authz,
 	(void)c;
 	(void)authz;
 	(void)now;
-	why[0] = '\0';
+	if (whylen > 0)
+		why[0] = '\0';
 	return 0;
 }
 
