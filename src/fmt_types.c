@@ -100,8 +100,14 @@ static void header(const gh_profile *p, const gh_types *t, gh_buf *b,
 			      "(damaged or changing data); the first, %s\n",
 			      pfx, (unsigned long long)t->bad_spans,
 			      t->first_bad);
-	if (p->pid != 0)
-		gh_buf_printf(b, "%sread while the process ran (no stop): "
+	if (p->gor_snapshot == 1)
+		gh_buf_printf(b, "%sa consistent snapshot: read running, then "
+			      "stopped %.3f ms to re-read %llu of %llu spans\n",
+			      pfx, (p->gor_stop_end - p->gor_stop_begin) * 1e3,
+			      (unsigned long long)p->gor_rewalked,
+			      (unsigned long long)p->gor_checked);
+	else if (p->gor_snapshot == 2)
+		gh_buf_printf(b, "%sread while the process ran (--no-stop): "
 			      "best-effort under allocation\n", pfx);
 }
 

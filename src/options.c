@@ -74,8 +74,8 @@ static const struct opt_def opts[] = {
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "no-stop", 0, ARG_NONE, OPT_NO_STOP, NULL,
-	  "goroutine profile of a live process: do not stop it for a\n"
-	  "consistent snapshot (best-effort, marked in the output)",
+	  "goroutine or types profile of a live process: do not stop it\n"
+	  "for a consistent snapshot (best-effort, marked in the output)",
 	  NULL, 0 },
 	{ "output", 'o', ARG_REQUIRED, OPT_OUTPUT, "FILE",
 	  "write the profile to FILE ('-' = stdout)",

@@ -20,7 +20,10 @@
 #         program made; collapsed's counts and pprof's samples sum to the totals.
 #   - hostile (newest toolchain, default build, from damaged copies of its core): a junk malloc
 #     header is counted by shape with a warning; an absurd allspans length is one error line.
-# Not yet: the brief stop, Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
+#   - the snapshot under allocation (go1.22 and the newest): typesprog -churn changes spans of
+#     HdrT's size class while go-heap reads it; 5 reads, each stopped briefly to re-read what
+#     changed: the typed counts stay exact, the rows add up to the totals (churn).
+# Not yet: Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -158,6 +161,46 @@ hostile() {
 	rm -f "$d/bad.core"
 }
 
+# churn GONAME GOROOT: typesprog -churn allocates and drops objects of HdrT's size class (and
+# small ones) for ever while go-heap reads it: the snapshot (read running, stopped to re-read
+# the spans that changed) must re-read spans in at least one of 5 reads, and every read must
+# count the known typed objects exactly (300 HdrT ... : none lost or counted twice in the spans
+# they share with the churn) and add its rows up to its totals.
+churn() {
+	local goname=$1 root=$2 k rew=0 bad= got sum tot line
+	minor=${goname#go1.}
+	tag="$goname/default"
+	d="$GH_TMP/$goname-churn"
+	mkdir -p "$d"
+	gh_build_or_fail "$tag" typesprog "$goname" "$root" default || return
+	if ! gh_start "$GH_BIN" -churn 2>"$d/start.err"; then
+		gh_fail "$tag: typesprog -churn: $(cat "$d/start.err")"
+		return
+	fi
+	for k in 1 2 3 4 5; do
+		run "churn$k" -v -p types -f text "$GH_PID"
+		ok "churn$k" "churn: snapshot $k" || { bad="$bad run $k failed;"; continue; }
+		line=$(grep -o '[0-9]* of [0-9]* spans re-read' "$d/churn$k.err")
+		[ "${line%% *}" -gt 0 ] 2>/dev/null && rew=$((rew + 1))
+		for t in main.HdrT main.LargeT main.ElemT '*main.ChanT'; do
+			local name=${t#\*} n
+			n=$(awk -v t="$name" '$1 == "COUNT" && $2 == t {print $3}' "$GH_OUT")
+			got=$(awk -F'\t' -v t="$t" '$3 == t {s += $1} END {print s + 0}' "$d/churn$k.out")
+			[ "$n" = "$got" ] || bad="$bad run $k: $t $got (made $n);"
+		done
+		sum=$(awk -F'\t' '$1 ~ /^[0-9]+$/ {o += $1; b += $2} END {print o + 0, b + 0}' "$d/churn$k.out")
+		tot=$(sed -n 's/^# objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/churn$k.out")
+		[ "$sum" = "$tot" ] || bad="$bad run $k: rows sum to $sum, totals $tot;"
+	done
+	if [ -z "$bad" ] && [ "$rew" -gt 0 ]; then
+		gh_pass "$tag: churn: 5 snapshots under allocation ($rew re-read changed spans while stopped): typed counts exact, rows == totals"
+	else
+		gh_fail "$tag: churn: $bad (snapshots that re-read spans: $rew of 5)"
+		gh_show "$d/churn1.err" 3
+	fi
+	gh_stop "$GH_PID"
+}
+
 # check GONAME GOROOT VARIANT: typesprog of that build, live and from a core.
 check() {
 	local goname=$1 root=$2 variant=$3 bin pid
@@ -207,9 +250,15 @@ check() {
 	rm -f "$d/heap.dump"
 }
 
+last=$(( ${#GH_GO_NAMES[@]} - 1 ))
 for i in "${!GH_GO_NAMES[@]}"; do
 	for variant in default stripped; do
 		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
 	done
+	# the snapshot under allocation: the first toolchain with headers and the newest
+	case ${GH_GO_NAMES[$i]} in
+	go1.22) churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
+	*) [ "$i" = "$last" ] && [ "$i" != 0 ] && churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
+	esac
 done
 gh_summary
