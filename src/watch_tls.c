@@ -1,6 +1,9 @@
 /*
  * watch_tls.c - TLS, basic auth and the rate limit of `go-heap watch
  * --web.config.file` (watch_tls.h, doc/watch.md "TLS and basic auth").
+ * Part of the module go-heap-webconfig.so with watch_webconfig.c: its
+ * functions are reached through the table gh_webconfig_ops returns
+ * (watch_tls_impl.h; src/watch_tls_load.c opens the module).
  *
  * OpenSSL (doc/dependencies.md says why not GnuTLS).  One SSL_CTX built
  * from the configuration; each connection an SSL on its non-blocking
@@ -13,8 +16,12 @@
  * certificate is served from the next connection on.  A reload that
  * fails keeps the configuration in force and says why once.
  *
- * Buffers: SSL_MODE_RELEASE_BUFFERS, so an idle connection past its
- * handshake holds no record buffers; the server-side session cache is
+ * Buffers: the first record (the ClientHello) is read into a buffer of
+ * the connection's before any SSL exists and given to OpenSSL in a memory
+ * BIO, after which OpenSSL reads the socket: a client stalled in its
+ * ClientHello costs the bytes it sent (738 B for half of one), not an SSL
+ * with its buffers (73 KB).  SSL_MODE_RELEASE_BUFFERS, so an idle
+ * connection past its handshake holds no record buffers; the server-side session cache is
  * off (stateless tickets resume).  The heap each connection's OpenSSL
  * state holds is measured with glibc's mallinfo2 before and after each
  * OpenSSL call on it (one thread: nothing else allocates meanwhile).
@@ -37,7 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "watch_tls.h"
+#include "watch_tls_impl.h"
 #include "watch_util.h"
 #include "watch_webconfig.h"
 
@@ -61,7 +68,7 @@ typedef struct filesig {
 	int ok;
 } filesig;
 
-struct wtls {
+struct wtls_impl {
 	char *path;
 	int verbose;
 	wc_config cfg;
@@ -75,7 +82,8 @@ struct wtls {
 };
 
 struct wtls_conn {
-	wtls *t;
+	struct wtls_conn_head head;  /* first: the loader reads ops */
+	wtls_impl *t;
 	SSL *ssl;                  /* NULL until the first record is in */
 	int fd;
 	int done;                  /* handshake completed */
@@ -122,7 +130,7 @@ static void peer_name(int fd, char *buf, size_t len)
 #ifdef __GNUC__
 __attribute__((format(printf, 3, 4)))
 #endif
-static void tlog(wtls *t, int fd, const char *fmt, ...)
+static void tlog(wtls_impl *t, int fd, const char *fmt, ...)
 {
 	char peer[128], msg[400];
 	double now = now_mono();
@@ -443,7 +451,7 @@ static int load_all(const char *path, wc_config *cfg, SSL_CTX **ctx,
 }
 
 /* Reload when the file or a certificate changed since it was read. */
-static void maybe_reload(wtls *t)
+static void maybe_reload(wtls_impl *t)
 {
 	filesig now[NFILES];
 	wc_config nc;
@@ -486,31 +494,7 @@ static void maybe_reload(wtls *t)
 			"reloaded\n", t->path);
 }
 
-int wtls_open(wtls **out, const char *path, int verbose, char *err,
-	      size_t errlen)
-{
-	wtls *t = calloc(1, sizeof(*t));
-
-	*out = NULL;
-	if (t == NULL || (t->path = strdup(path)) == NULL ||
-	    (t->auth = wc_auth_new()) == NULL) {
-		wtls_free(t);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	t->verbose = verbose;
-	if (load_all(path, &t->cfg, &t->ctx, t->sig, err, errlen) != 0) {
-		wtls_free(t);
-		return -1;
-	}
-	wc_bucket_init(&t->rate, t->cfg.rate_interval, t->cfg.rate_burst,
-		       now_mono());
-	t->log_t0 = now_mono();
-	*out = t;
-	return 0;
-}
-
-void wtls_free(wtls *t)
+static void impl_free(wtls_impl *t)
 {
 	if (t == NULL)
 		return;
@@ -521,12 +505,36 @@ void wtls_free(wtls *t)
 	free(t);
 }
 
-int wtls_on(const wtls *t)
+static int impl_open(wtls_impl **out, const char *path, int verbose,
+		     char *err, size_t errlen)
+{
+	wtls_impl *t = calloc(1, sizeof(*t));
+
+	*out = NULL;
+	if (t == NULL || (t->path = strdup(path)) == NULL ||
+	    (t->auth = wc_auth_new()) == NULL) {
+		impl_free(t);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->verbose = verbose;
+	if (load_all(path, &t->cfg, &t->ctx, t->sig, err, errlen) != 0) {
+		impl_free(t);
+		return -1;
+	}
+	wc_bucket_init(&t->rate, t->cfg.rate_interval, t->cfg.rate_burst,
+		       now_mono());
+	t->log_t0 = now_mono();
+	*out = t;
+	return 0;
+}
+
+static int impl_on(const wtls_impl *t)
 {
 	return t->cfg.tls;
 }
 
-void wtls_describe(const wtls *t, char *buf, size_t len)
+static void impl_describe(const wtls_impl *t, char *buf, size_t len)
 {
 	const wc_config *c = &t->cfg;
 	int n = 0;
@@ -548,12 +556,12 @@ void wtls_describe(const wtls *t, char *buf, size_t len)
 			 c->rate_burst);
 }
 
-const char *wtls_headers(const wtls *t)
+static const char *impl_headers(const wtls_impl *t)
 {
 	return t->cfg.headers ? t->cfg.headers : "";
 }
 
-int wtls_gate(wtls *t, int fd, const char *authz, double now)
+static int impl_gate(wtls_impl *t, int fd, const char *authz, double now)
 {
 	char why[160];
 	int code;
@@ -571,7 +579,9 @@ int wtls_gate(wtls *t, int fd, const char *authz, double now)
 
 /* ---- connections -------------------------------------------------------- */
 
-wtls_conn *wtls_conn_new(wtls *t, int fd)
+static const wtls_ops ops;
+
+static wtls_conn *impl_conn_new(wtls_impl *t, int fd)
 {
 	wtls_conn *c;
 
@@ -581,6 +591,7 @@ wtls_conn *wtls_conn_new(wtls *t, int fd)
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
+	c->head.ops = &ops;
 	c->t = t;
 	c->fd = fd;
 	return c;
@@ -706,7 +717,7 @@ static int sans_ok(const wc_config *cfg, SSL *ssl)
 	return ok;
 }
 
-int wtls_handshake(wtls_conn *c, short *events)
+static int impl_handshake(wtls_conn *c, short *events)
 {
 	static const char plain[] = "HTTP/1.0 400 Bad Request\r\n\r\n"
 		"Client sent an HTTP request to an HTTPS server.\n";
@@ -823,7 +834,7 @@ static ssize_t io_result(wtls_conn *c, int n, short *events)
 	}
 }
 
-ssize_t wtls_read(wtls_conn *c, void *buf, size_t len, short *events)
+static ssize_t impl_read(wtls_conn *c, void *buf, size_t len, short *events)
 {
 	size_t before = heap_used();
 	int n;
@@ -834,7 +845,8 @@ ssize_t wtls_read(wtls_conn *c, void *buf, size_t len, short *events)
 	return io_result(c, n, events);
 }
 
-ssize_t wtls_write(wtls_conn *c, const void *buf, size_t len, short *events)
+static ssize_t impl_write(wtls_conn *c, const void *buf, size_t len,
+			  short *events)
 {
 	size_t before = heap_used();
 	int n;
@@ -845,12 +857,12 @@ ssize_t wtls_write(wtls_conn *c, const void *buf, size_t len, short *events)
 	return io_result(c, n, events);
 }
 
-int wtls_pending(const wtls_conn *c)
+static int impl_pending(const wtls_conn *c)
 {
 	return c->ssl != NULL ? SSL_pending(c->ssl) : 0;
 }
 
-void wtls_conn_free(wtls_conn *c)
+static void impl_conn_free(wtls_conn *c)
 {
 	if (c == NULL)
 		return;
@@ -862,104 +874,21 @@ void wtls_conn_free(wtls_conn *c)
 	free(c);
 }
 
-size_t wtls_conn_memory(const wtls_conn *c)
+static size_t impl_conn_memory(const wtls_conn *c)
 {
 	return sizeof(*c) + c->reccap + c->mem;
 }
 
-#else /* !HAVE_WEBCONFIG: --web.config.file says the build lacks it */
-
-struct wtls {
-	int unused;
+static const wtls_ops ops = {
+	WTLS_ABI, impl_open, impl_free, impl_on, impl_describe, impl_headers,
+	impl_gate, impl_conn_new, impl_handshake, impl_read, impl_write,
+	impl_pending, impl_conn_free, impl_conn_memory,
 };
 
-int wtls_open(wtls **out, const char *path, int verbose, char *err,
-	      size_t errlen)
+/* The module's one exported symbol (src/watch_tls_load.c). */
+__attribute__((visibility("default"))) const wtls_ops *gh_webconfig_ops(void)
 {
-	wc_config c;
-
-	(void)verbose;
-	*out = NULL;
-	wc_load(path, &c, err, errlen);
-	return -1;
-}
-
-void wtls_free(wtls *t)
-{
-	free(t);
-}
-
-int wtls_on(const wtls *t)
-{
-	(void)t;
-	return 0;
-}
-
-void wtls_describe(const wtls *t, char *buf, size_t len)
-{
-	(void)t;
-	snprintf(buf, len, "-");
-}
-
-const char *wtls_headers(const wtls *t)
-{
-	(void)t;
-	return "";
-}
-
-int wtls_gate(wtls *t, int fd, const char *authz, double now)
-{
-	(void)t;
-	(void)fd;
-	(void)authz;
-	(void)now;
-	return 0;
-}
-
-wtls_conn *wtls_conn_new(wtls *t, int fd)
-{
-	(void)t;
-	(void)fd;
-	return NULL;
-}
-
-int wtls_handshake(wtls_conn *c, short *events)
-{
-	(void)c;
-	*events = 0;
-	return -1;
-}
-
-ssize_t wtls_read(wtls_conn *c, void *buf, size_t len, short *events)
-{
-	(void)c;
-	(void)buf;
-	(void)len;
-	*events = 0;
-	errno = ENOTSUP;
-	return -1;
-}
-
-ssize_t wtls_write(wtls_conn *c, const void *buf, size_t len, short *events)
-{
-	return wtls_read(c, (void *)(size_t)buf, len, events);
-}
-
-int wtls_pending(const wtls_conn *c)
-{
-	(void)c;
-	return 0;
-}
-
-void wtls_conn_free(wtls_conn *c)
-{
-	(void)c;
-}
-
-size_t wtls_conn_memory(const wtls_conn *c)
-{
-	(void)c;
-	return 0;
+	return &ops;
 }
 
 #endif

@@ -722,7 +722,8 @@ static int http_section(pctx *p, yaml_node_t *n, wc_config *c)
  * 53 characters of salt and hash. */
 static int bcrypt_ok(const char *h)
 {
-	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"abcdefghijklmnopqrstuvwxyz0123456789";
 	int cost;
 	size_t i;
 
@@ -1048,45 +1049,6 @@ done:
 	OPENSSL_cleanse(buf, sizeof(buf));
 	OPENSSL_cleanse(key, sizeof(key));
 	return ok ? 0 : 401;
-}
-
-#else /* !HAVE_WEBCONFIG */
-
-int wc_load(const char *path, wc_config *c, char *err, size_t errlen)
-{
-	(void)path;
-	memset(c, 0, sizeof(*c));
-	snprintf(err, errlen, "this go-heap was built without "
-		 "--web.config.file (it needs OpenSSL, libyaml and libxcrypt: "
-		 "libssl-dev libyaml-dev libcrypt-dev)");
-	return -1;
-}
-
-wc_auth *wc_auth_new(void)
-{
-	return NULL;
-}
-
-void wc_auth_free(wc_auth *a)
-{
-	(void)a;
-}
-
-void wc_auth_reset(wc_auth *a)
-{
-	(void)a;
-}
-
-int wc_auth_check(wc_auth *a, const wc_config *c, const char *authz,
-		  double now, char *why, size_t whylen)
-{
-	(void)a;
-	(void)c;
-	(void)authz;
-	(void)now;
-	if (whylen > 0)
-		why[0] = '\0';
-	return 0;
 }
 
 #endif
