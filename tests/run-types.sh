@@ -20,6 +20,7 @@
 #         program made; collapsed's counts and pprof's samples sum to the totals.
 #   - hostile (newest toolchain, default build, from damaged copies of its core): a junk malloc
 #     header is counted by shape with a warning; an absurd allspans length is one error line.
+#   - the gdb command on the newest toolchain's core (in_gdb): totals == MemStats.
 #   - the snapshot under allocation (go1.22 and the newest): typesprog -churn changes spans of
 #     HdrT's size class while go-heap reads it; 5 reads, each stopped briefly to re-read what
 #     changed: the typed counts stay exact, the rows add up to the totals (churn).
@@ -201,6 +202,26 @@ churn() {
 	gh_stop "$GH_PID"
 }
 
+# in_gdb CORE EXE: the gdb command (gdb/go_heap.py over the shared library) on the core: its
+# -p types totals == the program's MemStats.
+in_gdb() {
+	local lib="$top_builddir/src/.libs/libgoheap.so.0" tot want
+	if ! command -v gdb >/dev/null 2>&1 || [ ! -e "$lib" ]; then
+		gh_skip "$tag: gdb: gdb or $lib missing"
+		return
+	fi
+	GOHEAP_LIBRARY=$lib timeout 120 gdb -batch -nx -ex "source $top_srcdir/gdb/go_heap.py" \
+		-ex "go-heap -p types -n 3" "$2" "$1" >"$d/gdb.out" 2>&1
+	tot=$(sed -n 's/^objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/gdb.out")
+	want=$(sed -n 's/^MEMSTATS //p' "$GH_OUT")
+	if [ -n "$tot" ] && [ "$tot" = "$want" ]; then
+		gh_pass "$tag: gdb: go-heap -p types on the core: totals $tot == HeapObjects HeapAlloc"
+	else
+		gh_fail "$tag: gdb: go-heap -p types on the core: totals '$tot', MemStats '$want'"
+		gh_show "$d/gdb.out" 8
+	fi
+}
+
 # check GONAME GOROOT VARIANT: typesprog of that build, live and from a core.
 check() {
 	local goname=$1 root=$2 variant=$3 bin pid
@@ -238,8 +259,10 @@ check() {
 		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
 		if [ -s "$d/core.$pid" ]; then
 			compare core "$d/core.$pid" "$bin"
-			[ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ] &&
+			if [ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
 				hostile "$d/core.$pid" "$bin"
+				in_gdb "$d/core.$pid" "$bin"
+			fi
 		else
 			gh_fail "$tag: gcore wrote no core"
 			gh_show "$d/gcore.log" 5
