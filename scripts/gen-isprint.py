@@ -19,7 +19,7 @@ src/unicode/tables.go (its Version constant names the set), e.g.
 Unicode version must give identical tables (they are listed together).
 
 Without --check the block is rewritten from the roots given, which must cover
-every GH_UNICODE_* of src/goquote.h.  With --check nothing is written: each
+every GH_UNICODE_* of src/util/goquote.h.  With --check nothing is written: each
 root's tables must be in the file, under its Unicode version, exactly (exit
 status 1 otherwise), so one toolchain can be checked on its own.
 

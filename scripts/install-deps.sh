@@ -10,7 +10,8 @@ SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev libdw-dev libcapstone-dev zlib1g-dev
  libisal-dev libdeflate-dev libunwind-dev libcmocka-dev gdb gdbserver valgrind clang libclang-rt-14-dev python3 golang-1.19-go
- golang-1.21-go golang-1.22-go golang-1.23-go qemu-user-static file prometheus libc6-dev-arm64-cross"
+ golang-1.21-go golang-1.22-go golang-1.23-go qemu-user-static file prometheus libc6-dev-arm64-cross
+ libssl-dev libyaml-dev libcrypt-dev openssl"
 missing=
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

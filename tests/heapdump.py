@@ -3,6 +3,8 @@
 format, src/runtime/heapdump.go, unchanged 1.19-1.27), for tests/run-types.sh.
 
 Usage: heapdump.py DUMP MINOR
+       heapdump.py --pprof-sum PROFILE.pb.gz   (the sums of each sample value: "objects bytes")
+       heapdump.py --patch CORE VADDR HEX      (overwrite the bytes at VADDR of an ELF64 core)
 
 Prints one line per object: "0xADDR SIZE 0xFIRSTWORD" (the first word: a headered object's
 type, go1.22+), and on the last line "MEMSTATS HeapObjects HeapAlloc" from the dump's own
@@ -18,7 +20,75 @@ import sys
 TAG_NAMES = {}
 
 
+def pprof_sum(path):
+    import gzip
+    data = gzip.open(path).read()
+
+    def uv(b, i):
+        v = shift = 0
+        while True:
+            c = b[i]
+            i += 1
+            v |= (c & 0x7F) << shift
+            shift += 7
+            if c < 0x80:
+                return v, i
+
+    def fields(b):
+        i = 0
+        while i < len(b):
+            key, i = uv(b, i)
+            wt = key & 7
+            if wt == 0:
+                v, i = uv(b, i)
+                yield key >> 3, v
+            elif wt == 2:
+                n, i = uv(b, i)
+                yield key >> 3, b[i:i + n]
+                i += n
+            else:
+                sys.exit("heapdump.py: wire type %d in %s" % (wt, path))
+
+    sums = []
+    for tag, val in fields(data):
+        if tag != 2:
+            continue
+        vals = []
+        for t2, v2 in fields(val):
+            if t2 != 2:
+                continue
+            if isinstance(v2, int):
+                vals.append(v2)
+            else:
+                j = 0
+                while j < len(v2):
+                    x, j = uv(v2, j)
+                    vals.append(x)
+        sums = [a + b for a, b in zip(sums, vals)] if sums else vals
+    print(" ".join(str(x) for x in sums))
+
+
+def patch(core, vaddr, hexbytes):
+    import struct
+    with open(core, "r+b") as f:
+        eh = f.read(64)
+        phoff, = struct.unpack_from("<Q", eh, 32)
+        phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            ptype, _, off, va, _, filesz = struct.unpack("<IIQQQQ", f.read(40))
+            if ptype == 1 and va <= vaddr < va + filesz:
+                f.seek(off + vaddr - va)
+                f.write(bytes.fromhex(hexbytes))
+                return
+    sys.exit("heapdump.py: 0x%x is not in %s" % (vaddr, core))
+
+
 def main():
+    if sys.argv[1] == "--pprof-sum":
+        return pprof_sum(sys.argv[2])
+    if sys.argv[1] == "--patch":
+        return patch(sys.argv[2], int(sys.argv[3], 0), sys.argv[4])
     path, minor = sys.argv[1], int(sys.argv[2])
     data = open(path, "rb").read()
     hdr = b"go1.7 heap dump\n"

@@ -17,8 +17,14 @@
 #       * the totals (-f top's header) == the program's HeapObjects/HeapAlloc == the dump's;
 #       * 1.22+: the counts of the typed known types (main.HdrT by header, main.LargeT by
 #         largeType, main.ElemT as slices' headers, *main.ChanT as channel buffers) == what the
-#         program made; collapsed's counts sum to the total.
-# Not yet: the brief stop, Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
+#         program made; collapsed's counts and pprof's samples sum to the totals.
+#   - hostile (newest toolchain, default build, from damaged copies of its core): a junk malloc
+#     header is counted by shape with a warning; an absurd allspans length is one error line.
+#   - the gdb command on the newest toolchain's core (in_gdb): totals == MemStats.
+#   - the snapshot under allocation (go1.22 and the newest): typesprog -churn changes spans of
+#     HdrT's size class while go-heap reads it; 5 reads, each stopped briefly to re-read what
+#     changed: the typed counts stay exact, the rows add up to the totals (churn).
+# Not yet: Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -93,6 +99,16 @@ compare() {
 	else
 		gh_fail "$tag: $kind: collapsed counts sum to $sum, not ${tot%% *}"
 	fi
+	# pprof: the samples' objects and bytes sum to the totals
+	run "$kind.pprof" -p types -o "$d/$kind.pb.gz" "$target" "$@"
+	if ok "$kind.pprof" "$kind: pprof"; then
+		sum=$(python3 "$GH_TESTS/heapdump.py" --pprof-sum "$d/$kind.pb.gz" 2>&1)
+		if [ "$sum" = "$tot" ]; then
+			gh_pass "$tag: $kind: pprof samples sum to the totals ($sum)"
+		else
+			gh_fail "$tag: $kind: pprof samples sum to '$sum', not '$tot'"
+		fi
+	fi
 
 	# the typed known types' counts
 	if [ "$minor" -lt 22 ]; then
@@ -112,6 +128,97 @@ compare() {
 	else
 		gh_fail "$tag: $kind: typed counts differ:$bad"
 		gh_show "$d/$kind.text.out" 12
+	fi
+}
+
+# hostile CORE EXE: damaged copies of a core (newest toolchain, default build): a junk malloc
+# header is counted by shape with a warning, never named; an absurd mheap_.allspans length and a
+# page of zeroed span pointers give an error line (exit 1) or a counted warning, never a crash.
+hostile() {
+	local core=$1 exe=$2 h mheap
+	h=$(awk '$4 == "h" {print $1; exit}' "$d/core.objects.out")
+	cp "$core" "$d/bad.core"
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" "$h" 0d0c0b0a09080700
+	run bad1 -p types -f text "$d/bad.core" "$exe"
+	if [ "$rc" = 0 ] && grep -q "^# warning: 1 objects have a header or largeType that is no type" "$d/bad1.out" &&
+		grep -q 'implausible header' "$d/bad1.out"; then
+		gh_pass "$tag: hostile core: a junk malloc header is counted by shape, with a warning"
+	else
+		gh_fail "$tag: hostile core: a junk malloc header (exit $rc)"
+		gh_show "$d/bad1.out" 8
+		gh_show "$d/bad1.err" 3
+	fi
+	# mheap_.allspans {ptr, len, cap} at the row's offset (65864 from go1.21)
+	mheap=$(nm "$exe" | awk '$3 == "runtime.mheap_" {print $1}')
+	cp "$core" "$d/bad.core"
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" $((0x$mheap + 65864 + 8)) ffffffffffff0000
+	run bad2 -p types "$d/bad.core" "$exe"
+	if [ "$rc" = 1 ] && grep -q 'mheap_.allspans .* is not a span list' "$d/bad2.err"; then
+		gh_pass "$tag: hostile core: an absurd allspans length is one error line"
+	else
+		gh_fail "$tag: hostile core: an absurd allspans length (exit $rc)"
+		gh_show "$d/bad2.err" 3
+	fi
+	rm -f "$d/bad.core"
+}
+
+# churn GONAME GOROOT: typesprog -churn allocates and drops objects of HdrT's size class (and
+# small ones) for ever while go-heap reads it: the snapshot (read running, stopped to re-read
+# the spans that changed) must re-read spans in at least one of 5 reads, and every read must
+# count the known typed objects exactly (300 HdrT ... : none lost or counted twice in the spans
+# they share with the churn) and add its rows up to its totals.
+churn() {
+	local goname=$1 root=$2 k rew=0 bad= got sum tot line
+	minor=${goname#go1.}
+	tag="$goname/default"
+	d="$GH_TMP/$goname-churn"
+	mkdir -p "$d"
+	gh_build_or_fail "$tag" typesprog "$goname" "$root" default || return
+	if ! gh_start "$GH_BIN" -churn 2>"$d/start.err"; then
+		gh_fail "$tag: typesprog -churn: $(cat "$d/start.err")"
+		return
+	fi
+	for k in 1 2 3 4 5; do
+		run "churn$k" -v -p types -f text "$GH_PID"
+		ok "churn$k" "churn: snapshot $k" || { bad="$bad run $k failed;"; continue; }
+		line=$(grep -o '[0-9]* of [0-9]* spans re-read' "$d/churn$k.err")
+		[ "${line%% *}" -gt 0 ] 2>/dev/null && rew=$((rew + 1))
+		for t in main.HdrT main.LargeT main.ElemT '*main.ChanT'; do
+			local name=${t#\*} n
+			n=$(awk -v t="$name" '$1 == "COUNT" && $2 == t {print $3}' "$GH_OUT")
+			got=$(awk -F'\t' -v t="$t" '$3 == t {s += $1} END {print s + 0}' "$d/churn$k.out")
+			[ "$n" = "$got" ] || bad="$bad run $k: $t $got (made $n);"
+		done
+		sum=$(awk -F'\t' '$1 ~ /^[0-9]+$/ {o += $1; b += $2} END {print o + 0, b + 0}' "$d/churn$k.out")
+		tot=$(sed -n 's/^# objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/churn$k.out")
+		[ "$sum" = "$tot" ] || bad="$bad run $k: rows sum to $sum, totals $tot;"
+	done
+	if [ -z "$bad" ] && [ "$rew" -gt 0 ]; then
+		gh_pass "$tag: churn: 5 snapshots under allocation ($rew re-read changed spans while stopped): typed counts exact, rows == totals"
+	else
+		gh_fail "$tag: churn: $bad (snapshots that re-read spans: $rew of 5)"
+		gh_show "$d/churn1.err" 3
+	fi
+	gh_stop "$GH_PID"
+}
+
+# in_gdb CORE EXE: the gdb command (gdb/go_heap.py over the shared library) on the core: its
+# -p types totals == the program's MemStats.
+in_gdb() {
+	local lib="$top_builddir/src/.libs/libgoheap.so.0" tot want
+	if ! command -v gdb >/dev/null 2>&1 || [ ! -e "$lib" ]; then
+		gh_skip "$tag: gdb: gdb or $lib missing"
+		return
+	fi
+	GOHEAP_LIBRARY=$lib timeout 120 gdb -batch -nx -ex "source $top_srcdir/gdb/go_heap.py" \
+		-ex "go-heap -p types -n 3" "$2" "$1" >"$d/gdb.out" 2>&1
+	tot=$(sed -n 's/^objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/gdb.out")
+	want=$(sed -n 's/^MEMSTATS //p' "$GH_OUT")
+	if [ -n "$tot" ] && [ "$tot" = "$want" ]; then
+		gh_pass "$tag: gdb: go-heap -p types on the core: totals $tot == HeapObjects HeapAlloc"
+	else
+		gh_fail "$tag: gdb: go-heap -p types on the core: totals '$tot', MemStats '$want'"
+		gh_show "$d/gdb.out" 8
 	fi
 }
 
@@ -152,6 +259,10 @@ check() {
 		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
 		if [ -s "$d/core.$pid" ]; then
 			compare core "$d/core.$pid" "$bin"
+			if [ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
+				hostile "$d/core.$pid" "$bin"
+				in_gdb "$d/core.$pid" "$bin"
+			fi
 		else
 			gh_fail "$tag: gcore wrote no core"
 			gh_show "$d/gcore.log" 5
@@ -162,9 +273,15 @@ check() {
 	rm -f "$d/heap.dump"
 }
 
+last=$(( ${#GH_GO_NAMES[@]} - 1 ))
 for i in "${!GH_GO_NAMES[@]}"; do
 	for variant in default stripped; do
 		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
 	done
+	# the snapshot under allocation: the first toolchain with headers and the newest
+	case ${GH_GO_NAMES[$i]} in
+	go1.22) churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
+	*) [ "$i" = "$last" ] && [ "$i" != 0 ] && churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
+	esac
 done
 gh_summary

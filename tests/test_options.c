@@ -172,7 +172,8 @@ static void test_watch(void **state)
 	char *ok[] = { "watch", "--listen", "127.0.0.1:0", "--interval=500ms",
 		       "--target-budget", "2m", "--go-heap-profiler=force",
 		       "--output-dir", "/tmp/x", "--output-max-bytes=1000",
-		       "-v", "-v", "12", "34", "--", "56" };
+		       "-v", "-v", "--web.config.file", "/etc/web.yml", "12",
+		       "34", "--", "56" };
 	char *dflt[] = { "watch" };
 	char *bad[][2] = {
 		{ "watch", "--interval=abc" }, { "watch", "--interval=0" },
@@ -180,17 +181,18 @@ static void test_watch(void **state)
 		{ "watch", "12x" }, { "watch", "-5" }, { "watch", "0" },
 		{ "watch", "--go-heap-profiler=maybe" },
 		{ "watch", "--output-max-bytes=-1" }, { "watch", "--listen" },
-		{ "watch", "--verbose=2" },
+		{ "watch", "--verbose=2" }, { "watch", "--web.config.file" },
+		{ "watch", "--web-config-file=x" },
 	};
 	static const char *const names[] = { "--go-heap-profiler", "--help",
 		"--interval", "--listen", "--output-dir", "--output-max-bytes",
-		"--target-budget", "--verbose" };
+		"--target-budget", "--verbose", "--web.config.file" };
 	char err[256], buf[4096];
 	gh_watch_opts w;
 	size_t i;
 
 	(void)state;
-	assert_int_equal(gh_watch_parse(&w, 16, ok, 1, err, sizeof(err)), 0);
+	assert_int_equal(gh_watch_parse(&w, 18, ok, 1, err, sizeof(err)), 0);
 	assert_string_equal(w.listen, "127.0.0.1:0");
 	assert_true(w.interval == 0.5);
 	assert_true(w.budget == 120);
@@ -198,6 +200,7 @@ static void test_watch(void **state)
 	assert_string_equal(w.outdir, "/tmp/x");
 	assert_true(w.outmax == 1000);
 	assert_int_equal(w.verbose, 2);
+	assert_string_equal(w.webconfig, "/etc/web.yml");
 	assert_int_equal(w.npids, 3);
 	assert_int_equal(w.pids[0], 12);
 	assert_int_equal(w.pids[2], 56);
@@ -207,6 +210,7 @@ static void test_watch(void **state)
 	assert_true(w.interval == 60 && w.budget == 2);
 	assert_int_equal(w.mode, GH_WATCH_ENABLED);
 	assert_null(w.outdir);
+	assert_null(w.webconfig);
 	assert_int_equal(w.npids, 0);
 	gh_watch_opts_free(&w);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -303,20 +303,26 @@ int main(int argc, char **argv)
 			ws.encode_thread_seconds > 0 ?
 				ws.encode_thread_seconds * 1e3 : rest,
 			after, ws.compress_seconds * 1e3, len);
+		/* -p types' snapshot re-reads spans (heapwalk.c) */
+		const char *what = c.profile == GOHEAP_PROFILE_TYPES ?
+				   "types" : "goroutine";
+		const char *unit = c.profile == GOHEAP_PROFILE_TYPES ?
+				   "spans" : "goroutines";
+
 		if (st.snapshot == 1)
-			fprintf(stderr, "go-heap: goroutine snapshot: the "
-				"target was stopped for %.3f ms (%llu threads; "
-				"%llu of %llu goroutines re-read while "
-				"stopped); the stop ran from %.0f to %.0f ns "
-				"(CLOCK_MONOTONIC)\n", st.stop_seconds * 1e3,
+			fprintf(stderr, "go-heap: %s snapshot: the target "
+				"was stopped for %.3f ms (%llu threads; %llu "
+				"of %llu %s re-read while stopped); the stop "
+				"ran from %.0f to %.0f ns (CLOCK_MONOTONIC)\n",
+				what, st.stop_seconds * 1e3,
 				(unsigned long long)st.stop_threads,
 				(unsigned long long)st.stop_rewalked,
-				(unsigned long long)st.stop_checked,
+				(unsigned long long)st.stop_checked, unit,
 				st.stop_begin * 1e9, st.stop_end * 1e9);
 		else if (st.snapshot == 2)
-			fprintf(stderr, "go-heap: goroutine snapshot: "
+			fprintf(stderr, "go-heap: %s snapshot: "
 				"best-effort, the target was not stopped "
-				"(--no-stop)\n");
+				"(--no-stop)\n", what);
 	}
 	status = EXIT_OK;
 done:

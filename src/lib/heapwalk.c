@@ -31,6 +31,26 @@
 /* The most objects a small span holds (class 1: 8192 / 8). */
 #define GH_MAX_NELEMS 1024u
 
+/*
+ * The snapshot of a live target: what the running read saw of each span
+ * (the fields whose change means its objects changed: mallocgc advances
+ * freeindex, allocCount and freeIndexForScan and sets largeType, a sweep
+ * swaps allocBits and moves sweepgen) and what it counted there, as runs
+ * of one row; while the target is stopped a span that changed has its
+ * runs taken back and is walked again.
+ */
+typedef struct srec {
+	uint64_t span, base, allocbits, largetype, freeindex, scanidx,
+		 elemsize;
+	uint32_t sweepgen, runs, nruns;
+	uint16_t alloccount, claimed;
+	uint8_t state, spanclass, bad, unswept;
+} srec;
+
+typedef struct srun {
+	uint32_t entry, n;
+} srun;
+
 typedef struct hw {
 	goheap_session *s;
 	gh_profile *p;
@@ -38,6 +58,11 @@ typedef struct hw {
 	gh_mem *m;
 	const gh_rtlayout *l;
 	uint32_t mh_sweepgen;
+	/* the snapshot (NULL rec: not recording) */
+	srec *recs, *cur;
+	size_t nrecs, caprecs;
+	srun *runs;
+	size_t nruns, capruns;
 } hw;
 
 void gh_types_free(gh_types *t)
@@ -92,6 +117,14 @@ static char *shape_name(unsigned kind, uint32_t size, uint64_t mask)
 		break;
 	case GH_TK_LARGE_PTRS:
 		gh_buf_printf(&b, "ptrs large (no largeType)");
+		break;
+	case GH_TK_FOREIGN:
+		if (size != 0)
+			gh_buf_printf(&b, "ptrs %u B (implausible header)",
+				      size);
+		else
+			gh_buf_printf(&b, "ptrs large (implausible "
+				      "largeType)");
 		break;
 	default:
 		gh_buf_printf(&b, "?");
@@ -217,19 +250,29 @@ static char *type_name(hw *w, uint64_t addr)
 static gh_tentry *type_entry(hw *w, uint64_t addr, unsigned kind,
 			     uint32_t size)
 {
-	uint64_t v = gh_hmap_get(&w->t->idx, addr);
+	uint64_t v = addr % 8 == 0 ? gh_hmap_get(&w->t->idx, addr) : 0;
 	gh_tentry *e;
-	char buf[64];
+	char buf[64], *name;
 
 	if (v != 0)
 		return &w->t->e[v - 1];
+	/* no type starts there: a shape, never a row per junk word */
+	if (addr % 8 != 0)
+		goto foreign;
+	name = type_name(w, addr);
+	if (name == NULL && w->t->unnamed_types >= GH_TYPES_MAX_UNNAMED)
+		goto foreign;
 	e = entry_new(w, addr);
-	if (e == NULL)
+	if (e == NULL) {
+		free(name);
 		return NULL;
+	}
 	e->type = addr;
 	e->kind = (uint8_t)kind;
-	e->name = type_name(w, addr);
+	e->name = name;
 	e->named = e->name != NULL;
+	if (!e->named)
+		w->t->unnamed_types++;
 	if (e->name == NULL) {
 		snprintf(buf, sizeof(buf), "type 0x%llx",
 			 (unsigned long long)addr);
@@ -244,6 +287,10 @@ static gh_tentry *type_entry(hw *w, uint64_t addr, unsigned kind,
 	if (e->name == NULL || e->shape == NULL)
 		return NULL;
 	return e;
+foreign:
+	w->t->foreign++;
+	return shape_entry(w, GH_TK_FOREIGN, kind == GH_TK_LARGETYPE ? 0 : size,
+			   0);
 }
 
 /* ---- the walk ---------------------------------------------------------- */
@@ -286,6 +333,23 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 	if (unswept) {
 		t->unswept_objects++;
 		t->unswept_bytes += size;
+	}
+	if (w->cur != NULL) {
+		srec *r = w->cur;
+		size_t k = e - t->e;
+
+		if (r->nruns > 0 && w->runs[w->nruns - 1].entry == k) {
+			w->runs[w->nruns - 1].n++;
+		} else {
+			if (gh_grow(&w->runs, &w->capruns, w->nruns + 1,
+				    sizeof(*w->runs)) != 0)
+				return gh_errf(&w->s->err, GOHEAP_ENOMEM,
+					       "out of memory");
+			w->runs[w->nruns].entry = (uint32_t)k;
+			w->runs[w->nruns].n = 1;
+			w->nruns++;
+			r->nruns++;
+		}
 	}
 	if (t->want_objects)
 		gh_buf_printf(&t->objlines, "0x%llx %llu 0x%llx %c %s\n",
@@ -391,6 +455,77 @@ static uint64_t slot_mask(const unsigned char *bits, size_t nbits,
 	return m;
 }
 
+/* The fields the snapshot compares, from the mspan bytes b. */
+static void rec_fill(const hw *w, srec *r, uint64_t addr,
+		     const unsigned char *b)
+{
+	const gh_rtlayout *l = w->l;
+	int big = w->m->big_endian;
+
+	r->span = addr;
+	r->base = gh_load(b + l->ms_startaddr, 8, big);
+	r->allocbits = gh_load(b + l->ms_allocbits, 8, big);
+	r->largetype = l->ms_largetype != 0 ?
+		       gh_load(b + l->ms_largetype, 8, big) : 0;
+	r->freeindex = gh_load(b + l->ms_freeindex, l->ms_idx_size, big);
+	r->scanidx = gh_load(b + l->ms_freeidxscan, l->ms_idx_size, big);
+	r->elemsize = gh_load(b + l->ms_elemsize, 8, big);
+	r->sweepgen = (uint32_t)gh_load(b + l->ms_sweepgen, 4, big);
+	r->alloccount = (uint16_t)gh_load(b + l->ms_alloccount, 2, big);
+	r->state = b[l->ms_state];
+	r->spanclass = b[l->ms_spanclass];
+}
+
+static int rec_same(const srec *a, const srec *b)
+{
+	return a->span == b->span && a->base == b->base &&
+	       a->allocbits == b->allocbits && a->largetype == b->largetype &&
+	       a->freeindex == b->freeindex && a->scanidx == b->scanidx &&
+	       a->elemsize == b->elemsize && a->sweepgen == b->sweepgen &&
+	       a->alloccount == b->alloccount && a->state == b->state &&
+	       a->spanclass == b->spanclass;
+}
+
+/* Take back what the running read counted in span r. */
+static void rec_undo(hw *w, const srec *r)
+{
+	gh_types *t = w->t;
+	uint32_t i;
+
+	if (r->state != GH_SPAN_INUSE)
+		return;
+	t->spans_inuse--;
+	if (r->bad == 1) {
+		t->bad_spans--;
+		return;
+	}
+	if (r->unswept)
+		t->unswept_spans--;
+	t->claimed -= r->claimed;
+	for (i = 0; i < r->nruns; i++) {
+		const srun *u = &w->runs[r->runs + i];
+		gh_tentry *e = &t->e[u->entry];
+		uint64_t bytes = (uint64_t)u->n * r->elemsize;
+
+		e->objects -= u->n;
+		e->bytes -= bytes;
+		t->objects -= u->n;
+		t->bytes -= bytes;
+		if (e->type != 0) {
+			t->typed_objects -= u->n;
+			t->typed_bytes -= bytes;
+			if (!e->named)
+				t->unnamed -= u->n;
+		}
+		if (e->kind == GH_TK_FOREIGN)
+			t->foreign -= u->n;
+		if (r->unswept) {
+			t->unswept_objects -= u->n;
+			t->unswept_bytes -= bytes;
+		}
+	}
+}
+
 static int walk_span(hw *w, uint64_t addr, const unsigned char *b)
 {
 	const gh_rtlayout *l = w->l;
@@ -404,19 +539,26 @@ static int walk_span(hw *w, uint64_t addr, const unsigned char *b)
 	int rc;
 
 	span_decode(w, b, &sp);
+	if (w->cur != NULL)
+		rec_fill(w, w->cur, addr, b);
 	if (sp.state != GH_SPAN_INUSE)
 		return 0;
 	t->spans_inuse++;
 	sp.addr = addr;
 	why = span_check(w, &sp);
-	if (why != NULL)
+	if (why != NULL) {
+		if (w->cur != NULL)
+			w->cur->bad = 1;
 		return bad_span(w, addr, why);
+	}
 	/* not swept since the last GC: sweepgen == h.sweepgen - 2, or + 1
 	 * (cached before it was swept) */
 	unswept = sp.sweepgen == w->mh_sweepgen - 2 ||
 		  sp.sweepgen == w->mh_sweepgen + 1;
 	if (unswept)
 		t->unswept_spans++;
+	if (w->cur != NULL)
+		w->cur->unswept = (uint8_t)unswept;
 	if (sp.sizeclass == 0) {
 		/* a large object: allocated once mallocgc set freeindex, or
 		 * marked by the last sweep */
@@ -451,8 +593,11 @@ static int walk_span(hw *w, uint64_t addr, const unsigned char *b)
 			continue;
 		/* claimed by mallocgc, not yet published (isFree's
 		 * freeIndexForScan): its header may not be written */
-		if (i >= sp.scanidx && !bit)
+		if (i >= sp.scanidx && !bit) {
 			t->claimed++;
+			if (w->cur != NULL)
+				w->cur->claimed++;
+		}
 		if (sp.noscan) {
 			e = shape_entry(w, GH_TK_NOSCAN, (uint32_t)sp.elemsize,
 					0);
@@ -506,15 +651,209 @@ static void find_types(hw *w)
 	w->t->types_hi = hi;
 }
 
+/* mheap_.sweepgen into w, and mheap_.allspans' {ptr, len}. */
+static int read_mheap(hw *w, uint64_t mheap, uint64_t *arr, uint64_t *len)
+{
+	const gh_rtlayout *l = w->l;
+	uint64_t v, cap;
+	int rc;
+
+	rc = gh_mem_read_uint(w->m, mheap + l->mh_sweepgen, 4, &v,
+			      "mheap_.sweepgen");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(w->m, mheap + l->mh_allspans, arr,
+				     "mheap_.allspans");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(w->m, mheap + l->mh_allspans + 8, len,
+				     "mheap_.allspans");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(w->m, mheap + l->mh_allspans + 16, &cap,
+				     "mheap_.allspans");
+	if (rc != 0)
+		return rc;
+	w->mh_sweepgen = (uint32_t)v;
+	if (*len > cap || *len > GH_TYPES_MAX_SPANS || (*len > 0 && *arr == 0))
+		return gh_errf(&w->s->err, GOHEAP_ECORRUPT, "mheap_.allspans "
+			       "{%#llx, %llu, %llu} is not a span list",
+			       (unsigned long long)*arr,
+			       (unsigned long long)*len,
+			       (unsigned long long)cap);
+	return 0;
+}
+
+/* An unchanged span seen after a GC began or ended: its objects move in
+ * or out of the unswept counts. */
+static void rec_reswept(hw *w, srec *r)
+{
+	gh_types *t = w->t;
+	uint8_t now;
+	uint64_t n = 0, bytes = 0;
+	uint32_t i;
+
+	if (r->state != GH_SPAN_INUSE || r->bad)
+		return;
+	now = r->sweepgen == w->mh_sweepgen - 2 ||
+	      r->sweepgen == w->mh_sweepgen + 1;
+	if (now == r->unswept)
+		return;
+	for (i = 0; i < r->nruns; i++) {
+		n += w->runs[r->runs + i].n;
+		bytes += (uint64_t)w->runs[r->runs + i].n * r->elemsize;
+	}
+	if (now) {
+		t->unswept_spans++;
+		t->unswept_objects += n;
+		t->unswept_bytes += bytes;
+	} else {
+		t->unswept_spans--;
+		t->unswept_objects -= n;
+		t->unswept_bytes -= bytes;
+	}
+	r->unswept = now;
+}
+
+/*
+ * Walk mheap_.allspans.  mode 0: every span; 1: every span, each one's
+ * fields and counts recorded (the running read of a snapshot); 2: the
+ * stopped re-read: a span whose fields differ from its record has its
+ * counts taken back and is walked again, new spans are walked.
+ */
+static int walk_all(hw *w, uint64_t mheap, int mode)
+{
+	const gh_rtlayout *l = w->l;
+	gh_types *t = w->t;
+	uint64_t arr, len, i, chunk[512];
+	unsigned char sb[256];
+	int rc;
+
+	rc = read_mheap(w, mheap, &arr, &len);
+	if (rc != 0)
+		return rc;
+	if (mode == 1) {
+		w->recs = gh_calloc((size_t)len + 1, sizeof(*w->recs));
+		if (w->recs == NULL)
+			return gh_errf(&w->s->err, GOHEAP_ENOMEM, "out of "
+				       "memory (%llu spans)",
+				       (unsigned long long)len);
+		w->nrecs = (size_t)len;
+	}
+	t->spans = len;
+	for (i = 0; i < len; i += GH_ARRAY_LEN(chunk)) {
+		uint64_t n = len - i < GH_ARRAY_LEN(chunk) ?
+			     len - i : GH_ARRAY_LEN(chunk), j;
+
+		rc = gh_mem_read(w->m, arr + i * 8, chunk, (size_t)n * 8,
+				 "mheap_.allspans array");
+		if (rc != 0)
+			return rc;
+		for (j = 0; j < n; j++) {
+			uint64_t sp = gh_mem_word(w->m, (unsigned char *)
+						  &chunk[j], 8);
+			srec *r = mode != 0 && i + j < w->nrecs ?
+				  &w->recs[i + j] : NULL;
+			srec now;
+
+			if (sp == 0 || sp % 8 != 0 ||
+			    gh_mem_read(w->m, sp, sb, l->ms_size,
+					"mspan") != 0) {
+				if (mode == 2 && r != NULL) {
+					if (r->bad == 2)
+						continue;   /* counted */
+					rec_undo(w, r);
+				}
+				if (r != NULL)
+					r->bad = 2;
+				rc = bad_span(w, sp, sp == 0 || sp % 8 != 0 ?
+					      "not a span pointer" :
+					      "unreadable");
+				if (rc != 0)
+					return rc;
+				continue;
+			}
+			w->cur = NULL;
+			if (mode == 2 && r != NULL) {
+				memset(&now, 0, sizeof(now));
+				rec_fill(w, &now, sp, sb);
+				if (r->bad != 2 && rec_same(r, &now)) {
+					rec_reswept(w, r);
+					continue;
+				}
+				if (r->bad == 2)
+					t->bad_spans--;
+				else
+					rec_undo(w, r);
+				w->p->gor_rewalked++;
+			} else if (mode == 2) {
+				w->p->gor_rewalked++;   /* new since */
+			} else if (mode == 1) {
+				w->cur = r;
+				r->runs = (uint32_t)w->nruns;
+			}
+			rc = walk_span(w, sp, sb);
+			w->cur = NULL;
+			if (rc != 0)
+				return rc;
+		}
+	}
+	if (mode == 2)
+		w->p->gor_checked = len;
+	return 0;
+}
+
+/*
+ * Stop the target (the goroutine snapshot's ptrace stop), walk (mode 2:
+ * only what changed since the running read; 0: everything), resume it on
+ * every path.
+ */
+static int walk_stopped(hw *w, uint64_t mheap, int mode)
+{
+	goheap_session *s = w->s;
+	int (*stop)(void *) = GH_OPS_V2(s, stop);
+	int (*resume)(void *) = GH_OPS_V2(s, resume);
+	double t0, t1, b, e;
+	int rc, rrc;
+
+	rc = stop(s->ctx);
+	if (rc != 0) {
+		char why[sizeof(s->err.msg)];
+
+		snprintf(why, sizeof(why), "%s", s->err.msg[0] ? s->err.msg :
+			 goheap_strerror(rc));
+		return gh_errf(&s->err, rc, "-p types: cannot stop the target "
+			       "for a consistent snapshot (%s); --no-stop reads "
+			       "it without stopping (best-effort)", why);
+	}
+	t0 = gh_now();
+	gh_mem_invalidate(w->m);
+	rc = walk_all(w, mheap, mode);
+	t1 = gh_now();
+	rrc = resume(s->ctx);
+	if (s->caps->stop_window != NULL &&
+	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
+		w->p->gor_stop_begin = b;
+		w->p->gor_stop_end = e;
+	} else {
+		w->p->gor_stop_begin = t0;
+		w->p->gor_stop_end = t1;
+	}
+	if (rc == 0 && rrc != 0) {
+		char why[sizeof(s->err.msg)];
+
+		snprintf(why, sizeof(why), "%s", s->err.msg);
+		rc = gh_errf(&s->err, rrc, "resuming the target: %s", why);
+	}
+	return rc;
+}
+
 int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 {
 	const gh_rtlayout *l = s->lay;
-	uint64_t mheap = 0, arr, len, cap, i, chunk[512];
-	unsigned char sb[256];
-	double t0 = gh_now();
+	uint64_t mheap = 0;
+	double t0 = gh_now(), tb0 = s->mem.t_backend;
+	uint64_t n0 = s->mem.nreads, b0 = s->mem.nbytes;
 	gh_types *t;
 	hw w;
-	int rc;
+	int rc, snap;
 
 	if (!l->heap_verified || s->mem.ptr_size != 8)
 		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED, "-p types: "
@@ -522,7 +861,7 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 			       "%u-bit target (the heap walker knows 64-bit "
 			       "go1.19 and go1.21 to go1.27)", s->ver.minor,
 			       s->mem.ptr_size * 8);
-	if (l->ms_size > sizeof(sb))
+	if (l->ms_size > 256)
 		return gh_errf(&s->err, GOHEAP_EVERSION, "unsupported runtime "
 			       "layout: mspan of %u bytes", l->ms_size);
 	if (gh_exe_symbol(s->exe, "runtime.mheap_", &mheap, NULL) == 0)
@@ -547,53 +886,33 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	w.m = &s->mem;
 	w.l = l;
 	find_types(&w);
-	rc = gh_mem_read_uint(w.m, mheap + l->mh_sweepgen, 4, &cap,
-			      "mheap_.sweepgen");
+	/* a live target is read running, then stopped to re-read the spans
+	 * that changed (as the goroutine snapshot does); -f objects lists
+	 * every object, so it is walked stopped from the start */
+	snap = GH_OPS_V2(s, stop) == NULL || GH_OPS_V2(s, resume) == NULL ?
+	       0 : s->gor_no_stop ? 2 : 1;
+	p->gor_snapshot = snap;
+	if (snap == 1 && objects) {
+		rc = walk_stopped(&w, mheap, 0);
+		p->gor_rewalked = p->gor_checked = t->spans;
+	} else if (snap == 1) {
+		rc = walk_all(&w, mheap, 1);
+		if (rc == 0)
+			rc = walk_stopped(&w, mheap, 2);
+	} else
+		rc = walk_all(&w, mheap, 0);
+	free(w.recs);
+	free(w.runs);
 	if (rc != 0)
 		return rc;
-	w.mh_sweepgen = (uint32_t)cap;
-	rc = gh_mem_read_ptr(w.m, mheap + l->mh_allspans, &arr,
-			     "mheap_.allspans");
-	if (rc == 0)
-		rc = gh_mem_read_ptr(w.m, mheap + l->mh_allspans + 8, &len,
-				     "mheap_.allspans");
-	if (rc == 0)
-		rc = gh_mem_read_ptr(w.m, mheap + l->mh_allspans + 16, &cap,
-				     "mheap_.allspans");
-	if (rc != 0)
-		return rc;
-	if (len > cap || len > GH_TYPES_MAX_SPANS || (len > 0 && arr == 0))
-		return gh_errf(&s->err, GOHEAP_ECORRUPT, "mheap_.allspans "
-			       "{%#llx, %llu, %llu} is not a span list",
-			       (unsigned long long)arr, (unsigned long long)len,
-			       (unsigned long long)cap);
-	t->spans = len;
-	for (i = 0; i < len; i += GH_ARRAY_LEN(chunk)) {
-		uint64_t n = len - i < GH_ARRAY_LEN(chunk) ?
-			     len - i : GH_ARRAY_LEN(chunk), j;
-
-		rc = gh_mem_read(w.m, arr + i * 8, chunk, (size_t)n * 8,
-				 "mheap_.allspans array");
-		if (rc != 0)
-			return rc;
-		for (j = 0; j < n; j++) {
-			uint64_t sp = gh_mem_word(w.m, (unsigned char *)
-						  &chunk[j], 8);
-
-			if (sp == 0 || sp % 8 != 0) {
-				rc = bad_span(&w, sp, "not a span pointer");
-			} else if (gh_mem_read(w.m, sp, sb, l->ms_size,
-					       "mspan") != 0) {
-				rc = bad_span(&w, sp, "unreadable");
-			} else {
-				rc = walk_span(&w, sp, sb);
-			}
-			if (rc != 0)
-				return rc;
-		}
-	}
 	if (t->objlines.oom)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
 	t->t_walk = gh_now() - t0;
+	/* -v's stages, as walk.c reports them */
+	p->t_read = s->mem.t_backend - tb0;
+	p->t_walk = t->t_walk - p->t_read;
+	p->read_calls = s->mem.nreads - n0;
+	p->read_bytes = s->mem.nbytes - b0;
+	p->nbuckets = t->spans;
 	return 0;
 }

@@ -25,6 +25,10 @@
 /* damaged spans that, when also more than half of those read so far,
  * refuse the histogram (GOHEAP_ECORRUPT) */
 #define GH_TYPES_MAX_BAD 64u
+/* distinct types outside the module's type data (reflect-made types, or a
+ * damaged heap's junk headers) kept as rows of their own; more are
+ * counted under a shape (GH_TK_FOREIGN) */
+#define GH_TYPES_MAX_UNNAMED 1024u
 
 /* How an entry's objects are known. */
 enum gh_tkind {
@@ -36,6 +40,9 @@ enum gh_tkind {
 	GH_TK_HDRLESS,       /* shape: headered class, header not (yet) set */
 	GH_TK_LARGE_NOSCAN,  /* shape: large, no pointers */
 	GH_TK_LARGE_PTRS,    /* shape: large, pointers, no largeType */
+	GH_TK_FOREIGN,       /* shape: a header or largeType that is not an
+	                      * aligned type pointer, or one more type
+	                      * outside the module than GH_TYPES_MAX_UNNAMED */
 };
 
 /* One row of the histogram. */
@@ -66,6 +73,8 @@ typedef struct gh_types {
 	uint64_t bad_spans;  /* left out: damaged or changing */
 	char first_bad[160];
 	uint64_t unnamed;    /* objects whose type has no name in the module */
+	uint64_t unnamed_types;        /* rows of such types */
+	uint64_t foreign;    /* objects counted GH_TK_FOREIGN */
 	uint64_t types_lo, types_hi;   /* the module's types section */
 	int headers;         /* the release has malloc headers (1.22+) */
 	double t_walk;

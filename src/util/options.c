@@ -42,6 +42,7 @@ enum opt_id {
 	OPT_W_OUTPUT_DIR,
 	OPT_W_OUTPUT_MAX,
 	OPT_W_BUDGET,
+	OPT_W_WEB_CONFIG,
 };
 
 struct opt_def {
@@ -73,8 +74,8 @@ static const struct opt_def opts[] = {
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "no-stop", 0, ARG_NONE, OPT_NO_STOP, NULL,
-	  "goroutine profile of a live process: do not stop it for a\n"
-	  "consistent snapshot (best-effort, marked in the output)",
+	  "goroutine or types profile of a live process: do not stop it\n"
+	  "for a consistent snapshot (best-effort, marked in the output)",
 	  NULL, 0 },
 	{ "output", 'o', ARG_REQUIRED, OPT_OUTPUT, "FILE",
 	  "write the profile to FILE ('-' = stdout)",
@@ -133,6 +134,11 @@ static const struct opt_def watch_opts[] = {
 	  NULL, 0 },
 	{ "verbose", 'v', ARG_NONE, OPT_VERBOSE, NULL,
 	  "log targets and errors on stderr",
+	  NULL, 0 },
+	{ "web.config.file", 0, ARG_REQUIRED, OPT_W_WEB_CONFIG, "FILE",
+	  "TLS, basic auth, rate limit and headers from FILE,\n"
+	  "the Prometheus exporters' web configuration\n"
+	  "(re-read when it or a certificate changes)",
 	  NULL, 0 },
 };
 
@@ -519,6 +525,9 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 		break;
 	case OPT_W_OUTPUT_DIR:
 		w->outdir = val;
+		break;
+	case OPT_W_WEB_CONFIG:
+		w->webconfig = val;
 		break;
 	case OPT_W_OUTPUT_MAX:
 		errno = 0;

@@ -63,6 +63,7 @@ typedef struct gh_watch_opts {
 	double budget;          /* --target-budget, seconds */
 	int mode;               /* --go-heap-profiler, enum gh_watch_mode */
 	const char *outdir;     /* --output-dir, NULL = none */
+	const char *webconfig;  /* --web.config.file, NULL = none */
 	unsigned long long outmax; /* --output-max-bytes */
 	int *pids;              /* operands (malloc'd; gh_watch_opts_free) */
 	size_t npids;

@@ -41,6 +41,7 @@
 #include "watch_http.h"
 #include "watch_metrics.h"
 #include "watch_targets.h"
+#include "watch_tls.h"
 #include "watch_util.h"
 
 enum {
@@ -60,6 +61,7 @@ typedef struct watch {
 	int mode;
 	wt_fleet *fleet;
 	wh_server *http;
+	wtls *web;                 /* --web.config.file, or NULL */
 } watch;
 
 /*
@@ -395,10 +397,20 @@ int gh_watch_main(int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	w.interval = o.interval;
 	w.mode = o.mode;
+	/* The web configuration first: a bad one is a usage error (2),
+	 * before anything is started. */
+	if (o.webconfig != NULL &&
+	    wtls_open(&w.web, o.webconfig, o.verbose, err, sizeof(err)) != 0) {
+		fprintf(stderr, "go-heap watch: --web.config.file %s: %s\n",
+			o.webconfig, err);
+		gh_watch_opts_free(&o);
+		return 2;
+	}
 	if (o.outdir != NULL && mkdir(o.outdir, 0755) != 0 &&
 	    errno != EEXIST) {
 		fprintf(stderr, "go-heap watch: cannot create %s: %s\n",
 			o.outdir, strerror(errno));
+		wtls_free(w.web);
 		gh_watch_opts_free(&o);
 		return 1;
 	}
@@ -413,6 +425,7 @@ int gh_watch_main(int argc, char **argv)
 	w.fleet = wt_new(&cfg);
 	if (w.fleet == NULL) {
 		fprintf(stderr, "go-heap watch: out of memory\n");
+		wtls_free(w.web);
 		gh_watch_opts_free(&o);
 		return 1;
 	}
@@ -421,8 +434,15 @@ int gh_watch_main(int argc, char **argv)
 		fprintf(stderr, "go-heap watch: cannot listen on %s: %s\n",
 			o.listen, strerror(errno));
 		wt_free(w.fleet);
+		wtls_free(w.web);
 		gh_watch_opts_free(&o);
 		return 1;
+	}
+	if (w.web != NULL) {
+		wh_set_web(w.http, w.web);
+		wtls_describe(w.web, help, sizeof(help));
+		fprintf(stderr, "go-heap watch: --web.config.file %s: %s\n",
+			o.webconfig, help);
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -433,6 +453,7 @@ int gh_watch_main(int argc, char **argv)
 	fprintf(stderr, "go-heap watch: listening on %s\n", desc);
 	run(&w);
 	wh_close(w.http);       /* drops the deferred requests' profiles */
+	wtls_free(w.web);
 	wt_free(w.fleet);
 	gh_watch_opts_free(&o);
 	return 0;

@@ -37,11 +37,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "watch_http.h"
+#include "watch_tls.h"
 #include "watch_util.h"
 
 enum {
@@ -72,6 +74,12 @@ struct wh_conn {
 	 * last byte (or accept) is oldest first */
 	struct wh_conn *idle_prev, *idle_next;
 	int idle_linked;
+	/* --web.config.file with TLS: the connection's TLS (made when its
+	 * first byte comes), the handshake still to do, and the poll event
+	 * the TLS layer waits for (0: as the state says) */
+	wtls_conn *tls;
+	int hs;
+	short want;
 };
 
 struct wh_server {
@@ -87,6 +95,7 @@ struct wh_server {
 	struct pollfd *pfd;        /* cap + 1: the listener and each conn */
 	size_t *idx;               /* pfd[i]'s slot, NO_CONN for the listener */
 	unsigned long long evicted, refused, busy, requests, errors;
+	wtls *web;                 /* --web.config.file, or NULL */
 };
 
 static const char *reason(int code)
@@ -94,11 +103,13 @@ static const char *reason(int code)
 	switch (code) {
 	case 200: return "OK";
 	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
 	case 410: return "Gone";
+	case 429: return "Too Many Requests";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 503: return "Service Unavailable";
@@ -106,10 +117,12 @@ static const char *reason(int code)
 	}
 }
 
-/* Memory of one connection: its state, header buffer, unsent response. */
+/* Memory of one connection: its state, header buffer, unsent response,
+ * and its TLS state (as measured by watch_tls.c). */
 static size_t conn_bytes(const wh_conn *c)
 {
-	return sizeof(*c) + c->incap + c->out.cap;
+	return sizeof(*c) + c->incap + c->out.cap +
+	       (c->tls != NULL ? wtls_conn_memory(c->tls) : 0);
 }
 
 /* The idle list (idle_head .. idle_tail): connections reading. */
@@ -164,13 +177,16 @@ void wh_respond(wh_server *s, wh_conn *c, int code, const char *ctype,
 	c->out.len = 0;
 	sb_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
 		  "Content-Length: %zu\r\nConnection: close\r\n"
-		  "X-Content-Type-Options: nosniff\r\n%s\r\n", code,
-		  reason(code), ctype, len, extra ? extra : "");
+		  "X-Content-Type-Options: nosniff\r\n%s%s\r\n", code,
+		  reason(code), ctype, len,
+		  s->web != NULL ? wtls_headers(s->web) : "",
+		  extra ? extra : "");
 	if (!head)
 		sb_add(&c->out, body, len);
 	if (code >= 400)
 		s->errors++;
 	c->writing = 1;
+	c->want = 0;
 	c->outoff = 0;
 	c->deadline = now_mono() + WRITE_TIMEOUT_MS / 1000.0;
 }
@@ -261,6 +277,62 @@ const char *wh_query_get(const char *q, const char *key, char *buf,
 	return NULL;
 }
 
+/*
+ * The value of header `name` in the header lines at h (after the request
+ * line) into buf, or NULL.
+ */
+static const char *header_get(const char *h, const char *name, char *buf,
+			      size_t len)
+{
+	size_t nl = strlen(name);
+
+	while (*h != '\0' && *h != '\r' && *h != '\n') {
+		const char *end = strchr(h, '\n'), *v;
+		size_t n;
+
+		if (end == NULL)
+			end = h + strlen(h);
+		if (strncasecmp(h, name, nl) == 0 && h[nl] == ':') {
+			v = h + nl + 1;
+			while (v < end && (*v == ' ' || *v == '\t'))
+				v++;
+			n = (size_t)(end - v);
+			while (n > 0 && (v[n - 1] == '\r' || v[n - 1] == ' ' ||
+					 v[n - 1] == '\t'))
+				n--;
+			if (n >= len)
+				return NULL;
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		h = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+/* --web.config.file's checks (rate limit, basic auth): 1 when c was
+ * answered 401 or 429. */
+static int gate(wh_server *s, wh_conn *c, const char *headers, int head)
+{
+	static const char unauth[] = "Unauthorized\n";
+	static const char toomany[] = "Too Many Requests\n";
+	char authz[1024];
+	int code = wtls_gate(s->web, c->fd, header_get(headers,
+			     "Authorization", authz, sizeof(authz)),
+			     now_mono());
+
+	memset(authz, 0, sizeof(authz));
+	if (code == 401)
+		wh_respond(s, c, 401, "text/plain; charset=utf-8",
+			   "WWW-Authenticate: Basic\r\n", unauth,
+			   sizeof(unauth) - 1, head);
+	else if (code != 0)
+		wh_respond(s, c, 429, "text/plain; charset=utf-8", NULL,
+			   toomany, sizeof(toomany) - 1, head);
+	return code != 0;
+}
+
 static void handle_request(wh_server *s, wh_conn *c)
 {
 	char *line = c->in, *sp1, *sp2, *q, *eol;
@@ -281,6 +353,8 @@ static void handle_request(wh_server *s, wh_conn *c)
 	}
 	*sp1 = '\0';
 	*sp2 = '\0';
+	if (s->web != NULL && gate(s, c, eol + 2, strcmp(line, "HEAD") == 0))
+		return;
 	memset(&r, 0, sizeof(r));
 	if (strcmp(line, "HEAD") == 0) {
 		r.head = 1;
@@ -309,6 +383,7 @@ static void conn_close(wh_server *s, size_t i)
 		if (c->token != NULL && s->on_drop != NULL)
 			s->on_drop(s->ctx, c->token);
 	}
+	wtls_conn_free(c->tls);
 	close(c->fd);
 	free(c->in);
 	free(c->out.p);
@@ -318,10 +393,42 @@ static void conn_close(wh_server *s, size_t i)
 	s->nconns--;
 }
 
+/*
+ * TLS: make the connection's TLS state at its first byte and advance its
+ * handshake (the idle list counts it as reading).  0 when the request
+ * can be read; -1 to wait (c->want), or when it failed (dropped).
+ */
+static int conn_handshake(wh_server *s, wh_conn *c)
+{
+	int rc;
+
+	if (c->tls == NULL && (c->tls = wtls_conn_new(s->web, c->fd)) == NULL) {
+		c->deadline = 0;  /* drop */
+		return -1;
+	}
+	idle_touch(s, c);
+	rc = wtls_handshake(c->tls, &c->want);
+	if (rc < 0)
+		c->deadline = 0;
+	if (rc <= 0)
+		return -1;
+	c->hs = 0;
+	return 0;
+}
+
+static ssize_t conn_recv(wh_conn *c, void *buf, size_t len)
+{
+	if (c->tls != NULL)
+		return wtls_read(c->tls, buf, len, &c->want);
+	return recv(c->fd, buf, len, 0);
+}
+
 static void conn_read(wh_server *s, wh_conn *c)
 {
 	ssize_t n;
 
+	if (c->hs && conn_handshake(s, c) != 0)
+		return;
 	if (c->inlen >= MAX_REQ) {
 		wh_respond_text(s, c, 431, "request too large\n");
 		return;
@@ -342,7 +449,7 @@ static void conn_read(wh_server *s, wh_conn *c)
 		c->in = np;
 		c->incap = nc;
 	}
-	n = recv(c->fd, c->in + c->inlen, c->incap - 1 - c->inlen, 0);
+	n = conn_recv(c, c->in + c->inlen, c->incap - 1 - c->inlen);
 	if (n <= 0) {
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
@@ -356,8 +463,12 @@ static void conn_read(wh_server *s, wh_conn *c)
 		handle_request(s, c);
 	else if (c->inlen >= MAX_REQ)
 		wh_respond_text(s, c, 431, "request too large\n");
-	else
+	else {
 		idle_touch(s, c);
+		/* bytes OpenSSL holds already: poll(2) cannot tell */
+		if (c->tls != NULL && wtls_pending(c->tls) > 0)
+			conn_read(s, c);
+	}
 }
 
 /* 1 when done (close it). */
@@ -366,7 +477,10 @@ static int conn_write(wh_conn *c)
 	ssize_t n;
 
 	while (c->outoff < c->out.len) {
-		n = send(c->fd, c->out.p + c->outoff, c->out.len - c->outoff,
+		n = c->tls != NULL ?
+		    wtls_write(c->tls, c->out.p + c->outoff,
+			       c->out.len - c->outoff, &c->want) :
+		    send(c->fd, c->out.p + c->outoff, c->out.len - c->outoff,
 			 MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
@@ -426,6 +540,7 @@ static void accept_conns(wh_server *s)
 			continue;
 		}
 		c->fd = fd;
+		c->hs = s->web != NULL && wtls_on(s->web);
 		c->slot = s->free_slots[--s->nfree];
 		c->deadline = now_mono() + READ_TIMEOUT_MS / 1000.0;
 		s->c[c->slot] = c;
@@ -494,7 +609,8 @@ void wh_serve(wh_server *s, double max_wait)
 			continue;
 		}
 		s->pfd[n].fd = c->fd;
-		s->pfd[n].events = c->writing ? POLLOUT : POLLIN;
+		s->pfd[n].events = c->want ? c->want :
+				   c->writing ? POLLOUT : POLLIN;
 		s->pfd[n].revents = 0;
 		s->idx[n++] = i;
 	}
@@ -511,8 +627,8 @@ void wh_serve(wh_server *s, double max_wait)
 			if (c->writing) {
 				if (conn_write(c))
 					conn_close(s, s->idx[i]);
-			} else if (s->pfd[i].revents & (POLLIN | POLLHUP |
-							POLLERR)) {
+			} else if (s->pfd[i].revents & (POLLIN | POLLOUT |
+							POLLHUP | POLLERR)) {
 				conn_read(s, c);
 				if (c->writing && conn_write(c))
 					conn_close(s, s->idx[i]);
@@ -523,6 +639,11 @@ void wh_serve(wh_server *s, double max_wait)
 			accept_conns(s);
 	}
 	expire(s, now_mono());
+}
+
+void wh_set_web(wh_server *s, wtls *web)
+{
+	s->web = web;
 }
 
 void wh_stats_get(const wh_server *s, wh_stats *out)

@@ -6,6 +6,10 @@
  * text:      every row, tab-separated, after '#' comment lines
  * collapsed: "type;shape value" (objects; bytes with -s *_space), one
  *            line per row, for flame graphs ("untyped" for shapes)
+ * pprof:     profile.proto, gzip'd: sample types objects/count and
+ *            space/bytes, one location per row whose function is the type
+ *            (or the shape) and labels "shape" and "size" (the slot size;
+ *            0 for large objects), so `go tool pprof -top` lists types
  * objects:   one line per object: address, size, type address, where
  *            the type comes from (h header, l largeType, - a shape), type
  *            (collected on request only: tests/run-types.sh compares it
@@ -15,7 +19,10 @@
 
 #include <stdlib.h>
 
+#include <zlib.h>
+
 #include "heapwalk.h"
+#include "pb.h"
 
 static int by_bytes(const void *a, const void *b)
 {
@@ -83,14 +90,153 @@ static void header(const gh_profile *p, const gh_types *t, gh_buf *b,
 		gh_buf_printf(b, "%s%llu typed objects have a type outside the "
 			      "module's type data (named by address)\n", pfx,
 			      (unsigned long long)t->unnamed);
+	if (t->foreign > 0)
+		gh_buf_printf(b, "%swarning: %llu objects have a header or "
+			      "largeType that is no type go-heap can trust "
+			      "(damaged or changing data): counted by shape\n",
+			      pfx, (unsigned long long)t->foreign);
 	if (t->bad_spans > 0)
 		gh_buf_printf(b, "%swarning: %llu spans left out as implausible "
 			      "(damaged or changing data); the first, %s\n",
 			      pfx, (unsigned long long)t->bad_spans,
 			      t->first_bad);
-	if (p->pid != 0)
-		gh_buf_printf(b, "%sread while the process ran (no stop): "
+	if (p->gor_snapshot == 1)
+		gh_buf_printf(b, "%sa consistent snapshot: read running, then "
+			      "stopped %.3f ms to re-read %llu of %llu spans\n",
+			      pfx, (p->gor_stop_end - p->gor_stop_begin) * 1e3,
+			      (unsigned long long)p->gor_rewalked,
+			      (unsigned long long)p->gor_checked);
+	else if (p->gor_snapshot == 2)
+		gh_buf_printf(b, "%sread while the process ran (--no-stop): "
 			      "best-effort under allocation\n", pfx);
+}
+
+/* profile.proto's fields (github.com/google/pprof/proto/profile.proto) */
+enum {
+	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_LOCATION = 4, P_FUNCTION = 5,
+	P_STRINGS = 6, P_TIME = 9, P_PERIOD_TYPE = 11, P_PERIOD = 12,
+	P_COMMENT = 13,
+};
+
+static void pb_str(gh_pb *b, const char *s)
+{
+	gh_pb_string(b, P_STRINGS, s, strlen(s));
+}
+
+static void pb_valtype(gh_pb *b, int tag, int64_t type, int64_t unit)
+{
+	size_t m = gh_pb_start_message(b);
+
+	gh_pb_int64_opt(b, 1, type);
+	gh_pb_int64_opt(b, 2, unit);
+	gh_pb_end_message(b, tag, m);
+}
+
+/* The gzip member of in[0..n) (zlib, level 1) appended to out. */
+static int gzip_append(const unsigned char *in, size_t n, gh_buf *out,
+		       gh_err *err)
+{
+	z_stream z;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return gh_errf(err, GOHEAP_ENOMEM, "zlib: deflateInit2 failed");
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)n;
+	do {
+		if (gh_buf_reserve(out, 65536) != 0) {
+			deflateEnd(&z);
+			return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+		}
+		z.next_out = out->data + out->len;
+		z.avail_out = (uInt)(out->cap - out->len);
+		rc = deflate(&z, Z_FINISH);
+		out->len = out->cap - z.avail_out;
+	} while (rc == Z_OK || rc == Z_BUF_ERROR);
+	deflateEnd(&z);
+	return rc == Z_STREAM_END ? 0 :
+	       gh_errf(err, GOHEAP_EIO, "zlib: deflate failed (%d)", rc);
+}
+
+/*
+ * The rows as profile.proto, one sample and one location per row (its
+ * function named by the type, or the shape).  String indexes: 0 "", 1
+ * objects, 2 count, 3 space, 4 bytes, 5 shape, 6 size, 7 the comment;
+ * then row i's name and shape at 8 + 2i and 9 + 2i.
+ */
+static int write_pprof(const gh_profile *p, const gh_types *t,
+		       const gh_tentry *const *v, gh_buf *out, gh_err *err)
+{
+	gh_pb b = GH_PB_INIT;
+	gh_buf c = GH_BUF_INIT;
+	size_t i, m, m2;
+	int64_t val[2];
+	int rc;
+
+	pb_valtype(&b, P_SAMPLE_TYPE, 1, 2);
+	pb_valtype(&b, P_SAMPLE_TYPE, 3, 4);
+	for (i = 0; i < t->n; i++) {
+		uint64_t id = i + 1;
+
+		m = gh_pb_start_message(&b);
+		gh_pb_uint64s(&b, 1, &id, 1);
+		val[0] = (int64_t)v[i]->objects;
+		val[1] = (int64_t)v[i]->bytes;
+		gh_pb_int64s(&b, 2, val, 2);
+		m2 = gh_pb_start_message(&b);
+		gh_pb_int64(&b, 1, 5);
+		gh_pb_int64(&b, 2, (int64_t)(9 + 2 * i));
+		gh_pb_end_message(&b, 3, m2);
+		m2 = gh_pb_start_message(&b);
+		gh_pb_int64(&b, 1, 6);
+		gh_pb_int64(&b, 3, v[i]->size);
+		gh_pb_int64(&b, 4, 4);
+		gh_pb_end_message(&b, 3, m2);
+		gh_pb_end_message(&b, P_SAMPLE, m);
+	}
+	for (i = 0; i < t->n; i++) {
+		m = gh_pb_start_message(&b);
+		gh_pb_uint64(&b, 1, i + 1);
+		m2 = gh_pb_start_message(&b);
+		gh_pb_uint64(&b, 1, i + 1);
+		gh_pb_end_message(&b, 4, m2);
+		gh_pb_end_message(&b, P_LOCATION, m);
+	}
+	for (i = 0; i < t->n; i++) {
+		m = gh_pb_start_message(&b);
+		gh_pb_uint64(&b, 1, i + 1);
+		gh_pb_int64(&b, 2, (int64_t)(8 + 2 * i));
+		gh_pb_int64(&b, 3, (int64_t)(8 + 2 * i));
+		gh_pb_end_message(&b, P_FUNCTION, m);
+	}
+	pb_str(&b, "");
+	pb_str(&b, "objects");
+	pb_str(&b, "count");
+	pb_str(&b, "space");
+	pb_str(&b, "bytes");
+	pb_str(&b, "shape");
+	pb_str(&b, "size");
+	header(p, t, &c, "");
+	gh_buf_putc(&c, '\0');
+	pb_str(&b, c.oom ? "" : (const char *)c.data);
+	gh_buf_free(&c);
+	for (i = 0; i < t->n; i++) {
+		pb_str(&b, v[i]->type != 0 ? v[i]->name : v[i]->shape);
+		pb_str(&b, v[i]->shape);
+	}
+	gh_pb_int64_opt(&b, P_TIME, p->time_nanos);
+	pb_valtype(&b, P_PERIOD_TYPE, 3, 4);
+	gh_pb_int64(&b, P_PERIOD, 1);
+	gh_pb_int64(&b, P_COMMENT, 7);
+	if (b.data.oom) {
+		gh_pb_free(&b);
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	}
+	rc = gzip_append(b.data.data, b.data.len, out, err);
+	gh_pb_free(&b);
+	return rc;
 }
 
 int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
@@ -99,7 +245,7 @@ int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
 	const gh_types *t = p->types;
 	const gh_tentry **v;
 	size_t i, n;
-	int space;
+	int space, rc;
 
 	if (t == NULL)
 		return gh_errf(err, GOHEAP_EINVAL, "not a -p types profile");
@@ -111,9 +257,9 @@ int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
 		return 0;
 	}
 	if (format != GOHEAP_FORMAT_TOP && format != GOHEAP_FORMAT_TEXT &&
-	    format != GOHEAP_FORMAT_COLLAPSED)
+	    format != GOHEAP_FORMAT_COLLAPSED && format != GOHEAP_FORMAT_PPROF)
 		return gh_errf(err, GOHEAP_EUNSUPPORTED, "-p types is written "
-			       "as top, text, collapsed or objects so far");
+			       "as top, text, collapsed, pprof or objects");
 	v = gh_calloc(t->n + 1, sizeof(*v));
 	if (v == NULL)
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
@@ -121,6 +267,10 @@ int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
 		v[i] = &t->e[i];
 	qsort(v, t->n, sizeof(*v), by_bytes);
 	switch (format) {
+	case GOHEAP_FORMAT_PPROF:
+		rc = write_pprof(p, t, v, out, err);
+		free(v);
+		return rc;
 	case GOHEAP_FORMAT_TOP:
 		header(p, t, out, "");
 		gh_buf_printf(out, "\n %5s %12s %14s %9s  %s\n", "num",

@@ -8,6 +8,10 @@
 // allocating, so that go-heap reads the heap the dump describes.
 //
 // Usage: typesprog DUMPFILE
+//        typesprog -churn     (no dump: a goroutine allocates and drops
+//                              ChurnT and small objects for ever, so that
+//                              spans change while go-heap reads; the known
+//                              types above stay as they are)
 //
 // Standard output, written with raw syscalls after the dump:
 //
@@ -22,6 +26,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -50,6 +55,10 @@ type MapValT struct {
 	v uint64
 }
 type ChanT struct{ p *ChanT }
+type ChurnT struct { // HdrT's size class: their spans change under go-heap
+	p *ChurnT
+	a [81]uint64
+}
 
 const (
 	nTiny     = 200
@@ -75,6 +84,8 @@ var (
 	keepStrings  []string
 	keepChans    []chan *ChanT
 
+	sink   []*ChurnT
+	sinkB  []*[3]uint64
 	pipefd [2]int
 	out    = make([]byte, 0, 4096)
 	rbuf   [1]byte
@@ -134,14 +145,60 @@ func count(name string, n int) {
 	out = append(out, '\n')
 }
 
+func churn() {
+	for i := 0; ; i++ {
+		c := make([]*ChurnT, 0, 64)
+		b := make([]*[3]uint64, 0, 64)
+		for j := 0; j < 64; j++ {
+			c = append(c, &ChurnT{})
+			b = append(b, new([3]uint64))
+		}
+		sink, sinkB = c, b
+		if i%64 == 0 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// spareMs leaves idle threads (Ms) behind: go-heap's stop lengthens the
+// pipe read main blocks in, sysmon then hands its P to another M, and
+// without an idle one the runtime would allocate a new m and its g0 and
+// gsignal after the dump (go1.22 did).
+func spareMs() {
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			ts := syscall.Timespec{Nsec: 20e6}
+			syscall.Nanosleep(&ts, nil)
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+}
+
 func main() {
 	if len(os.Args) != 2 {
-		os.Stderr.WriteString("usage: typesprog DUMPFILE\n")
+		os.Stderr.WriteString("usage: typesprog DUMPFILE | -churn\n")
 		os.Exit(2)
 	}
 	if err := syscall.Pipe(pipefd[:]); err != nil {
 		panic(err)
 	}
+	if os.Args[1] == "-churn" {
+		build()
+		count("main.HdrT", nHdr)
+		count("main.LargeT", nLarge)
+		count("main.ElemT", nSlices)
+		count("main.ChanT", nChans)
+		out = append(out, "READY\n"...)
+		syscall.Write(1, out)
+		go churn()
+		for {
+			syscall.Read(pipefd[0], rbuf[:])
+		}
+	}
+	spareMs()
 	fd, err := syscall.Open(os.Args[1], syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC, 0o644)
 	if err != nil {
 		panic(err)
