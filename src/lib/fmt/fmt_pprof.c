@@ -25,13 +25,13 @@
  * is selected from gh_profile.ver; each switch cites the version whose
  * source shows it.
  *
- * The bytes are compressed at level 1 (gzip.BestSpeed) by ISA-L's igzip,
- * else libdeflate, else zlib (doc/dependencies.md), on a thread of the
- * writer's own (gz, below), behind a header equal to compress/gzip's (MTIME 0, XFL 4, OS 255).  The deflate
- * stream itself differs from Go's compress/flate, so compare decompressed
- * bytes.  scaleHeapSample needs Go's math.Exp, which is assembly on amd64
- * and arm64 and differs from glibc's exp in the last bit; the three Go
- * implementations are ported at the end of the file.
+ * The bytes are compressed at level 1 (gzip.BestSpeed) on a thread of the
+ * writer's own (pprof_gzip.c), behind a header equal to compress/gzip's;
+ * the deflate stream itself differs from Go's compress/flate, so compare
+ * decompressed bytes.  scaleHeapSample needs Go's math.Exp, which is
+ * assembly on amd64 and arm64 and differs from glibc's exp in the last
+ * bit: src/util/gomath.c ports the three.  The streaming writer
+ * (gh_pprof_stream) is pprof_stream.c.
  */
 #include "config.h"
 
@@ -42,327 +42,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#if defined(HAVE_ISAL)
-#include <isa-l/igzip_lib.h>
-#elif defined(HAVE_LIBDEFLATE)
-#include <libdeflate.h>
-#else
-#include <zlib.h>
-#endif
 
 #include "fmt_common.h"
 #include "pb.h"
+#include "pprof_builder.h"
 
 #if defined(__clang__)
 /* Go never fuses a*b+c on amd64/386; the ports below must not either. */
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* ---- profile.proto field numbers (proto.go's tag constants) ----------- */
-
-enum {
-	/* message Profile */
-	tagProfile_SampleType = 1,        /* repeated ValueType */
-	tagProfile_Sample = 2,            /* repeated Sample */
-	tagProfile_Mapping = 3,           /* repeated Mapping */
-	tagProfile_Location = 4,          /* repeated Location */
-	tagProfile_Function = 5,          /* repeated Function */
-	tagProfile_StringTable = 6,       /* repeated string */
-	tagProfile_TimeNanos = 9,         /* int64 */
-	tagProfile_DurationNanos = 10,    /* int64 (deltas) */
-	tagProfile_PeriodType = 11,       /* ValueType */
-	tagProfile_Period = 12,           /* int64 */
-	tagProfile_Comment = 13,          /* repeated int64 (string table index) */
-	tagProfile_DefaultSampleType = 14,/* int64 (string table index) */
-
-	/* message ValueType */
-	tagValueType_Type = 1,            /* int64 (string table index) */
-	tagValueType_Unit = 2,            /* int64 (string table index) */
-
-	/* message Sample */
-	tagSample_Location = 1,           /* repeated uint64 */
-	tagSample_Value = 2,              /* repeated int64 */
-	tagSample_Label = 3,              /* repeated Label */
-
-	/* message Label */
-	tagLabel_Key = 1,                 /* int64 (string table index) */
-	tagLabel_Str = 2,                 /* int64 (string table index) */
-	tagLabel_Num = 3,                 /* int64 */
-
-	/* message Mapping */
-	tagMapping_ID = 1,                /* uint64 */
-	tagMapping_Start = 2,             /* uint64 */
-	tagMapping_Limit = 3,             /* uint64 */
-	tagMapping_Offset = 4,            /* uint64 */
-	tagMapping_Filename = 5,          /* int64 (string table index) */
-	tagMapping_BuildID = 6,           /* int64 (string table index) */
-	tagMapping_HasFunctions = 7,      /* bool */
-
-	/* message Location */
-	tagLocation_ID = 1,               /* uint64 */
-	tagLocation_MappingID = 2,        /* uint64 */
-	tagLocation_Address = 3,          /* uint64 */
-	tagLocation_Line = 4,             /* repeated Line */
-
-	/* message Line */
-	tagLine_FunctionID = 1,           /* uint64 */
-	tagLine_Line = 2,                 /* int64 */
-
-	/* message Function */
-	tagFunction_ID = 1,               /* uint64 */
-	tagFunction_Name = 2,             /* int64 (string table index) */
-	tagFunction_SystemName = 3,       /* int64 (string table index) */
-	tagFunction_Filename = 4,         /* int64 (string table index) */
-	tagFunction_StartLine = 5,        /* int64 */
-};
-
-/* proto.go symbolizeFlag */
-enum { LOOKUP_TRIED = 1, LOOKUP_FAILED = 2 };
-
-/*
- * proto.go flush() hands data to the compressor past 4096 bytes; we hand
- * it over in larger chunks, to a thread of our own (gz, below): the
- * decompressed bytes do not depend on where a chunk ends.  igzip streams
- * across chunks, so they can be small: the compression left after the
- * last record is at most one chunk (64 KiB: 10k buckets 6.7 -> 6.3 ms
- * against 256 KiB).  libdeflate starts each member afresh: 256 KiB keeps
- * its ratio.
- */
-#ifdef HAVE_ISAL
-#define GZ_CHUNK (64u * 1024)
-#else
-#define GZ_CHUNK (256u * 1024)
-#endif
-/* Chunk buffers: one being encoded, the others queued or compressing. */
-#define GZ_NBUF 3
-
-/* ---- memos -------------------------------------------------------------- */
-
-/* The memos' direct-mapped slots (fin, scale) are indexed by this. */
-static uint64_t hash_u64(uint64_t x)
-{
-	/* splitmix64 finaliser: PCs differ in few low bits. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-/* ---- the builder ----------------------------------------------------- */
-
-/* proto.go memMap */
-typedef struct mem_map {
-	uint64_t start, end, offset;
-	const char *file, *build_id;
-	unsigned funcs;       /* symbolizeFlag, OR of every location's */
-	int fake;             /* no maps were known: matches every address */
-} mem_map;
-
-/* proto.go locInfo; pcs and firstPCFrames live in the builder's pools. */
-typedef struct loc_info {
-	uint64_t id;
-	size_t pc_off, npcs;
-	size_t fr_off, nfr;
-	unsigned first_sym;   /* firstPCSymbolizeResult */
-} loc_info;
-
-/* proto.go pcDeck */
-typedef struct pc_deck {
-	uint64_t *pcs;
-	size_t npcs, cap_pcs;
-	gh_frame *frames;
-	size_t nframes, cap_frames;
-	unsigned sym;         /* symbolizeResult */
-	size_t first_frames;  /* firstPCFrames */
-	unsigned first_sym;   /* firstPCSymbolizeResult */
-} pc_deck;
-
-/* emitLocation's newFunc */
-typedef struct new_func {
-	uint64_t id;
-	const char *name, *file;
-	int64_t start_line;
-} new_func;
-
-/*
- * Direct-mapped memo of "expandFinalInlineFrame leaves the stack as it
- * is", keyed by the last PC: most last PCs are not inside an inlined call.
- */
-#define FIN_CACHE 4096u
-
-typedef struct fin_slot {
-	uint64_t pc;          /* 0 = empty */
-	int expands;
-} fin_slot;
-
-/*
- * Direct-mapped memo in front of the location map for the hot loop of
- * append_locs_for_stack: a PC that starts a cached location, with that
- * location's id and PC count in one 16-byte slot (no probe loop, no
- * second load from linfo).  A location is made for a PC that has none,
- * so a slot does not go stale (emit_location clears it all the same if
- * its PC gets another); a collision only costs a look-up in locs.
- */
-#define LOC_CACHE 1024u
-#define LOC_CACHE_SHIFT 54    /* 64 - log2(LOC_CACHE) */
-
-typedef struct loc_slot {
-	uint64_t pc;          /* 0 = empty */
-	uint32_t id, npcs;
-} loc_slot;
-
-static inline loc_slot *loc_slot_of(loc_slot *lc, uint64_t pc)
-{
-	return &lc[(pc * 0x9e3779b97f4a7c15ULL) >> LOC_CACHE_SHIFT];
-}
-
-/*
- * Direct-mapped memo of scaleHeapSample's scale factor for this profile's
- * rate, keyed by the average object size (see scale_cached): a profile has
- * few distinct ones, and each costs one of Go's math.Exp.
- */
-#define SCALE_CACHE 1024u
-
-typedef struct scale_slot {
-	uint64_t avg_bits;    /* the average object size's double, as bits */
-	double scale;         /* 1 / (1 - exp(-avg / rate)) */
-	int used;
-} scale_slot;
-
-/*
- * The compressor: gzip at BestSpeed behind compress/gzip's header (MTIME 0,
- * XFL 4, OS 255).  It runs on a second thread while the builder encodes:
- * the builder hands over a chunk of encoded bytes at a top-level message
- * boundary (gz_push) and goes on encoding into a spare buffer; the thread
- * compresses the chunks in order into *out.  The thread is the builder's
- * own, started with the first full chunk and joined before gh_write_pprof
- * returns; when it cannot be started the chunks are compressed in place.
- *
- * With libdeflate (doc/dependencies.md) each chunk becomes one gzip member
- * of the output; gzip readers (Go's gzip.Reader, hence `go tool pprof`,
- * gzip -d, Python's gzip) read concatenated members as one stream.  With
- * igzip or zlib the output is one member, as compress/gzip writes it.
- */
-typedef struct gz {
-	gh_buf *out;
-	gh_wstats *stats;
-#if defined(HAVE_ISAL)
-	struct isal_zstream is;
-	uint8_t *is_level_buf;
-	int is_started;       /* the gzip header is written */
-#elif defined(HAVE_LIBDEFLATE)
-	struct libdeflate_compressor *ld;
-#else
-	z_stream zs;
-	int zinit;
-#endif
-	int threaded;         /* the thread runs (joined by gz_join) */
-	int tried;            /* pthread_create was called */
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;    /* queue, spare list or finishing changed */
-	int sync_init;
-	gh_buf q[GZ_NBUF];    /* chunks to compress: q[qhead..qhead+qn) */
-	size_t qhead, qn;
-	gh_buf spare[GZ_NBUF];/* emptied chunk buffers */
-	size_t nspare;
-	int finishing;        /* no more chunks: the thread drains and ends */
-	int err;              /* the thread's GOHEAP_E* (under mu) */
-	int vzu;              /* the host has AVX: vzeroupper after igzip */
-} gz;
-
-typedef struct builder {
-	const gh_profile *p;
-	const gh_sym *sym;
-	/* Per-PC frames and hideRuntime's verdicts (fmt_common.h); the
-	 * location cache below is proto.go's own, keyed by location. */
-	gh_stackx *x;
-	fin_slot *fin;        /* FIN_CACHE slots, or NULL */
-	loc_slot *lc;         /* LOC_CACHE slots, or NULL */
-	scale_slot *scale;    /* SCALE_CACHE slots, or NULL */
-	/* string_index("bytes") once known, else 0: the label of every
-	 * heap sample would hash and compare the key again. */
-	int64_t str_bytes;
-	gh_wstats *stats;     /* optional stage timings (bench, -v) */
-	gh_pb pb;
-	int err;              /* sticky GOHEAP_E* */
-
-	/* Behaviour by version and target, decided once. */
-	int print_name_eq;    /* 1.21: tryAdd compares Frame.Function */
-	int start_line;       /* 1.21+: Function.start_line */
-	int f2i;              /* enum gh_f2i_rule: Go's int64(float64) */
-	int impl;             /* gh_go_exp_impl(p->machine) */
-
-	/*
-	 * stringMap and funcs: FNV-1a of the string -> index + 1 (strings)
-	 * or Function.ID (fnames[ID-1]); entries sharing a hash are told
-	 * apart by the strings themselves.  Keys are not copied: every
-	 * string comes from the symbolizer, the profile or a literal, all
-	 * of which outlive the builder.
-	 */
-	const char **strings; /* string table, "" first */
-	size_t nstrings, cap_strings;
-	gh_hmap string_map;
-	/*
-	 * Strings holding a NUL byte (goroutine labels are Go strings:
-	 * string_index_n): their ids and lengths in id order, and a map of
-	 * their own (FNV-1a of the bytes -> index in nul + 1), so that no
-	 * C-string lookup can match one.
-	 */
-	struct nul_str { size_t id, len; } *nul;
-	size_t nnul, cap_nul;
-	gh_hmap nul_map;
-
-	/*
-	 * addr -> index in linfo + 1 (map[uintptr]locInfo).  The hot path
-	 * (a cached location) reads id and npcs from linfo: one load more
-	 * than keeping them in the slot, as this file once did, but linfo
-	 * stays in cache and the slots are half the size: callgrind at
-	 * 100k buckets, 5% fewer instructions, the same cache misses.
-	 */
-	gh_hmap locs;
-	loc_info *linfo;
-	size_t nlinfo, cap_linfo;
-	uint64_t *pcpool;
-	size_t npcpool, cap_pcpool;
-	gh_frame *frpool;
-	size_t nfrpool, cap_frpool;
-
-	gh_hmap funcs;        /* symbol name -> Function.ID */
-	const char **fnames;  /* by Function.ID - 1 */
-	size_t nfnames, cap_fnames;
-
-	mem_map *mem;
-	size_t nmem;
-
-	pc_deck deck;
-	new_func *newf;
-	size_t nnewf, cap_newf;
-
-	gh_framevec fv;       /* scratch for all_frames */
-	uint64_t *lids;       /* the sample's location ids */
-	size_t nlids, cap_lids;
-	/*
-	 * lids as the payload of the packed Sample.location field, encoded
-	 * once per append_locs_for_stack: records that repeat the previous
-	 * stack reuse both (write_heap_proto).
-	 */
-	unsigned char *lidbytes;
-	size_t nlidbytes, cap_lidbytes;
-	int lidbytes_ok;
-	/*
-	 * The return PC inside runtime.goexit, which ends every goroutine's
-	 * stack: all_frames gives no frame for it, so it is never cached as
-	 * a location and would be symbolized again for every sample.
-	 */
-	uint64_t goexit_pc;
-	uint64_t *stk;        /* scratch stack (expandInlinedFrames) */
-	size_t cap_stk;
-
-	gz gz;
-} builder;
+/* The builder's types and the proto's field numbers: pprof_builder.h. */
 
 static int64_t string_index(builder *b, const char *s)
 {
@@ -442,292 +132,13 @@ static uint64_t func_add(builder *b, const char *name, uint64_t h)
 	return id;
 }
 
-/* Compress n bytes at p into g->out; last ends the stream (zlib). */
-static int gz_compress(gz *g, const unsigned char *p, size_t n, int last)
-{
-#if defined(HAVE_ISAL)
-	/* compress/gzip's header: no flags, MTIME 0, XFL 4 (BestSpeed),
-	 * OS 255; igzip writes the deflate stream and the trailer. */
-	static const unsigned char hdr[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0,
-					       4, 255 };
-	const size_t max = (size_t)1 << 30;   /* avail_* are 32 bits */
-	size_t take, room;
-
-	if (!g->is_started) {
-		if (gh_buf_reserve(g->out, sizeof(hdr)) != 0)
-			return GOHEAP_ENOMEM;
-		gh_buf_append(g->out, hdr, sizeof(hdr));
-		g->is_started = 1;
-	}
-	do {
-		take = n > max ? max : n;
-		g->is.next_in = (uint8_t *)p;
-		g->is.avail_in = (uint32_t)take;
-		g->is.end_of_stream = last && take == n;
-		p += take;
-		n -= take;
-		do {
-			/* level 1 output rarely exceeds half its input */
-			if (gh_buf_reserve(g->out, take / 2 + 4096) != 0)
-				return GOHEAP_ENOMEM;
-			room = g->out->cap - g->out->len;
-			room = room > max ? max : room;
-			g->is.next_out = g->out->data + g->out->len;
-			g->is.avail_out = (uint32_t)room;
-			if (isal_deflate(&g->is) != COMP_OK)
-				return GOHEAP_ENOMEM;
-#if defined(__x86_64__)
-			/* igzip returns with the upper halves of the vector
-			 * registers dirty, and every SSE instruction after
-			 * it on this thread (doubles, inlined copies) pays a
-			 * merge penalty: encoding after compressing on one
-			 * thread ran at half speed (bench/README.md,
-			 * session 8).  Only the compressor thread calls it
-			 * mid-profile, unless that thread cannot start. */
-			if (g->vzu)
-				__asm__ __volatile__("vzeroupper" ::: "memory");
-#endif
-			g->out->len += room - g->is.avail_out;
-		} while (g->is.avail_in != 0 ||
-			 (g->is.end_of_stream &&
-			  g->is.internal_state.state != ZSTATE_END));
-	} while (n > 0);
-	return 0;
-#elif defined(HAVE_LIBDEFLATE)
-	size_t bound, got;
-
-	/* Every chunk is a member; a stream has at least one. */
-	if (n == 0 && !(last && g->out->len == 0))
-		return 0;
-	bound = libdeflate_gzip_compress_bound(g->ld, n);
-	if (gh_buf_reserve(g->out, bound) != 0)
-		return GOHEAP_ENOMEM;
-	got = libdeflate_gzip_compress(g->ld, p, n, g->out->data + g->out->len,
-				       g->out->cap - g->out->len);
-	if (got == 0)
-		return GOHEAP_ENOMEM;
-	g->out->len += got;
-	return 0;
-#else
-	int flush = last ? Z_FINISH : Z_NO_FLUSH;
-	int rc;
-
-	g->zs.next_in = (unsigned char *)p;
-	g->zs.avail_in = (uInt)n;
-	do {
-		if (gh_buf_reserve(g->out, 65536) != 0)
-			return GOHEAP_ENOMEM;
-		g->zs.next_out = g->out->data + g->out->len;
-		g->zs.avail_out = (uInt)(g->out->cap - g->out->len);
-		rc = deflate(&g->zs, flush);
-		if (rc == Z_STREAM_ERROR)
-			return GOHEAP_ENOMEM;
-		g->out->len = g->out->cap - g->zs.avail_out;
-	} while (g->zs.avail_out == 0 || g->zs.avail_in != 0 ||
-		 (flush == Z_FINISH && rc != Z_STREAM_END));
-	return 0;
-#endif
-}
-
-/* The compressing thread: chunks in order until finishing and drained. */
-static void *gz_thread(void *arg)
-{
-	gz *g = arg;
-	gh_buf c;
-	int rc;
-
-	pthread_mutex_lock(&g->mu);
-	for (;;) {
-		while (g->qn == 0 && !g->finishing)
-			pthread_cond_wait(&g->cv, &g->mu);
-		if (g->qn == 0)
-			break;
-		c = g->q[g->qhead];
-		g->qhead = (g->qhead + 1) % GZ_NBUF;
-		g->qn--;
-		rc = g->err;
-		pthread_mutex_unlock(&g->mu);
-		if (rc == 0)
-			rc = gz_compress(g, c.data, c.len, 0);
-		pthread_mutex_lock(&g->mu);
-		if (rc != 0 && g->err == 0)
-			g->err = rc;
-		c.len = 0;
-		g->spare[g->nspare++] = c;
-		pthread_cond_broadcast(&g->cv);
-	}
-	pthread_mutex_unlock(&g->mu);
-	return NULL;
-}
-
-static int gz_init(gz *g, gh_buf *out, gh_wstats *stats, gh_err *err)
-{
-	size_t i;
-
-	g->out = out;
-	g->stats = stats;
-#if defined(HAVE_ISAL)
-	g->is_level_buf = malloc(ISAL_DEF_LVL1_DEFAULT);
-	if (g->is_level_buf == NULL)
-		return gh_errf(err, GOHEAP_ENOMEM, "initialising igzip");
-	isal_deflate_init(&g->is);
-	g->is.level = 1;
-	g->is.level_buf = g->is_level_buf;
-	g->is.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
-	g->is.gzip_flag = IGZIP_GZIP_NO_HDR;
-	g->is.flush = NO_FLUSH;
-#elif defined(HAVE_LIBDEFLATE)
-	/* libdeflate writes compress/gzip's header at level 1. */
-	g->ld = libdeflate_alloc_compressor(1);
-	if (g->ld == NULL)
-		return gh_errf(err, GOHEAP_ENOMEM, "initialising libdeflate");
-#else
-	{
-		gz_header hdr;
-
-		memset(&hdr, 0, sizeof(hdr));
-		/* compress/gzip: level BestSpeed, MTIME 0, OS 255. */
-		if (deflateInit2(&g->zs, 1, Z_DEFLATED, 15 + 16, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK)
-			return gh_errf(err, GOHEAP_ENOMEM, "initialising zlib");
-		g->zinit = 1;
-		hdr.os = 255;
-		if (deflateSetHeader(&g->zs, &hdr) != Z_OK)
-			return gh_errf(err, GOHEAP_ENOMEM,
-				       "setting the gzip header");
-	}
-#endif
-#if defined(__x86_64__) && defined(HAVE_ISAL)
-	g->vzu = __builtin_cpu_supports("avx");
-#endif
-	for (i = 0; i + 1 < GZ_NBUF; i++)
-		g->spare[g->nspare++] = (gh_buf)GH_BUF_INIT;
-	if (pthread_mutex_init(&g->mu, NULL) != 0)
-		return 0;             /* no thread: compress in place */
-	if (pthread_cond_init(&g->cv, NULL) != 0) {
-		pthread_mutex_destroy(&g->mu);
-		return 0;
-	}
-	g->sync_init = 1;
-	return 0;
-}
-
-/* Let the thread drain the queue and end; its error, if any. */
-static int gz_join(gz *g)
-{
-	int rc;
-
-	if (!g->threaded)
-		return 0;
-	pthread_mutex_lock(&g->mu);
-	g->finishing = 1;
-	pthread_cond_broadcast(&g->cv);
-	pthread_mutex_unlock(&g->mu);
-	pthread_join(g->th, NULL);
-	g->threaded = 0;
-	rc = g->err;
-	return rc;
-}
-
-static void gz_free(gz *g)
-{
-	size_t i;
-
-	gz_join(g);
-	for (i = 0; i < g->qn; i++)
-		gh_buf_free(&g->q[(g->qhead + i) % GZ_NBUF]);
-	for (i = 0; i < g->nspare; i++)
-		gh_buf_free(&g->spare[i]);
-	if (g->sync_init) {
-		pthread_cond_destroy(&g->cv);
-		pthread_mutex_destroy(&g->mu);
-	}
-#if defined(HAVE_ISAL)
-	free(g->is_level_buf);
-#elif defined(HAVE_LIBDEFLATE)
-	if (g->ld != NULL)
-		libdeflate_free_compressor(g->ld);
-#else
-	if (g->zinit)
-		deflateEnd(&g->zs);
-#endif
-}
-
-/*
- * Hand the encoded bytes to the compressor (last: they end the stream).
- * The stats' "compress" is the time the builder spends here: waiting for
- * a spare buffer, compressing in place or, at the end, for the thread.
- */
-/* Hand b's buffer to the compressing thread, take a spare one. */
-static int gz_enqueue(builder *b)
-{
-	gz *g = &b->gz;
-	int rc;
-
-	pthread_mutex_lock(&g->mu);
-	while (g->nspare == 0 && g->err == 0)
-		pthread_cond_wait(&g->cv, &g->mu);
-	rc = g->err;
-	if (rc == 0) {
-		g->q[(g->qhead + g->qn) % GZ_NBUF] = b->pb.data;
-		g->qn++;
-		b->pb.data = g->spare[--g->nspare];
-		pthread_cond_broadcast(&g->cv);
-	}
-	pthread_mutex_unlock(&g->mu);
-	return rc;
-}
-
-
-static int gz_push(builder *b, int last)
-{
-	gz *g = &b->gz;
-	double t0 = b->stats != NULL ? gh_now() : 0;
-	int rc = 0;
-
-	if (b->pb.data.oom)
-		return GOHEAP_ENOMEM;
-	/* The thread starts with the first full chunk: a profile smaller
-	 * than one chunk (most) is compressed in place at the end. */
-	if (!last && !g->threaded && g->sync_init && !g->tried) {
-		sigset_t all, old;
-
-		/* Signals stay with the caller's threads: the compressor
-		 * starts with every signal blocked. */
-		g->tried = 1;
-		sigfillset(&all);
-		if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
-			g->threaded = pthread_create(&g->th, NULL, gz_thread,
-						     g) == 0;
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
-#if defined(__linux__) && defined(__GLIBC__)
-			if (g->threaded)
-				(void)pthread_setname_np(g->th, "goheap-gzip");
-#endif
-		}
-	}
-	if (g->threaded && !last) {
-		rc = gz_enqueue(b);
-	} else {
-		if (last)
-			rc = gz_join(g);
-		if (rc == 0)
-			rc = gz_compress(g, b->pb.data.data, b->pb.data.len,
-					 last);
-		b->pb.data.len = 0;
-	}
-	if (b->stats != NULL)
-		b->stats->t_compress += gh_now() - t0;
-	return rc;
-}
-
 /* proto.go flush: only between top-level messages. */
 static void builder_flush(builder *b)
 {
 	int rc;
 
-	if (b->err == 0 && b->pb.nest == 0 && b->pb.data.len > GZ_CHUNK &&
-	    (rc = gz_push(b, 0)) != 0)
+	if (b->err == 0 && b->pb.nest == 0 && b->pb.data.len > GH_GZ_CHUNK &&
+	    (rc = gh_gz_push(&b->gz, &b->pb.data, 0)) != 0)
 		b->err = rc;
 }
 
@@ -1382,7 +793,7 @@ cleanup:
 
 /* ---- heap / allocs: writeHeapProto ------------------------------------- */
 
-static int same_stack(const gh_record *x, const gh_record *y)
+int gh_pp_same_stack(const gh_record *x, const gh_record *y)
 {
 	return x->nstk == y->nstk &&
 	       (x->nstk == 0 || x->stk == y->stk ||
@@ -1438,13 +849,6 @@ static void scale_cached(scale_slot *tab, int64_t rate, int64_t count,
 	*out_size = gh_go_f2i64((double)size * slot->scale, f2i);
 }
 
-/* A heap sample's values and "bytes" label, as writeHeapProto makes them
- * (tab: a scale memo of SCALE_CACHE slots, or NULL). */
-typedef struct heap_vals {
-	int64_t v[4];
-	int label;
-	int64_t label_bytes;
-} heap_vals;
 
 /*
  * bytes is exactly count objects of size, all three exact as doubles
@@ -1459,7 +863,7 @@ static inline int avg_is_size(int64_t count, int64_t bytes, int64_t size)
 	       !__builtin_mul_overflow(count, size, &prod) && prod == bytes;
 }
 
-static void heap_values(const gh_profile *p, scale_slot *tab, int impl,
+void gh_pp_heap_values(const gh_profile *p, scale_slot *tab, int impl,
 			int f2i, const gh_record *r, heap_vals *out)
 {
 	int64_t size = r->object_size;
@@ -1517,7 +921,7 @@ static void heap_values(const gh_profile *p, scale_slot *tab, int impl,
 }
 
 /* writeHeapProto's header: sample types, period, default type. */
-static void heap_proto_begin(builder *b)
+void gh_pp_heap_begin(builder *b)
 {
 	const gh_profile *p = b->p;
 
@@ -1537,7 +941,7 @@ static void heap_proto_begin(builder *b)
  * writeHeapProto's loop body for r; same: r's stack is the previous
  * record's (same_stack).
  */
-static void heap_proto_emit(builder *b, const gh_record *r, int same,
+void gh_pp_heap_emit(builder *b, const gh_record *r, int same,
 			    const heap_vals *hv)
 {
 	/*
@@ -1559,8 +963,8 @@ static void heap_proto_record(builder *b, const gh_record *r,
 {
 	heap_vals hv;
 
-	heap_values(b->p, b->scale, b->impl, b->f2i, r, &hv);
-	heap_proto_emit(b, r, prev != NULL && same_stack(r, prev), &hv);
+	gh_pp_heap_values(b->p, b->scale, b->impl, b->f2i, r, &hv);
+	gh_pp_heap_emit(b, r, prev != NULL && gh_pp_same_stack(r, prev), &hv);
 }
 
 static void write_heap_proto(builder *b)
@@ -1568,7 +972,7 @@ static void write_heap_proto(builder *b)
 	const gh_profile *p = b->p;
 	size_t i;
 
-	heap_proto_begin(b);
+	gh_pp_heap_begin(b);
 	for (i = 0; i < p->nrecs && b->err == 0; i++)
 		heap_proto_record(b, &p->recs[i],
 				  i > 0 ? &p->recs[i - 1] : NULL);
@@ -1677,9 +1081,9 @@ static int write_count_cycle_proto(builder *b)
 
 /* ---- build ------------------------------------------------------------- */
 
-static void builder_free(builder *b)
+void gh_pp_free(builder *b)
 {
-	gz_free(&b->gz);
+	gh_gz_free(&b->gz);
 	gh_pb_free(&b->pb);
 	free(b->strings);
 	gh_hmap_free(&b->string_map);
@@ -1740,12 +1144,12 @@ static int builder_build(builder *b)
 			     b->nul[j++].len : strlen(b->strings[i]));
 	if (b->err != 0)
 		return b->err;
-	return gz_push(b, 1);
+	return gh_gz_push(&b->gz, &b->pb.data, 1);
 }
 
 /* newProfileBuilder: the builder for p, its string table started and
  * the mappings read.  builder_free in any case. */
-static int builder_init(builder *b, const gh_profile *p, const gh_wctx *w,
+int gh_pp_init(builder *b, const gh_profile *p, const gh_wctx *w,
 			gh_buf *out, gh_err *err)
 {
 	size_t i;
@@ -1764,7 +1168,7 @@ static int builder_init(builder *b, const gh_profile *p, const gh_wctx *w,
 	b->f2i = gh_f2i_rule(p->machine);
 	b->impl = gh_go_exp_impl(p->machine);
 
-	rc = gz_init(&b->gz, out, b->stats, err);
+	rc = gh_gz_init(&b->gz, out, b->stats, err);
 	if (rc != 0)
 		return rc;
 	if (gh_stackx_new(&b->x, b->sym, p->ver) != 0)
@@ -1794,7 +1198,7 @@ static int builder_init(builder *b, const gh_profile *p, const gh_wctx *w,
 }
 
 /* The end of a write: the rest of the profile, or the error. */
-static int builder_finish(builder *b, int rc, gh_err *err)
+int gh_pp_finish(builder *b, int rc, gh_err *err)
 {
 	if (rc == 0)
 		rc = b->err;
@@ -1805,7 +1209,7 @@ static int builder_finish(builder *b, int rc, gh_err *err)
 			     goheap_strerror(rc));
 	if (b->stats != NULL)
 		b->stats->suspect += b->fv.suspect + gh_stackx_suspect(b->x);
-	builder_free(b);
+	gh_pp_free(b);
 	return rc;
 }
 
@@ -1815,12 +1219,12 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	builder b;
 	int rc;
 
-	rc = builder_init(&b, p, w, out, err);
+	rc = gh_pp_init(&b, p, w, out, err);
 	if (rc != 0) {
 		if (b.stats != NULL)
 			b.stats->suspect += b.fv.suspect +
 					    gh_stackx_suspect(b.x);
-		builder_free(&b);
+		gh_pp_free(&b);
 		return rc;
 	}
 	switch (p->kind) {
@@ -1838,348 +1242,8 @@ int gh_write_pprof(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	default:
 		rc = gh_errf(err, GOHEAP_EINVAL, "unknown profile kind %d",
 			     p->kind);
-		builder_free(&b);
+		gh_pp_free(&b);
 		return rc;
 	}
-	return builder_finish(&b, rc, err);
-}
-
-/* ---- streaming: heap samples encoded while the walker reads ------------ */
-
-/*
- * gh_pprof_stream: write_heap_proto on a thread of its own, fed record
- * by record through a ring by the walker (gh_walk_stream), so that the
- * encoding of a 100k-bucket profile overlaps its read and walk on a
- * second CPU.  The builder is the same; only the loop moves.
- *
- * The ring holds entries { ring_ent, nstk PCs }, 8-aligned, each one
- * contiguous: one that would cross the end is preceded by a wrap mark
- * (or by a gap too short for one) and starts again at 0.  head and
- * tail count bytes since the start (position = count % cap).  The
- * walker publishes head every RING_BATCH entries, the encoder releases
- * what it has used as often: a lock and a signal per batch, not per
- * record.  The first RING_LAZY records are encoded on the walker's
- * thread as they come, and all of them when the thread cannot start.
- */
-#define RING_BYTES (256u * 1024u)
-#define RING_BATCH 64u
-#define RING_LAZY 256u
-
-typedef struct ring_ent {
-	heap_vals hv;         /* computed on the walker's side */
-	uint32_t nstk;
-	uint16_t wrap;        /* 1: skip to the ring's start */
-	uint16_t same;        /* 1: the previous entry's stack */
-} ring_ent;
-
-struct gh_pprof_stream {
-	builder b;
-	gh_profile hdr;       /* the profile's header: p is the walker's */
-	gh_err *err;
-	int init_rc;
-
-	int threaded;
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv_data, cv_space;
-	unsigned char *ring;
-	uint64_t head;        /* walker: bytes written */
-	uint64_t head_pub;    /* published head (mu) */
-	uint64_t tail_pub;    /* released by the encoder (mu) */
-	uint64_t tail_seen;   /* walker's copy of tail_pub */
-	unsigned pending;     /* entries since the last publication */
-	int done;             /* the walker has finished (mu) */
-
-	/* the walker's previous ring entry's stack (in the ring: only the
-	 * walker writes it, ahead of it), for ring_ent.same */
-	const uint64_t *wprev;
-	size_t wprev_n;
-	/* the previous record, for the neighbour memo, while records are
-	 * encoded on the walker's thread (stream_encode) */
-	gh_record prev;
-	uint64_t *prevstk;
-	size_t cap_prevstk;
-	int have_prev;
-	double cpu;           /* the encoder thread's CPU seconds, at its end */
-	int tried;            /* stream_thread_start ran */
-	size_t inline_recs;   /* records before it (RING_LAZY) */
-	scale_slot *wscale;   /* the walker's side's scale memo (or NULL) */
-};
-
-/* Encode r with its values on the walker's thread (the first RING_LAZY
- * records, or all without a thread). */
-static void stream_encode(gh_pprof_stream *st, const gh_record *r,
-			  const heap_vals *hv)
-{
-	builder *b = &st->b;
-
-	if (b->err != 0)
-		return;
-	heap_proto_emit(b, r, st->have_prev && same_stack(r, &st->prev), hv);
-	/* Keep r for the next record's comparison (the caller's stack is
-	 * gone after this call). */
-	if (gh_grow(&st->prevstk, &st->cap_prevstk, r->nstk,
-		    sizeof(*st->prevstk)) != 0) {
-		b->err = GOHEAP_ENOMEM;
-		return;
-	}
-	st->prev = *r;
-	if (r->nstk > 0)
-		memcpy(st->prevstk, r->stk, r->nstk * sizeof(*r->stk));
-	st->prev.stk = st->prevstk;
-	st->have_prev = 1;
-}
-
-static void *stream_thread(void *arg)
-{
-	gh_pprof_stream *st = arg;
-	uint64_t tail, h;
-	const ring_ent *e;
-	gh_record r;
-	size_t pos;
-	unsigned n = 0;
-
-	pthread_mutex_lock(&st->mu);
-	tail = st->tail_pub;
-	for (;;) {
-		while (tail == st->head_pub && !st->done)
-			pthread_cond_wait(&st->cv_data, &st->mu);
-		if (tail == st->head_pub)
-			break;
-		h = st->head_pub;
-		pthread_mutex_unlock(&st->mu);
-		while (tail < h) {
-			pos = (size_t)(tail % RING_BYTES);
-			e = (const ring_ent *)(const void *)(st->ring + pos);
-			if (RING_BYTES - pos < sizeof(*e) || e->wrap) {
-				tail += RING_BYTES - pos;
-				continue;
-			}
-			memset(&r, 0, sizeof(r));
-			r.nstk = e->nstk;
-			r.stk = (uint64_t *)(void *)(st->ring + pos + sizeof(*e));
-			if (st->b.err == 0)
-				heap_proto_emit(&st->b, &r, e->same, &e->hv);
-			tail += sizeof(*e) + (uint64_t)e->nstk * 8;
-			if (++n % RING_BATCH == 0) {
-				pthread_mutex_lock(&st->mu);
-				st->tail_pub = tail;
-				pthread_cond_signal(&st->cv_space);
-				pthread_mutex_unlock(&st->mu);
-			}
-		}
-		pthread_mutex_lock(&st->mu);
-		st->tail_pub = tail;
-		pthread_cond_signal(&st->cv_space);
-	}
-	pthread_mutex_unlock(&st->mu);
-	{
-		struct timespec ts;
-
-		if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-			st->cpu = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-	}
-	return NULL;
-}
-
-static void stream_publish(gh_pprof_stream *st)
-{
-	pthread_mutex_lock(&st->mu);
-	st->head_pub = st->head;
-	st->pending = 0;
-	pthread_cond_signal(&st->cv_data);
-	pthread_mutex_unlock(&st->mu);
-}
-
-/* Wait until n bytes past head are free. */
-static void stream_room(gh_pprof_stream *st, uint64_t n)
-{
-	if (st->head + n - st->tail_seen <= RING_BYTES)
-		return;
-	pthread_mutex_lock(&st->mu);
-	st->head_pub = st->head;
-	st->pending = 0;
-	pthread_cond_signal(&st->cv_data);
-	while (st->head + n - st->tail_pub > RING_BYTES)
-		pthread_cond_wait(&st->cv_space, &st->mu);
-	st->tail_seen = st->tail_pub;
-	pthread_mutex_unlock(&st->mu);
-}
-
-int gh_pprof_stream_start(gh_pprof_stream **out, const gh_profile *p,
-			  const gh_wctx *w, gh_buf *buf, gh_err *err)
-{
-	gh_pprof_stream *st;
-	int rc;
-
-	*out = NULL;
-	if (p->kind != GOHEAP_PROFILE_HEAP && p->kind != GOHEAP_PROFILE_ALLOCS)
-		return gh_errf(err, GOHEAP_EINVAL, "only heap and allocs "
-			       "profiles are written as a stream");
-	st = gh_calloc(1, sizeof(*st));
-	if (st == NULL)
-		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
-	st->hdr = *p;
-	st->hdr.recs = NULL;
-	st->hdr.nrecs = 0;
-	st->err = err;
-	rc = builder_init(&st->b, &st->hdr, w, buf, err);
-	if (rc == 0) {
-		heap_proto_begin(&st->b);
-		rc = st->b.err;
-	}
-	st->init_rc = rc;
-	*out = st;
-	if (rc != 0)
-		return rc;
-	return 0;
-}
-
-/*
- * The encoder thread, started once the stream has RING_LAZY records:
- * a small profile is encoded on the walker's thread as it comes (a
- * thread, its ring and its join cost more than encoding a few hundred
- * records).  Those records' state (the builder, the previous stack) is
- * the thread's from then on: pthread_create orders it.  Without a
- * thread (no memory, or it cannot start) records stay on this thread.
- */
-static void stream_thread_start(gh_pprof_stream *st)
-{
-	sigset_t all, old;
-
-	st->tried = 1;
-	st->ring = malloc(RING_BYTES);
-	/* A memo only: without it the values are computed in full. */
-	st->wscale = gh_calloc(SCALE_CACHE, sizeof(*st->wscale));
-	if (st->ring == NULL ||
-	    pthread_mutex_init(&st->mu, NULL) != 0)
-		return;
-	if (pthread_cond_init(&st->cv_data, NULL) != 0) {
-		pthread_mutex_destroy(&st->mu);
-		return;
-	}
-	if (pthread_cond_init(&st->cv_space, NULL) != 0) {
-		pthread_cond_destroy(&st->cv_data);
-		pthread_mutex_destroy(&st->mu);
-		return;
-	}
-	/* Signals stay with the caller's threads. */
-	sigfillset(&all);
-	if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
-		st->threaded = pthread_create(&st->th, NULL, stream_thread,
-					      st) == 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
-#if defined(__linux__) && defined(__GLIBC__)
-	/* For top -H, perf --sort comm and gdb: which thread this is. */
-	if (st->threaded)
-		(void)pthread_setname_np(st->th, "goheap-encode");
-#endif
-	if (!st->threaded) {
-		pthread_cond_destroy(&st->cv_space);
-		pthread_cond_destroy(&st->cv_data);
-		pthread_mutex_destroy(&st->mu);
-	}
-}
-
-int gh_pprof_stream_record(gh_pprof_stream *st, const gh_record *r)
-{
-	uint64_t need, gap;
-	size_t pos;
-	ring_ent *e;
-	int same;
-
-	if (st->init_rc != 0)
-		return st->init_rc;
-	if (!st->threaded && !st->tried && ++st->inline_recs > RING_LAZY)
-		stream_thread_start(st);
-	if (!st->threaded) {
-		heap_vals hv;
-
-		heap_values(&st->hdr, st->b.scale, st->b.impl, st->b.f2i, r,
-			    &hv);
-		stream_encode(st, r, &hv);
-		return st->b.err;
-	}
-	need = sizeof(*e) + (uint64_t)r->nstk * 8;
-	if (need > RING_BYTES / 2)
-		return GOHEAP_ELIMIT;   /* no runtime stack is that deep */
-	/*
-	 * The neighbour test here, against the previous entry's stack
-	 * where the walker just wrote it, before anything of this entry
-	 * is: the encoder (the critical thread, bench/README.md) then
-	 * keeps no copy of each stack to compare the next one with.
-	 */
-	same = st->wprev != NULL && st->wprev_n == r->nstk &&
-	       (r->nstk == 0 || memcmp(st->wprev, r->stk, r->nstk * 8) == 0);
-	pos = (size_t)(st->head % RING_BYTES);
-	if (pos + need > RING_BYTES) {
-		gap = RING_BYTES - pos;
-		stream_room(st, gap);
-		if (gap >= sizeof(*e)) {
-			e = (ring_ent *)(void *)(st->ring + pos);
-			e->wrap = 1;
-		}
-		st->head += gap;
-		pos = 0;
-	}
-	stream_room(st, need);
-	e = (ring_ent *)(void *)(st->ring + pos);
-	/* The sample's values here, on the walker's thread: the encoder
-	 * is the busier of the two. */
-	heap_values(&st->hdr, st->wscale, st->b.impl, st->b.f2i, r, &e->hv);
-	e->nstk = (uint32_t)r->nstk;
-	e->wrap = 0;
-	e->same = (uint16_t)same;
-	if (r->nstk > 0)
-		memcpy(st->ring + pos + sizeof(*e), r->stk, r->nstk * 8);
-	st->wprev = (const uint64_t *)(const void *)(st->ring + pos +
-						     sizeof(*e));
-	st->wprev_n = r->nstk;
-	st->head += need;
-	if (++st->pending >= RING_BATCH)
-		stream_publish(st);
-	return 0;
-}
-
-int gh_pprof_stream_finish(gh_pprof_stream *st, const gh_profile *p,
-			   int ok)
-{
-	int rc;
-
-	if (st == NULL)
-		return 0;
-	if (st->threaded) {
-		pthread_mutex_lock(&st->mu);
-		st->head_pub = st->head;
-		st->done = 1;
-		pthread_cond_signal(&st->cv_data);
-		pthread_mutex_unlock(&st->mu);
-		pthread_join(st->th, NULL);
-		if (st->b.stats != NULL)
-			st->b.stats->t_encode_thread = st->cpu;
-		pthread_cond_destroy(&st->cv_space);
-		pthread_cond_destroy(&st->cv_data);
-		pthread_mutex_destroy(&st->mu);
-	}
-	if (st->init_rc != 0) {
-		builder_free(&st->b);
-		rc = st->init_rc;
-	} else if (!ok) {
-		builder_free(&st->b);
-		rc = 0;
-	} else {
-		/* What the walk learnt at its end (builder_build's note). */
-		st->hdr.skipped = p->skipped;
-		st->hdr.skipped_bucket = p->skipped_bucket;
-		memcpy(st->hdr.skipped_reason, p->skipped_reason,
-		       sizeof(st->hdr.skipped_reason));
-		st->hdr.nbuckets = p->nbuckets;
-		rc = builder_finish(&st->b, 0, st->err);
-	}
-	free(st->ring);
-	free(st->wscale);
-	free(st->prevstk);
-	free(st);
-	return rc;
+	return gh_pp_finish(&b, rc, err);
 }
