@@ -267,7 +267,7 @@ int main(int argc, char **argv)
 	if (c.verbose) {
 		const goheap_profile_stats st = ks;
 
-		/* The stages of issue 2's benchmark: read (inside the memory
+		/* The stages of bench/run-bench.sh's table: read (inside the memory
 		 * source), walk, symbolize, encode, compress.  Without an
 		 * encoder thread, encode is the rest of the write and the
 		 * stages add up to the call (the open aside).  With one (a

@@ -1,5 +1,5 @@
 /*
- * goroutine.h - the goroutine profile, read from outside (issue 13).
+ * goroutine.h - the goroutine profile, read from outside.
  *
  * gh_gor_collect walks runtime.allgs, reads every g (status, goid,
  * labels, ...), leaves out dead and system goroutines exactly where

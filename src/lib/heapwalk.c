@@ -1,6 +1,6 @@
 /*
  * heapwalk.c - the Go heap by type: every allocated object of
- * mheap_.allspans, typed from the runtime's own metadata (issue 23).
+ * mheap_.allspans, typed from the runtime's own metadata.
  *
  * Go 1.19-1.27 src/runtime/mheap.go (mspan, allspans), mbitmap.go (isFree,
  * the malloc header, largeType, heapBitsSlice), malloc.go (mallocgc),

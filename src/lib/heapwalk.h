@@ -1,5 +1,5 @@
 /*
- * heapwalk.h - the Go heap by type, from outside (issue 23, `-p types`).
+ * heapwalk.h - the Go heap by type, from outside (`-p types`).
  *
  * gh_types_collect walks mheap_.allspans: every in-use span, every
  * allocated slot (below freeindex or set in allocBits, as the runtime's

@@ -41,8 +41,6 @@
 #include "sym.h"
 
 /* pcHeader magics (Go src/runtime/symtab.go, type pcHeader). */
-#define GH_PCLN_MAGIC_118 0xfffffff0u
-#define GH_PCLN_MAGIC_120 0xfffffff1u
 
 /* abi.PCDATA_InlTreeIndex and abi.FUNCDATA_InlTree. */
 #define GH_PCDATA_INLTREEINDEX 2

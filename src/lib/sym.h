@@ -82,6 +82,10 @@ void gh_sym_set_version(gh_sym *s, gh_gover ver);
 
 /* Number of functions; the pclntab magic (0xfffffff0, 0xfffffff1, ...). */
 size_t gh_sym_nfunc(const gh_sym *s);
+/* pcHeader magics (Go src/runtime/symtab.go, type pcHeader): Go 1.18-1.19
+ * and 1.20+ (gh_sym_magic). */
+#define GH_PCLN_MAGIC_118 0xfffffff0u
+#define GH_PCLN_MAGIC_120 0xfffffff1u
 uint32_t gh_sym_magic(const gh_sym *s);
 /* runtime.firstmoduledata's link address (symbol, .go.module or found in
  * .noptrdata), 0 when not found; the target's copy is at it + bias. */

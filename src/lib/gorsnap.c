@@ -1,0 +1,440 @@
+/*
+ * gorsnap.c - the goroutine snapshot of a live process: read running, then stopped briefly to re-read only the g headers that changed (one bulk read) and the running threads' registers (gor_build.h).
+ */
+#include "config.h"
+
+#include "gor_build.h"
+
+/* ---- the snapshot ------------------------------------------------- */
+
+/*
+ * One allgs slot: one_g, and what the snapshot must remember of it.
+ */
+int gor_snap_one(gor_build *bd, uint32_t idx, uint64_t gp)
+{
+	size_t ngs0 = bd->ngs;
+	uint64_t unr0 = bd->unreadable;
+	int rc;
+
+	bd->cur_idx = idx;
+	bd->cur_hash = 0;
+	bd->cur_flags = 0;
+	rc = gor_one_g(bd, gp);
+	if (rc != 0 || bd->hdr == NULL || idx >= bd->nhdr)
+		return rc;
+	bd->hdr[idx].gp = gp;
+	bd->hdr[idx].hash = bd->cur_hash;
+	bd->hdr[idx].flags = (unsigned char)(bd->cur_flags |
+		(bd->unreadable != unr0 ? GOR_HDR_UNREADABLE : 0));
+	bd->hdr[idx].tmp = bd->ngs != ngs0 ? (int32_t)(bd->ngs - 1) : -1;
+	return 0;
+}
+
+/*
+ * Re-read slot idx while stopped: its old record (if any) is dropped
+ * and one_g appends the new one.
+ */
+static int snap_reread(gor_build *bd, uint32_t idx, uint64_t gp)
+{
+	if (idx < bd->nhdr && bd->hdr[idx].tmp >= 0)
+		bd->gs[bd->hdr[idx].tmp].dropped = 1;
+	if (idx < bd->nhdr && (bd->hdr[idx].flags & GOR_HDR_UNREADABLE))
+		bd->unreadable--;
+	return gor_snap_one(bd, idx, gp);
+}
+
+/*
+ * Bulk header reads: the g's sorted by address and merged into runs
+ * (g's are heap objects of one size class, mostly adjacent), read with
+ * one iovec a run: process_vm_readv's cost is per iovec (pinning the
+ * target's pages), about 0.6 us each, against a few ns a byte copied.
+ * The plan is made before the stop; only the reads happen during it.
+ */
+#define GOR_RUN_GAP 1024u            /* merge g's this close */
+#define GOR_RUN_MAX 65536u           /* bytes of one run */
+#define GOR_BATCH_BYTES (256u << 10)  /* run bytes per bulk read (cache-warm) */
+
+typedef struct gor_ord {
+	gor_hdr h;                /* a copy: read in address order */
+	uint32_t idx;
+} gor_ord;
+
+typedef struct gor_plan {
+	gor_ord *ord;             /* the slots by g address */
+	size_t nord;
+	uint64_t *raddr;          /* run r: raddr[r], rlen[r] bytes, slots */
+	size_t *rlen, *rfirst;    /* ord[rfirst[r] .. rfirst[r + 1]) */
+	size_t nruns;
+	unsigned char *buf, *ok;  /* one batch's bytes, its runs' success */
+	size_t bufsz;
+} gor_plan;
+
+static int ord_cmp(const void *a, const void *b)
+{
+	const gor_ord *x = a, *y = b;
+
+	if (x->h.gp != y->h.gp)
+		return x->h.gp < y->h.gp ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void plan_free(gor_plan *pl)
+{
+	free(pl->ord);
+	free(pl->raddr);
+	free(pl->rlen);
+	free(pl->rfirst);
+	free(pl->buf);
+	free(pl->ok);
+	memset(pl, 0, sizeof(*pl));
+}
+
+static int snap_plan(gor_build *bd, size_t n, gor_plan *pl)
+{
+	uint64_t span = gor_g_span(bd->lay), end = 0;
+	size_t i, r = 0, batch = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->ord = gh_calloc(n ? n : 1, sizeof(*pl->ord));
+	pl->raddr = gh_calloc(n + 1, sizeof(*pl->raddr));
+	pl->rlen = gh_calloc(n + 1, sizeof(*pl->rlen));
+	pl->rfirst = gh_calloc(n + 1, sizeof(*pl->rfirst));
+	if (pl->ord == NULL || pl->raddr == NULL || pl->rlen == NULL ||
+	    pl->rfirst == NULL)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		pl->ord[i].h = bd->hdr[i];
+		pl->ord[i].idx = (uint32_t)i;
+	}
+	pl->nord = n;
+	if (n > 1)
+		qsort(pl->ord, n, sizeof(*pl->ord), ord_cmp);
+	for (i = 0; i < n; i++) {
+		uint64_t gp = pl->ord[i].h.gp;
+
+		if (gp + span < gp)
+			gp = UINT64_MAX - span;   /* hostile: read fails */
+		if (r > 0 && gp <= end + GOR_RUN_GAP &&
+		    gp + span - pl->raddr[r - 1] <= GOR_RUN_MAX) {
+			if (gp + span > end)
+				end = gp + span;
+			pl->rlen[r - 1] = (size_t)(end - pl->raddr[r - 1]);
+			continue;
+		}
+		pl->raddr[r] = gp;
+		pl->rlen[r] = (size_t)span;
+		pl->rfirst[r] = i;
+		end = gp + span;
+		r++;
+	}
+	pl->nruns = r;
+	pl->rfirst[r] = n;
+	for (i = 0; i < r; i++)
+		if ((batch += pl->rlen[i]) >= GOR_BATCH_BYTES)
+			break;
+	pl->bufsz = batch > GOR_BATCH_BYTES + GOR_RUN_MAX ?
+		    GOR_BATCH_BYTES + GOR_RUN_MAX : batch;
+	pl->buf = gh_calloc(pl->bufsz ? pl->bufsz : 1, 1);
+	pl->ok = gh_calloc(r ? r : 1, 1);
+	if (pl->buf == NULL || pl->ok == NULL)
+		goto nomem;
+	/* fault the buffer in now: not while the target waits */
+	memset(pl->buf, 0xa5, pl->bufsz);
+	return 0;
+nomem:
+	plan_free(pl);
+	return GOHEAP_ENOMEM;
+}
+
+/* Did slot h change?  gb: its header now, NULL if unreadable. */
+static int hdr_changed(const gor_build *bd, const gor_hdr *h,
+		       const unsigned char *gb, int fing_changed)
+{
+	unsigned st;
+
+	if (gb == NULL || (h->flags & (GOR_HDR_UNREADABLE | GOR_HDR_RUNNING)) ||
+	    (fing_changed && (h->flags & GOR_HDR_FING)))
+		return 1;
+	st = (unsigned)gh_mem_word(&bd->s->mem, gb + bd->lay->g_atomicstatus,
+				   4) & ~0x1000u;
+	return st == GH_G_RUNNING || gor_hdr_hash(bd, gb) != h->hash;
+}
+
+/*
+ * Stopped: the g headers of the planned slots read again in bulk (for
+ * a live target; else one read each); *chg gets the indexes of the
+ * slots that changed (or are running, or were or are unreadable).
+ */
+static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
+			uint32_t **chg, size_t *nchg)
+{
+	goheap_session *s = bd->s;
+	unsigned span = gor_g_span(bd->lay);
+	unsigned char gb[512];
+	size_t r0 = 0, r1, r, i, cap = 0, bytes, off;
+	int rc = 0, bulk;
+
+	*chg = NULL;
+	*nchg = 0;
+	while (r0 < pl->nruns) {
+		for (r1 = r0, bytes = 0; r1 < pl->nruns &&
+		     (r1 == r0 || bytes + pl->rlen[r1] <= pl->bufsz); r1++)
+			bytes += pl->rlen[r1];
+		bulk = s->caps->readv == NULL ? -1 :
+		       s->caps->readv(s->ctx, pl->raddr + r0,
+				     pl->rlen + r0, r1 - r0, pl->buf,
+				     pl->ok + r0);
+		if (bulk == GOHEAP_ENOPROC)
+			return gh_errf(&s->err, bulk, "the target exited "
+				       "while stopped");
+		if (bulk != 0)
+			memset(pl->ok + r0, 0, r1 - r0);
+		for (r = r0, off = 0; r < r1; off += pl->rlen[r], r++) {
+			for (i = pl->rfirst[r]; i < pl->rfirst[r + 1]; i++) {
+				const gor_ord *o = &pl->ord[i];
+				const unsigned char *p = NULL;
+
+				if (pl->ok[r])
+					p = pl->buf + off +
+					    (o->h.gp - pl->raddr[r]);
+				else if (gh_mem_read(&s->mem, o->h.gp, gb, span,
+						     "g") == 0)
+					p = gb;
+				if (!hdr_changed(bd, &o->h, p,
+						 fing_changed))
+					continue;
+				rc = gh_grow(chg, &cap, *nchg + 1,
+					  sizeof(**chg));
+				if (rc != 0)
+					return rc;
+				(*chg)[(*nchg)++] = o->idx;
+			}
+		}
+		r0 = r1;
+	}
+	return 0;
+}
+
+/*
+ * runtime.allgs ({ptr, len, cap} at addr): *arr, *len, or ECORRUPT for a
+ * slice that cannot be (len > cap, more than GH_GOR_MAX_GS, fewer than
+ * min entries: allgs only grows, a nil array with entries).
+ */
+int gor_read_allgs(goheap_session *s, uint64_t addr, uint64_t min,
+		   uint64_t *arr, uint64_t *len)
+{
+	uint64_t cap;
+	int rc;
+
+	rc = gh_mem_read_ptr(&s->mem, addr, arr, "runtime.allgs");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(&s->mem, addr + 8, len, "runtime.allgs");
+	if (rc == 0)
+		rc = gh_mem_read_ptr(&s->mem, addr + 16, &cap,
+				     "runtime.allgs");
+	if (rc != 0)
+		return rc;
+	if (*len > cap || *len > GH_GOR_MAX_GS || *len < min ||
+	    (*len > 0 && *arr == 0)) {
+		if (min > 0)
+			return gh_errf(&s->err, GOHEAP_ECORRUPT,
+				       "runtime.allgs {%#llx, %llu, %llu} is "
+				       "not a plausible slice (it had %llu "
+				       "entries)", (unsigned long long)*arr,
+				       (unsigned long long)*len,
+				       (unsigned long long)cap,
+				       (unsigned long long)min);
+		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+			       "runtime.allgs {%#llx, %llu, %llu} is not a "
+			       "plausible slice", (unsigned long long)*arr,
+			       (unsigned long long)*len,
+			       (unsigned long long)cap);
+	}
+	return 0;
+}
+
+/*
+ * Stopped: everything that can have changed since the unstopped read of
+ * len0 slots of allgs (at allgs, the runtime.allgs slice header) is read
+ * again: the slice (allgs only grows; its old entries never change, so
+ * only new ones are read), every g header (one bulk read), the stopped
+ * threads' registers; the goroutines whose header changed, the new and
+ * the running ones go through one_g again.  The target is resumed on
+ * every path.  *len_out: allgs' length at the stop.
+ */
+int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
+		     uint64_t len0, uint64_t *len_out)
+{
+	goheap_session *s = bd->s;
+	int (*stop)(void *) = GH_OPS_V2(s, stop);
+	int (*resume)(void *) = GH_OPS_V2(s, resume);
+	gh_thread_regs *regs = NULL;
+	uint32_t *chg = NULL;
+	size_t nregs = 0, nchg = 0, j;
+	uint64_t arr, len, i;
+	double t0, t1, b, e;
+	int rc, rrc, fing0 = bd->fing_running;
+	gor_plan pl;
+
+	rc = snap_plan(bd, (size_t)len0, &pl);
+	if (rc != 0)
+		return gh_errf(&s->err, rc, "out of memory");
+	rc = stop(s->ctx);
+	if (rc != 0) {
+		char why[sizeof(s->err.msg)];
+
+		plan_free(&pl);
+		snprintf(why, sizeof(why), "%s", s->err.msg[0] ? s->err.msg :
+			 goheap_strerror(rc));
+		return gh_errf(&s->err, rc, "goroutine profile: cannot stop "
+			       "the target for a consistent snapshot (%s); "
+			       "--no-stop reads it without stopping "
+			       "(best-effort)", why);
+	}
+	t0 = gh_now();
+	gh_mem_invalidate(&s->mem);
+	rc = s->caps->stopped_threads == NULL ? GOHEAP_EUNSUPPORTED :
+	     s->caps->stopped_threads(s->ctx, &regs, &nregs);
+	if (rc == GOHEAP_ENOMEM) {
+		gh_errf(&s->err, rc, "out of memory");
+		goto resume;
+	}
+	bd->threads = rc == 0 ? regs : NULL;
+	bd->nthreads = rc == 0 ? nregs : 0;
+	bd->stop_regs = rc == 0;
+	gor_read_fing(bd);
+	rc = gor_read_allgs(s, allgs, len0, &arr, &len);
+	if (rc != 0)
+		goto resume;
+	if (len > bd->nhdr) {
+		/* room for the goroutines created since (their slots are
+		 * read below: unreadable ones must be counted) */
+		gor_hdr *nh = gh_reallocarray(bd->hdr, (size_t)len,
+					      sizeof(*nh));
+
+		if (nh == NULL) {
+			rc = gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+			goto resume;
+		}
+		memset(nh + bd->nhdr, 0, ((size_t)len - bd->nhdr) *
+		       sizeof(*nh));
+		bd->hdr = nh;
+		bd->nhdr = (size_t)len;
+	}
+	rc = snap_changed(bd, &pl, fing0 != bd->fing_running, &chg, &nchg);
+	if (rc != 0)
+		goto resume;
+	for (j = 0; j < nchg; j++) {
+		rc = snap_reread(bd, chg[j], bd->hdr[chg[j]].gp);
+		if (rc != 0)
+			goto resume;
+	}
+	/* goroutines created since: allgs' new entries */
+	for (i = len0; i < len; i++) {
+		uint64_t gp;
+
+		rc = gh_mem_read_ptr(&s->mem, arr + 8 * i, &gp,
+				     "runtime.allgs array");
+		if (rc == 0)
+			rc = gor_snap_one(bd, (uint32_t)i, gp);
+		if (rc == 0 && bd->unreadable > GH_GOR_MAX_UNREADABLE &&
+		    bd->unreadable > (i + 1) / 2)   /* as gh_gor_collect */
+			rc = gh_errf(&s->err, GOHEAP_ECORRUPT, "runtime.allgs: "
+				     "%llu of its first %llu g pointers are "
+				     "unreadable: not the runtime's list of "
+				     "goroutines",
+				     (unsigned long long)bd->unreadable,
+				     (unsigned long long)(i + 1));
+		if (rc != 0)
+			goto resume;
+	}
+	p->gor_rewalked = nchg + (len - len0);
+	p->gor_checked = len;
+	*len_out = len;
+resume:
+	t1 = gh_now();
+	p->gor_stop_threads = nregs;
+	rrc = resume(s->ctx);
+	bd->threads = NULL;
+	bd->nthreads = 0;
+	free(regs);
+	free(chg);
+	plan_free(&pl);
+	/* the live source knows when its threads actually stopped */
+	if (s->caps->stop_window != NULL &&
+	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
+		p->gor_stop_begin = b;
+		p->gor_stop_end = e;
+	} else {
+		p->gor_stop_begin = t0;
+		p->gor_stop_end = t1;
+	}
+	if (rc == 0 && rrc != 0) {
+		char why[sizeof(s->err.msg)];
+
+		snprintf(why, sizeof(why), "%s", s->err.msg);
+		rc = gh_errf(&s->err, rrc, "resuming the target: %s", why);
+	}
+	return rc;
+}
+
+/* compare gor_tmp by allgs index */
+static int tmp_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const gor_tmp *)a)->idx, y = ((const gor_tmp *)b)->idx;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * allgs order back: the records kept from the running read are in order,
+ * the re-read ones follow them; sort only those and merge (a qsort of the
+ * whole array moved every record: a fifth of the walk at 10k goroutines).
+ */
+static void snap_order(gor_build *bd)
+{
+	size_t k = bd->ngs, p = 1, i, j, o;
+	gor_tmp *m;
+
+	while (p < k && bd->gs[p - 1].idx <= bd->gs[p].idx)
+		p++;
+	if (p >= k)
+		return;
+	qsort(bd->gs + p, k - p, sizeof(*bd->gs), tmp_cmp);
+	m = gh_calloc(k, sizeof(*m));
+	if (m == NULL) {       /* no room to merge: sort in place */
+		qsort(bd->gs, k, sizeof(*bd->gs), tmp_cmp);
+		return;
+	}
+	for (i = 0, j = p, o = 0; i < p || j < k;)
+		m[o++] = j >= k || (i < p && bd->gs[i].idx <= bd->gs[j].idx) ?
+			 bd->gs[i++] : bd->gs[j++];
+	memcpy(bd->gs, m, k * sizeof(*m));
+	free(m);
+}
+
+/*
+ * After the stopped re-read: the replaced records out, allgs order back,
+ * the note's counts from what is left.
+ */
+void gor_snap_finish(gor_build *bd, uint64_t len)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < bd->ngs; i++)
+		if (!bd->gs[i].dropped)
+			bd->gs[k++] = bd->gs[i];
+	bd->ngs = k;
+	snap_order(bd);
+	bd->running = bd->running_regs = bd->partial = 0;
+	for (i = 0; i < k; i++) {
+		bd->running += bd->gs[i].g.running != 0;
+		bd->running_regs += bd->gs[i].cnt_regs;
+		bd->partial += bd->gs[i].cnt_partial;
+	}
+	bd->unreadable = bd->first_unreadable = 0;
+	for (i = 0; i < len && i < bd->nhdr; i++)
+		if (bd->hdr[i].flags & GOR_HDR_UNREADABLE)
+			if (bd->unreadable++ == 0)
+				bd->first_unreadable = bd->hdr[i].gp;
+}
