@@ -1,9 +1,10 @@
 /*
  * goheap.h - the public interface of libgoheap.
  *
- * libgoheap reads the heap (and block/mutex) profile that the Go runtime keeps
- * in a target program's memory, from outside that program, and writes it in
- * the formats runtime/pprof would have written inside it.
+ * libgoheap reads the profiles that the Go runtime keeps in a target
+ * program's memory (heap, allocs, block, mutex, goroutine) and the heap's
+ * objects by type, from outside that program, and writes them in the
+ * formats runtime/pprof would have written inside it.
  *
  * A session is opened on a target (a live PID, a core file, or any memory
  * source you implement), a profile is collected from it, and the profile is
@@ -300,8 +301,9 @@ enum goheap_profile_kind {
 	GOHEAP_PROFILE_ALLOCS = 1,
 	GOHEAP_PROFILE_BLOCK = 2,
 	GOHEAP_PROFILE_MUTEX = 3,
-	GOHEAP_PROFILE_GOROUTINE = 4, /* pprof.Lookup("goroutine"): amd64,
-	                                 not stripped (doc/goroutines.md) */
+	GOHEAP_PROFILE_GOROUTINE = 4, /* pprof.Lookup("goroutine"): live
+	                                 amd64, cores of amd64 and arm64,
+	                                 stripped or not (doc/goroutines.md) */
 	GOHEAP_PROFILE_TYPES = 5,     /* every allocated heap object by type
 	                                 (src/lib/heapwalk.h) */
 };

@@ -182,8 +182,8 @@ static int map_cb(const goheap_mapping *m, void *payload)
 
 /*
  * The runtime address of runtime.MemProfileRate, checked four ways; any
- * failure is a refusal.  (A stripped-binary locator could supply the
- * address later; until then no symbol means no force.)
+ * failure is a refusal.  A stripped binary's comes from the locator
+ * (decoded from the runtime's code and cross-checked, locate.c).
  */
 static int locate_rate(goheap_session *s, uint64_t *out)
 {

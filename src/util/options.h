@@ -1,9 +1,10 @@
 /*
  * options.h - the command line, parsed from one option table.
  *
- * Shared by the CLI (main.c) and the gdb command (through the library's
- * goheap_cli_* entry points), so both accept exactly the same options;
- * `go-heap watch` has a table of its own, parsed by the same engine.
+ * Shared by the CLI (src/cli/main.c) and the gdb command (through the
+ * library's goheap_command and goheap_command_options, src/lib/command.c),
+ * so both accept exactly the same options; `go-heap watch` has a table of
+ * its own, parsed by the same engine.
  */
 #ifndef GH_OPTIONS_H
 #define GH_OPTIONS_H

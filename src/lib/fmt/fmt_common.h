@@ -1,19 +1,18 @@
 /*
  * fmt_common.h - the writers' toolkit: what every fmt_*.c needs.
  *
- *   - Go's int64(float64), with its out-of-range rule written down once;
  *   - sample columns: which column -s selects and the value the proto
  *     holds for it (scaleHeapSample, printCountCycleProfile's delay);
  *   - the record order of writeHeapInternal / writeProfileInternal;
  *   - stack expansion: PCs to logical frames (inlining as the target's
  *     runtime.CallersFrames does it) through a per-PC cache, the
  *     hideRuntime test, Record.Stack() and expandInlinedFrames;
- *   - folded stacks' frame names;
- *   - one open-addressing hash map (uint64 key -> nonzero uint64 value)
- *     for the writers' tables: PC -> entry, and hash -> entry for string
- *     and byte keys.
+ *   - folded stacks' frame names.
  *
- * Writers include it directly (it includes profile.h).
+ * Go's float arithmetic (int64(float64), math.Exp, scaleHeapSample) is
+ * src/util/gomath.h, the writers' hash map src/util/hmap.h; both come
+ * with this header.  Writers include it directly (it includes
+ * profile.h).
  */
 #ifndef GH_FMT_COMMON_H
 #define GH_FMT_COMMON_H
