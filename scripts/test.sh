@@ -5,75 +5,89 @@
 # installed Go toolchain), then `make fuzz-smoke` (the libFuzzer harnesses,
 # about a minute), `make check-valgrind` (memcheck, ~15 s) and the suite once
 # more in an ASan + UBSan build on the oldest and newest toolchain (~3 min).
-# Prints each test log's summary and the final "N passed, N failed, N skipped"
-# line, which counts the checks of all four.
+# Each phase prints a line when it starts and when it ends, and every test's
+# result as it finishes; the closing "checks: N passed, N failed, N skipped"
+# line counts the checks of all four.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
+t_all=$(date +%s)
+
+# say TEXT: a progress line with the time since the start.
+say() { printf '[%4ds] %s\n' $(( $(date +%s) - t_all )) "$*"; }
+
+# phase NAME LOG CMD...: run CMD with its output in LOG, printing the start, each test result
+# line (PASS:/FAIL:/SKIP:/ERROR: as automake's harness and our scripts print them) as it
+# comes, and the end with its duration.  Returns CMD's status; never exits.
+phase() {
+  local name=$1 log=$2 t0 rc
+  shift 2
+  t0=$(date +%s)
+  say "$name: started (log: $log)"
+  set +e
+  "$@" 2>&1 | tee "$log" | grep --line-buffered -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' | sed -u 's/^/    /'
+  rc=${PIPESTATUS[0]}
+  set -e
+  say "$name: $( [ "$rc" = 0 ] && echo ok || echo "FAILED (status $rc)" ) in $(( $(date +%s) - t0 ))s"
+  return "$rc"
+}
+
+# failing_logs DIR N: the tail of every failing test log under DIR/tests.
+failing_logs() {
+  local f
+  for f in $(grep -lE '^(FAIL|ERROR)' "$1"/tests/*.log 2>/dev/null); do echo "== $f"; tail -n "$2" "$f"; done
+}
+
+say "dependencies: checking (scripts/install-deps.sh; the first run on a fresh machine takes a few minutes)"
 bash scripts/install-deps.sh
 export GOHEAP_CACHE=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
 build=${GOHEAP_BUILD_DIR:-$top/build}
+san="$build-san"
+rc=0
+
+say "build: $build (configure --enable-werror)"
 [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null 2>&1
 mkdir -p "$build"
 cd "$build"
 [ -f Makefile ] || "$top/configure" --enable-werror >/dev/null
 make -j"$(nproc)" >/dev/null
-set +e
-make -j"$(nproc)" check VERBOSE=1 >check.out 2>&1
-rc=$?
-set -e
-grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' check.out | sed 's/^/  /' || true
-# automake's summary, then one closing line in the plain form CI reads.
-sed -n '/^# TOTAL/,/^# ERROR/p' check.out || true
-if [ $rc -ne 0 ]; then
-  echo "---- failing logs ----"
-  for f in $(grep -lE '^(FAIL|ERROR)' tests/*.log 2>/dev/null); do echo "== $f"; tail -n 60 "$f"; done
-fi
-# The libFuzzer harnesses, about a minute (tests/fuzz/fuzz-smoke.sh, doc/fuzzing.md).
-set +e
-make fuzz-smoke >fuzz-smoke.out 2>&1
-frc=$?
-set -e
-grep -E '^(PASS|FAIL|SKIP):' fuzz-smoke.out | sed 's/^/  /' || true
-if [ $frc -ne 0 ]; then
-  echo "---- fuzz-smoke ----"; tail -n 30 fuzz-smoke.out
+
+# 1. The suite: unit tests, then the integration scripts on every toolchain (about 10 minutes
+#    on 2 cores with warm caches: see README "Testing").
+if ! phase "make check" check.out make -j"$(nproc)" check; then
   rc=1
+  sed -n '/^# TOTAL/,/^# ERROR/p' check.out || true
+  echo "---- failing logs ----"; failing_logs . 60
 fi
-# valgrind memcheck on a live target and a core (tests/run-valgrind.sh, ~15 s): 0 errors, no leaks.
-set +e
-make check-valgrind >valgrind.out 2>&1
-vrc=$?
-set -e
-grep -E '^(PASS|FAIL|SKIP):' valgrind.out | sed 's/^/  /' || true
-if [ $vrc -ne 0 ]; then
-  echo "---- check-valgrind ----"; tail -n 30 valgrind.out
-  rc=1
-fi
-# The suite again in a second build tree with AddressSanitizer and UBSan (configure
-# --enable-sanitizers: any report aborts the program, so the check that ran it fails), on the
-# oldest and the newest toolchain; run-gdb.sh is left out there (gdb cannot load an ASan
-# library).  About 3 minutes.
-san="$build-san"
+
+# 2. The libFuzzer harnesses, about a minute (tests/fuzz/fuzz-smoke.sh, doc/fuzzing.md).
+phase "fuzz-smoke" fuzz-smoke.out make fuzz-smoke || { rc=1; echo "---- fuzz-smoke ----"; tail -n 30 fuzz-smoke.out; }
+
+# 3. valgrind memcheck on a live target and a core (tests/run-valgrind.sh, ~15 s): 0 errors, no leaks.
+phase "check-valgrind" valgrind.out make check-valgrind || { rc=1; echo "---- check-valgrind ----"; tail -n 30 valgrind.out; }
+
+# 4. The suite again in a second build tree with AddressSanitizer and UBSan (configure
+#    --enable-sanitizers: any report aborts the program, so the check that ran it fails), on
+#    the oldest and the newest toolchain; run-gdb.sh is left out there (gdb cannot load an ASan
+#    library).  About 3 minutes.
 all_go=$(sed -n 's/^GH_GO_ALL="\(.*\)"$/\1/p' "$top/tests/lib.sh")
 san_go="${all_go%% *} ${all_go##* }"
 san_tests=$(make -s --no-print-directory print-tests | tr ' ' '\n' | grep -v 'run-gdb' | tr '\n' ' ')
 mkdir -p "$san"
 rm -f "$san/check.out"
-set +e
-( cd "$san" &&
+san_run() {
+  cd "$san" &&
   { [ -f Makefile ] || "$top/configure" --enable-werror --enable-sanitizers >/dev/null; } &&
   make -j"$(nproc)" >/dev/null &&
-  GOHEAP_GO_VERSIONS="$san_go" make -j"$(nproc)" check TESTS="$san_tests" >check.out 2>&1 )
-src=$?
-set -e
-echo "  sanitizer build ($san, toolchains $san_go):"
-grep -E '^(PASS|FAIL|SKIP|ERROR):' "$san/check.out" 2>/dev/null | sed 's/^/    /' || true
-if [ $src -ne 0 ]; then
-  echo "---- sanitizer build: failing logs ----"
-  for f in $(grep -lE '^(FAIL|ERROR)' "$san"/tests/*.log 2>/dev/null); do echo "== $f"; tail -n 40 "$f"; done
-  [ -s "$san/check.out" ] || echo "  (the sanitizer build itself failed)"
+  GOHEAP_GO_VERSIONS="$san_go" make -j"$(nproc)" check TESTS="$san_tests"
+}
+if ! phase "sanitizer build ($san, toolchains $san_go)" "$san/check.out" san_run; then
   rc=1
+  echo "---- sanitizer build: failing logs ----"; failing_logs "$san" 40
+  [ -s "$san/check.out" ] || echo "  (the sanitizer build itself failed)"
 fi
+cd "$build"
+
 # The closing line counts every check: the integration scripts' PASS/FAIL/SKIP lines, cmocka's
 # "[       OK ]" / "[  FAILED  ]" lines, and every test whose automake result (.trs) is FAIL or
 # ERROR without a failing line of its own (a crash, a timeout), so that it never disagrees with
