@@ -148,50 +148,48 @@ int gh_scan_go_version(const unsigned char *buf, size_t n, gh_gover *out,
 }
 
 /*
- * What the file itself says about its release: the pclntab magic (0xfff0:
- * 1.18/1.19, 0xfff1: 1.20+) and sections added over time (.go.fipsinfo
- * 1.24, .go.module 1.26, .go.type/.go.func 1.27; .typelink gone in 1.27).
- * Fills [*lo, *hi] (minor versions; hi 0 = no upper bound).
+ * What the file itself says about its release: the pclntab magic and the
+ * sections the linker added over time, as the release table has them
+ * (gh_rt_filemarks, rtlayout.c).  Fills [*lo, *hi] (minor versions; hi 0
+ * = no upper bound) and why (what was seen, for the message).
  */
 static void version_bounds(const gh_exe *exe, const gh_sym *sym, int *lo,
 			   int *hi, char *why, size_t len)
 {
 	uint32_t magic = gh_sym_magic(sym);
-	int has_mod = gh_exe_section(exe, ".go.module") != NULL;
-	/* (In a PIE the linker names them .data.rel.ro.go.type/.go.func.) */
-	int has_t27 = gh_exe_section(exe, ".go.type") != NULL ||
-		      gh_exe_section(exe, ".go.func") != NULL ||
-		      gh_exe_section(exe, ".data.rel.ro.go.type") != NULL ||
-		      gh_exe_section(exe, ".data.rel.ro.go.func") != NULL;
-	int has_fips = gh_exe_section(exe, ".go.fipsinfo") != NULL;
+	/* Absent sections bound from above only when section headers exist
+	 * at all (the pclntab has its own). */
+	int headers = gh_exe_section(exe, ".gopclntab") != NULL ||
+		      gh_exe_section(exe, ".data.rel.ro.gopclntab") != NULL;
+	size_t i, k, off = 0;
 
 	*lo = 0;
 	*hi = 0;
-	if (magic == GH_PCLN_MAGIC_118) {
-		*lo = 18;
-		*hi = 19;
-	} else if (magic == GH_PCLN_MAGIC_120) {
-		*lo = 20;
+	snprintf(why, len, "pclntab magic 0x%x", magic);
+	for (i = 0; i < gh_rt_nfilemarks; i++) {
+		const gh_rt_filemark *m = &gh_rt_filemarks[i];
+		int present = 0;
+
+		if (m->pcln_magic != 0)
+			present = magic == m->pcln_magic;
+		for (k = 0; k < 4 && m->sections[k] != NULL; k++)
+			present |= gh_exe_section(exe, m->sections[k]) != NULL;
+		if (present) {
+			if (*lo < m->from)
+				*lo = m->from;
+			if (m->to != 0 && (*hi == 0 || *hi > m->to))
+				*hi = m->to;
+		} else if (m->pcln_magic == 0 && m->always && headers &&
+			   (*hi == 0 || *hi > m->from - 1)) {
+			*hi = m->from - 1;
+		}
+		if (m->pcln_magic == 0 && (present || m->always)) {
+			off = strlen(why);
+			if (off < len)
+				snprintf(why + off, len - off, ", %s%s",
+					 present ? "" : "no ", m->what);
+		}
 	}
-	if (has_fips && *lo < 24)
-		*lo = 24;
-	if (has_mod && *lo < 26)
-		*lo = 26;
-	if (has_t27 && *lo < 27)
-		*lo = 27;
-	/* Absent sections bound from above only when section headers exist
-	 * at all (the pclntab has its own). */
-	if (gh_exe_section(exe, ".gopclntab") != NULL ||
-	    gh_exe_section(exe, ".data.rel.ro.gopclntab") != NULL) {
-		if (!has_mod && (*hi == 0 || *hi > 25))
-			*hi = 25;
-		else if (!has_t27 && (*hi == 0 || *hi > 26))
-			*hi = 26;
-	}
-	snprintf(why, len, "pclntab magic 0x%x%s%s%s", magic,
-		 has_fips ? ", .go.fipsinfo" : "",
-		 has_mod ? ", .go.module" : ", no .go.module",
-		 has_t27 ? ", .go.type/.go.func" : "");
 }
 
 int gh_infer_go_version(const gh_exe *exe, const gh_sym *sym, uint64_t bias,

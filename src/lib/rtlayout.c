@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "rtlayout.h"
+#include "sym.h"
 
 /*
  * runtime.class_to_size (Go 1.18-1.24 src/runtime/sizeclasses.go) =
@@ -665,6 +666,23 @@ _Static_assert(6 * 8 <= 16 * 8, "bucket header fits walk.c's hdrbuf");
 _Static_assert(GH_RT_MAX_CYCLE_WORDS * 4 * 8 <= 16 * 8,
 	       "memRecord fits walk.c's recbuf");
 _Static_assert(GH_RT_MAX_BLOCKREC <= 16 * 8, "blockRecord fits recbuf");
+
+const gh_rt_filemark gh_rt_filemarks[] = {
+	/* pcHeader.magic (runtime/symtab.go): go12magic.. go120magic */
+	{ GH_PCLN_MAGIC_118, { NULL }, 18, 19, 1, "pclntab magic 0xfffffff0" },
+	{ GH_PCLN_MAGIC_120, { NULL }, 20, 0, 1, "pclntab magic 0xfffffff1" },
+	/* cmd/link: crypto/internal/fips140 checksums (1.24+, only when
+	 * linked) */
+	{ 0, { ".go.fipsinfo" }, 24, 0, 0, ".go.fipsinfo" },
+	/* cmd/link: the module data in a section of its own (1.26+) */
+	{ 0, { ".go.module" }, 26, 0, 1, ".go.module" },
+	/* cmd/link: type and func data sections (1.27+; in a PIE the
+	 * linker names them .data.rel.ro.go.type/.go.func) */
+	{ 0, { ".go.type", ".go.func", ".data.rel.ro.go.type",
+	       ".data.rel.ro.go.func" }, 27, 0, 1, ".go.type/.go.func" },
+};
+const size_t gh_rt_nfilemarks = sizeof(gh_rt_filemarks) /
+				sizeof(gh_rt_filemarks[0]);
 
 const gh_rtlayout *gh_rtlayout_for(gh_gover v)
 {

@@ -224,6 +224,25 @@ static inline unsigned gh_rt_ancestor_pcs(const gh_rtlayout *rt)
  * newest. Never NULL. */
 const gh_rtlayout *gh_rtlayout_rules(gh_gover v);
 
+/*
+ * What the linker of each release puts in binaries: the version a binary
+ * without .go.buildinfo claims is checked against them (goversion.c).
+ * Releases from..to (minor; to 0: every later one) carry it; `always` 1:
+ * every binary of theirs has it, so a binary with section headers but
+ * without it is older than `from`; 0: only some (crypto/fips), a lower
+ * bound only.  A mark is a pcHeader magic (pcln_magic != 0) or any of
+ * the section names.
+ */
+typedef struct gh_rt_filemark {
+	uint32_t pcln_magic;
+	const char *sections[4];
+	int from, to, always;
+	const char *what;           /* for messages */
+} gh_rt_filemark;
+
+extern const gh_rt_filemark gh_rt_filemarks[];
+extern const size_t gh_rt_nfilemarks;
+
 /* Oldest and newest supported minor versions, for messages. */
 int gh_rtlayout_oldest(void);
 int gh_rtlayout_newest(void);
