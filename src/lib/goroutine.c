@@ -440,6 +440,7 @@ int gor_one_g(gor_build *bd, uint64_t gp)
 	}
 	g->running = g->status == GH_G_RUNNING;
 	bd->running += g->running != 0;
+	g->tid = gor_thread_of(bd, gb, gp);
 	if (g->running && bd->threads != NULL && syscallsp == 0 &&
 	    gor_running_regs(bd, gb, gp, lo, hi, &pc0, &sp0, &lr0)) {
 		bd->running_regs++;

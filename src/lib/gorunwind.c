@@ -249,6 +249,25 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 
 /* ---- running goroutines in cores ---------------------------------------------------- */
 
+/* m.procid of the M running gp (g.m's curg is gp), from its header gb; 0
+ * when it is on none or the release has no verified m layout. */
+uint64_t gor_thread_of(gor_build *bd, const unsigned char *gb, uint64_t gp)
+{
+	const gh_rtlayout *l = bd->lay;
+	gh_mem *m = &bd->s->mem;
+	uint64_t mp, procid, curg;
+
+	if (!l->g_verified || l->m_procid == 0 || m->ptr_size != 8)
+		return 0;
+	mp = gh_mem_word(m, gb + l->g_m, 8);
+	if (mp == 0 ||
+	    gh_mem_read_ptr(m, mp + l->m_procid, &procid, "m.procid") != 0 ||
+	    gh_mem_read_ptr(m, mp + l->m_curg, &curg, "m.curg") != 0 ||
+	    curg != gp)
+		return 0;
+	return procid;
+}
+
 /* Bounds of the walk from a thread's registers to the signal frame. */
 #define GOR_SIG_MAX_FRAMES 64
 #define GOR_SIG_MAX_SPAN ((uint64_t)1 << 20)
@@ -277,19 +296,15 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 		     uint64_t *lr0)
 {
 	const gor_arch *a = bd->arch;
-	const gh_rtlayout *l = bd->lay;
 	gh_mem *m = &bd->s->mem;
 	const gh_thread_regs *t = NULL;
-	uint64_t mp, procid, curg, p, q, sp0, lr, plr;
+	uint64_t procid, p, q, sp0, lr, plr;
 	gh_funcinfo fi, fl;
 	size_t i;
 	int k, innermost = 1;
 
-	mp = gh_mem_word(m, gb + l->g_m, 8);
-	if (mp == 0 || l->m_procid == 0 ||
-	    gh_mem_read_ptr(m, mp + l->m_procid, &procid, "m.procid") != 0 ||
-	    gh_mem_read_ptr(m, mp + l->m_curg, &curg, "m.curg") != 0 ||
-	    curg != gp)
+	procid = gor_thread_of(bd, gb, gp);
+	if (procid == 0)
 		return 0;
 	for (i = 0; i < bd->nthreads; i++)
 		if ((uint64_t)bd->threads[i].tid == procid) {

@@ -60,6 +60,9 @@ typedef struct gh_goroutine {
 	const gh_glabel *labels;
 	size_t nlabels;
 	int running;          /* _Grunning: stack from g.sched (may be stale) */
+	/* m.procid of the M running it (g.m's curg is g), 0: none or not
+	 * read; read at collection, for -f list's "(thread N)" */
+	uint64_t tid;
 	int partial;          /* unwinding stopped on implausible data */
 	/* -f traceback (runtime.Stack(all)): the whole stack as the
 	 * traceback printer walks it: logical frames' return PCs (uf.pc+1,
@@ -224,9 +227,9 @@ int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
 /* debug=2: runtime.Stack(buf, true) of every goroutine (fmt_goroutine.c) */
 int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 				 gh_buf *out, gh_err *err);
-/* one line per goroutine, cut from the traceback (fmt_golist.c); reads
- * each g's M through s, if not NULL, for "(thread TID)" */
-int gh_write_goroutine_list(goheap_session *s, const gh_profile *p,
-			    const gh_wctx *w, gh_buf *out, gh_err *err);
+/* one line per goroutine, cut from the traceback (fmt_golist.c), with
+ * "(thread TID)" for those the collection found on a thread */
+int gh_write_goroutine_list(const gh_profile *p, const gh_wctx *w,
+			    gh_buf *out, gh_err *err);
 
 #endif

@@ -965,7 +965,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		else if (wo->format == GOHEAP_FORMAT_TRACEBACK)
 			rc = gh_write_goroutine_traceback(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_LIST)   /* fmt_golist.c */
-			rc = gh_write_goroutine_list(s, p, &w, &b, &s->err);
+			rc = gh_write_goroutine_list(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_PPROF)
 			rc = gh_write_pprof(p, &w, &b, &s->err);
 		else if (wo->format == GOHEAP_FORMAT_TOP)

@@ -121,31 +121,15 @@ static int parse_block(const char *b, size_t n, uint64_t goid, golist_line *L)
 	return 0;
 }
 
-/* m.procid of the M running g, if g is on one (g.m's curg is g). */
-static uint64_t thread_of(goheap_session *s, const gh_rtlayout *rt,
-			  uint64_t g)
+int gh_write_goroutine_list(const gh_profile *p, const gh_wctx *w,
+			    gh_buf *out, gh_err *err)
 {
-	uint64_t m = 0, tid = 0, curg = 0;
-
-	if (gh_mem_read_ptr(&s->mem, g + rt->g_m, &m, "g.m") != 0 || m == 0 ||
-	    gh_mem_read_ptr(&s->mem, m + rt->m_curg, &curg, "m.curg") != 0 ||
-	    curg != g ||
-	    gh_mem_read_uint(&s->mem, m + rt->m_procid, 8, &tid,
-			     "m.procid") != 0)
-		return 0;
-	return tid;
-}
-
-int gh_write_goroutine_list(goheap_session *s, const gh_profile *p,
-			    const gh_wctx *w, gh_buf *out, gh_err *err)
-{
-	const gh_rtlayout *rt = gh_profile_rt(p);
 	gh_buf tb = GH_BUF_INIT;
 	golist_line *lines = NULL;
 	const char *pos, *end, *b, *note = NULL;
 	size_t i, n, idw = 1, stw = 0, nnote = 0;
 	char num[24];
-	int rc, threads;
+	int rc;
 
 	rc = gh_write_goroutine_traceback(p, w, &tb, err);
 	if (rc != 0)
@@ -190,8 +174,6 @@ int gh_write_goroutine_list(goheap_session *s, const gh_profile *p,
 			     "%zu goroutines", i, p->ngors);
 		goto done;
 	}
-	threads = s != NULL && rt->g_verified && rt->m_procid != 0 &&
-		  s->mem.ptr_size == 8;
 	for (i = 0; i < p->ngors; i++) {
 		size_t k = (size_t)snprintf(num, sizeof(num), "%llu",
 					    (unsigned long long)p->gors[i].goid);
@@ -200,8 +182,7 @@ int gh_write_goroutine_list(goheap_session *s, const gh_profile *p,
 			idw = k;
 		if (lines[i].lstatus > stw)
 			stw = lines[i].lstatus;
-		if (threads)
-			lines[i].tid = thread_of(s, rt, p->gors[i].addr);
+		lines[i].tid = p->gors[i].tid;
 	}
 	if (stw > GH_GOLIST_STATUS_PAD)
 		stw = GH_GOLIST_STATUS_PAD;
