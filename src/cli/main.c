@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,74 @@ static int write_all(FILE *f, const unsigned char *p, size_t n)
 	return fwrite(p, 1, n, f) == n ? 0 : -1;
 }
 
+/*
+ * The -o file.  A new file beside it (O_EXCL, mode 0600: a profile can
+ * hold the target's strings) is renamed over it once written whole, so a
+ * failed run leaves the previous file as it was, and a name planted where
+ * others can write (a symlink to a file of root's) is replaced, never
+ * followed.  An existing device or FIFO (/dev/null, a pipe) is written in
+ * place.
+ */
+typedef struct outfile {
+	FILE *fp;
+	const char *name;
+	char tmp[4352];         /* "" when written in place */
+} outfile;
+
+static int out_open(outfile *o, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	o->name = name;
+	o->tmp[0] = '\0';
+	if (lstat(name, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		fd = open(name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	} else {
+		if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX",
+				     name) >= sizeof(o->tmp)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = mkstemp(o->tmp);           /* O_EXCL, 0600 */
+		if (fd < 0)
+			o->tmp[0] = '\0';
+	}
+	if (fd < 0)
+		return -1;
+	o->fp = fdopen(fd, "wb");
+	if (o->fp == NULL) {
+		close(fd);
+		if (o->tmp[0] != '\0')
+			unlink(o->tmp);
+		o->tmp[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* Close; a complete file (ok) takes its name, else it is removed.
+ * 0, or -1 with errno. */
+static int out_close(outfile *o, int ok)
+{
+	int rc = fclose(o->fp);
+
+	o->fp = NULL;
+	if (o->tmp[0] == '\0')
+		return rc;
+	if (rc == 0 && ok && rename(o->tmp, o->name) == 0)
+		return 0;
+	rc = -1;
+	{
+		int e = errno;
+
+		unlink(o->tmp);
+		errno = e;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	goheap_options o = GOHEAP_OPTIONS_INIT;
@@ -137,6 +206,7 @@ int main(int argc, char **argv)
 	static char help[4096];
 	gh_cli c;
 	FILE *out = NULL;
+	outfile of = { NULL, NULL, "" };
 	int rc, pid, status = EXIT_ERR, want_profile;
 	double t0, t1, t2;
 
@@ -251,12 +321,12 @@ int main(int argc, char **argv)
 	if (c.output == NULL || strcmp(c.output, "-") == 0) {
 		out = stdout;
 	} else {
-		out = fopen(c.output, "wb");
-		if (out == NULL) {
+		if (out_open(&of, c.output) != 0) {
 			fprintf(stderr, "go-heap: cannot create %s: %s\n",
 				c.output, strerror(errno));
 			goto done;
 		}
+		out = of.fp;
 	}
 	if (write_all(out, buf, len) != 0 || fflush(out) != 0) {
 		fprintf(stderr, "go-heap: writing %s: %s\n",
@@ -326,9 +396,9 @@ int main(int argc, char **argv)
 	}
 	status = EXIT_OK;
 done:
-	if (out != NULL && out != stdout && fclose(out) != 0 &&
-	    status == EXIT_OK) {
-		fprintf(stderr, "go-heap: closing %s: %s\n", c.output,
+	if (out != NULL && out != stdout &&
+	    out_close(&of, status == EXIT_OK) != 0 && status == EXIT_OK) {
+		fprintf(stderr, "go-heap: writing %s: %s\n", c.output,
 			strerror(errno));
 		status = EXIT_ERR;
 	}

@@ -106,26 +106,15 @@ static int is_system(gor_build *bd, uint64_t startpc, int running_cleanups)
 void gor_read_fing(gor_build *bd)
 {
 	goheap_session *s = bd->s;
-	uint64_t addr, v;
+	uint64_t v;
 
-	if (!gh_exe_has_symtab(s->exe) && s->addrs.fing != 0) {
-		/* stripped: located from machine code (locate.c find_fing) */
-		if (gh_mem_read_uint(&s->mem, s->addrs.fing,
-				     s->addrs.fing_size, &v,
-				     "runtime.fingStatus") == 0)
-			bd->fing_running = s->addrs.fing_size == 4 ?
-					   (v & 2) != 0 : v != 0;
-	} else if (gh_exe_symbol(s->exe, "runtime.fingStatus", &addr,
-				 NULL) == 0) {
-		if (gh_mem_read_uint(&s->mem, addr + s->bias, 4, &v,
-				     "runtime.fingStatus") == 0)
-			bd->fing_running = (v & 2) != 0;
-	} else if (gh_exe_symbol(s->exe, "runtime.fingRunning", &addr,
-				 NULL) == 0) {
-		if (gh_mem_read_uint(&s->mem, addr + s->bias, 1, &v,
-				     "runtime.fingRunning") == 0)
-			bd->fing_running = v != 0;
-	}
+	/* runtime.fingStatus (fing_size 4) or 1.19's fingRunning (1), from
+	 * .symtab or located (session.c find_globals) */
+	if (s->addrs.fing != 0 &&
+	    gh_mem_read_uint(&s->mem, s->addrs.fing, s->addrs.fing_size, &v,
+			     "runtime.fingStatus") == 0)
+		bd->fing_running = s->addrs.fing_size == 4 ? (v & 2) != 0 :
+				   v != 0;
 }
 
 /* ---- one goroutine ---------------------------------------------------------------- */
@@ -589,12 +578,8 @@ static void tb_setup(gor_build *bd, gh_profile *p)
 		free(bd->tbphys);
 		bd->tbframe = bd->tbphys = NULL;
 	}
-	/* runtime.debug's field; stripped: located in goroutineheader */
-	addr = 0;
-	if (gh_exe_symbol(s->exe, "runtime.debug", &addr, NULL) == 0)
-		addr += s->bias + l->debug_tracebacklabels;
-	else
-		addr = s->addrs.tblabels;
+	/* runtime.debug's field (stripped: located in goroutineheader) */
+	addr = s->addrs.tblabels;
 	if (l->tb_labels != 0 && addr != 0 &&
 	    gh_mem_read_uint(&s->mem, addr, 4, &v,
 			     "runtime.debug.tracebacklabels") == 0)
@@ -658,11 +643,8 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 			       "targets are supported so far (ELF machine "
 			       "%u)", gh_exe_machine(s->exe));
 	}
-	if (gh_exe_symbol(s->exe, "runtime.allgs", &allgs, NULL) == 0)
-		allgs += s->bias;
-	else if (!gh_exe_has_symtab(s->exe) && s->addrs.allgs != 0)
-		allgs = s->addrs.allgs;   /* located: locate.c find_allgs */
-	else
+	allgs = s->addrs.allgs;   /* .symtab, or located (find_allgs) */
+	if (allgs == 0)
 		return gh_errf(&s->err, GOHEAP_ENOSYM,
 			       "goroutine profile: runtime.allgs not found "
 			       "(%s)", gh_exe_has_symtab(s->exe) ?

@@ -864,11 +864,8 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	if (l->ms_size > 256)
 		return gh_errf(&s->err, GOHEAP_EVERSION, "unsupported runtime "
 			       "layout: mspan of %u bytes", l->ms_size);
-	if (gh_exe_symbol(s->exe, "runtime.mheap_", &mheap, NULL) == 0)
-		mheap += s->bias;
-	else if (!gh_exe_has_symtab(s->exe) && s->addrs.mheap != 0)
-		mheap = s->addrs.mheap;   /* located: locate.c find_mheap */
-	else
+	mheap = s->addrs.mheap;   /* .symtab, or located (find_mheap) */
+	if (mheap == 0)
 		return gh_errf(&s->err, GOHEAP_ENOSYM, "-p types: "
 			       "runtime.mheap_ not found%s",
 			       gh_exe_has_symtab(s->exe) ? "" : " (stripped: "

@@ -190,6 +190,12 @@ static int check_build_ids(goheap_session *s)
 
 /* ---- runtime globals ------------------------------------------------- */
 
+/*
+ * Every runtime global a collector reads, in one place: from .symtab, or
+ * in a stripped binary located by decoding the runtime's code (locate.c).
+ * The required ones (the heap profile's) are an error when missing; the
+ * others are left 0 and the collector that needs one says so.
+ */
 static int find_globals(goheap_session *s)
 {
 	int rc;
@@ -243,6 +249,25 @@ static int find_globals(goheap_session *s)
 		if (gh_exe_symbol(s->exe, "runtime.mutexprofilerate", &addr,
 				  NULL) == 0)
 			s->addrs.mutexprofilerate = addr + s->bias;
+		/* goroutine profiles and -p types (optional: each collector
+		 * says what it misses) */
+		if (gh_exe_symbol(s->exe, "runtime.allgs", &addr, NULL) == 0)
+			s->addrs.allgs = addr + s->bias;
+		if (gh_exe_symbol(s->exe, "runtime.fingStatus", &addr,
+				  NULL) == 0) {
+			s->addrs.fing = addr + s->bias;
+			s->addrs.fing_size = 4;
+		} else if (gh_exe_symbol(s->exe, "runtime.fingRunning", &addr,
+					 NULL) == 0) {
+			s->addrs.fing = addr + s->bias;
+			s->addrs.fing_size = 1;
+		}
+		if (s->lay->tb_labels != 0 &&
+		    gh_exe_symbol(s->exe, "runtime.debug", &addr, NULL) == 0)
+			s->addrs.tblabels = addr + s->bias +
+					    s->lay->debug_tracebacklabels;
+		if (gh_exe_symbol(s->exe, "runtime.mheap_", &addr, NULL) == 0)
+			s->addrs.mheap = addr + s->bias;
 	}
 	return 0;
 }

@@ -39,15 +39,17 @@ typedef struct gh_rtaddrs {
 	/* 1: the program has no reader of the memory profile, so the linker
 	 * set runtime.disableMemoryProfiling (rtlayout memprof_reader). */
 	int linker_disabled;
-	/* goroutine profiles of stripped binaries (locate.c; 0 when unknown
-	 * or when .symtab has them): runtime.allgs, and fingStatus
-	 * (fing_size 4) or 1.19's fingRunning (fing_size 1) */
+	/* goroutine profiles (from .symtab, or located in a stripped binary:
+	 * session.c find_globals; 0 when unknown): runtime.allgs, and
+	 * fingStatus (fing_size 4) or 1.19's fingRunning (fing_size 1) */
 	uint64_t allgs, fing;
 	unsigned fing_size;
 	/* runtime.debug.tracebacklabels (1.26+: the traceback's header
-	 * labels; 1.27's default is 1), located in goroutineheader */
+	 * labels; 1.27's default is 1): runtime.debug + the row's offset,
+	 * or located in goroutineheader */
 	uint64_t tblabels;
-	/* -p types (heapwalk.c): runtime.mheap_, located in sweepone */
+	/* -p types (heapwalk.c): runtime.mheap_ (stripped: located in
+	 * sweepone) */
 	uint64_t mheap;
 } gh_rtaddrs;
 

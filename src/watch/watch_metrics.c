@@ -182,6 +182,11 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 		  "removed by rotation.\n"
 		  "# TYPE go_heap_watch_output_files_removed_total counter\n"
 		  "go_heap_watch_output_files_removed_total %llu\n"
+		  "# HELP go_heap_watch_output_files_refused_total Delta "
+		  "profiles not written: the temporary name existed (a "
+		  "symlink or file planted in --output-dir).\n"
+		  "# TYPE go_heap_watch_output_files_refused_total counter\n"
+		  "go_heap_watch_output_files_refused_total %llu\n"
 		  "# HELP go_heap_watch_cpu_seconds_total CPU time of the "
 		  "exporter.\n"
 		  "# TYPE go_heap_watch_cpu_seconds_total counter\n"
@@ -192,7 +197,8 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 		  "go_heap_watch_resident_memory_bytes %ld\n",
 		  s->nt, nok, f->round_seconds, f->round_cpu, f->rounds,
 		  f->errors, h->requests, h->errors, f->out_written,
-		  f->out_removed, s->cpu_seconds, s->rss_bytes);
+		  f->out_removed, f->out_refused, s->cpu_seconds,
+		  s->rss_bytes);
 	sb_printf(b,
 		  "# HELP go_heap_watch_connections Open HTTP connections "
 		  "(this scrape's included).\n"

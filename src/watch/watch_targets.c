@@ -44,6 +44,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,7 @@ struct wt_fleet {
 	/* totals */
 	double last_round_seconds, last_round_cpu;
 	unsigned long long rounds, errors, out_written, out_removed;
+	unsigned long long out_refused;  /* .tmp names taken by someone else */
 	unsigned long long next_gen;
 };
 
@@ -471,7 +473,8 @@ static void write_output(wt_fleet *f, target *t, const goheap_profile *p)
 	char name[4200], comm[64], stamp[32], tmp[4300];
 	time_t now = time(NULL);
 	struct tm tm;
-	FILE *fp;
+	FILE *fp = NULL;
+	int fd;
 
 	if (goheap_profile_delta(&d, p, t->prev) != 0)
 		return;
@@ -490,9 +493,19 @@ static void write_output(wt_fleet *f, target *t, const goheap_profile *p)
 	snprintf(name, sizeof(name), "%s/%d-%s-%s.pb.gz", f->cfg.outdir,
 		 t->pid, comm, stamp);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
-	fp = fopen(tmp, "wb");
-	if (fp == NULL)
+	/* A new file or nothing: a name planted in a directory others can
+	 * write (a symlink, a file) is never followed nor reused. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0 || (fp = fdopen(fd, "wb")) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		f->out_refused++;
+		if (f->cfg.verbose)
+			fprintf(stderr, "go-heap watch: %s: %s; not written\n",
+				tmp, strerror(errno));
 		goto out;
+	}
 	if (fwrite(buf, 1, len, fp) != len) {
 		fclose(fp);
 		unlink(tmp);
@@ -995,6 +1008,7 @@ void wt_totals_get(const wt_fleet *f, wt_totals *out)
 	out->errors = f->errors;
 	out->out_written = f->out_written;
 	out->out_removed = f->out_removed;
+	out->out_refused = f->out_refused;
 	for (i = 0; i < f->nt; i++)
 		out->bucket_state_bytes += f->t[i]->nbase *
 					   sizeof(bucket_count);

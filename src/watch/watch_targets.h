@@ -44,6 +44,8 @@ typedef struct wt_totals {
 	double round_seconds;       /* wall time of the last round */
 	double round_cpu;           /* CPU time of its steps */
 	unsigned long long rounds, errors, out_written, out_removed;
+	unsigned long long out_refused;   /* output files not written: their
+	                                   * .tmp name was taken (a symlink) */
 	size_t bucket_state_bytes;  /* kept between collections */
 } wt_totals;
 
