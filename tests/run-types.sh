@@ -20,11 +20,13 @@
 #         program made; collapsed's counts and pprof's samples sum to the totals.
 #   - hostile (newest toolchain, default build, from damaged copies of its core): a junk malloc
 #     header is counted by shape with a warning; an absurd allspans length is one error line.
+#   - arm64 (the oldest and the newest toolchain): typesprog under qemu-aarch64-static, SIGABRT,
+#     qemu's core compared as above (arm64).
 #   - the gdb command on the newest toolchain's core (in_gdb): totals == MemStats.
 #   - the snapshot under allocation (go1.22 and the newest): typesprog -churn changes spans of
 #     HdrT's size class while go-heap reads it; 5 reads, each stopped briefly to re-read what
 #     changed: the typed counts stay exact, the rows add up to the totals (churn).
-# Not yet: Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
+# Not yet: Green Tea under GOEXPERIMENT on 1.25, unswept snapshots.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -222,6 +224,73 @@ in_gdb() {
 	fi
 }
 
+# arm64 GONAME GOROOT: typesprog built for GOARCH=arm64, run under qemu-aarch64-static with
+# GOTRACEBACK=crash; once READY (its dump written) SIGABRT makes qemu write the guest's core
+# (qemu_*.core, as tests/run-goroutine.sh does): compare core == its heap dump and MemStats.
+arm64() {
+	local goname=$1 root=$2 dir want src="$top_srcdir/tests/go/typesprog/main.go" qpid t core
+	minor=${goname#go1.}
+	tag="$goname/arm64-default/qemu"
+	d="$GH_TMP/$goname-arm64"
+	mkdir -p "$d/run"
+	if ! command -v qemu-aarch64-static >/dev/null 2>&1; then
+		gh_skip "$tag: qemu-aarch64-static not installed (qemu-user-static, scripts/install-deps.sh)"
+		return
+	elif [ "$(ulimit -H -c)" = 0 ]; then
+		gh_skip "$tag: core dumps are disabled (ulimit -c hard limit 0)"
+		return
+	fi
+	dir="$GH_CACHE/build/typesprog-$goname-arm64"
+	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo arm64; } | sha256sum | cut -d' ' -f1)
+	if [ ! -x "$dir/typesprog" ] || [ "$(cat "$dir/stamp" 2>/dev/null)" != "$want" ]; then
+		mkdir -p "$dir"
+		if ! (cd "$(dirname "$src")" && env GOROOT="$root" GOCACHE="$GH_CACHE/gocache-$goname-arm64" \
+			GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
+			GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
+			"$root/bin/go" build -o "$dir/typesprog" main.go) >"$d/build.log" 2>&1; then
+			gh_fail "$tag: build typesprog for GOARCH=arm64"
+			gh_show "$d/build.log" 10
+			return
+		fi
+		echo "$want" >"$dir/stamp"
+	fi
+	( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"; cd "$d/run" &&
+		GOTRACEBACK=crash exec qemu-aarch64-static "$dir/typesprog" "$d/heap.dump" \
+		>"$d/run.out" 2>"$d/run.err" </dev/null ) &
+	qpid=$!
+	GH_PIDS+=("$qpid")
+	for ((t = 0; t < 2400; t++)); do
+		grep -q '^READY' "$d/run.out" 2>/dev/null && break
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q '^READY' "$d/run.out"; then
+		gh_fail "$tag: typesprog (arm64, qemu) not READY: $(tail -n 3 "$d/run.err" | tr '\n' ' ')"
+		gh_stop "$qpid"
+		return
+	fi
+	kill -ABRT "$qpid"
+	for ((t = 0; t < 600; t++)); do
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	{ wait "$qpid"; } 2>/dev/null   # reaped here: no "Aborted (core dumped)" line
+	gh_stop "$qpid"
+	core=$(ls -t "$d/run"/qemu_*.core 2>/dev/null | head -n 1)
+	if [ -z "$core" ] || [ ! -s "$core" ]; then
+		gh_fail "$tag: qemu wrote no qemu_*.core after SIGABRT"
+		gh_show "$d/run.err" 5
+		return
+	fi
+	if ! python3 "$GH_TESTS/heapdump.py" "$d/heap.dump" "$minor" >"$d/dump.txt" 2>"$d/dump.err"; then
+		gh_fail "$tag: parsing the heap dump"
+		gh_show "$d/dump.err" 5
+	else
+		GH_OUT="$d/run.out" compare core "$core" "$dir/typesprog"
+	fi
+	rm -rf "$d/run" "$d/heap.dump"
+}
+
 # check GONAME GOROOT VARIANT: typesprog of that build, live and from a core.
 check() {
 	local goname=$1 root=$2 variant=$3 bin pid
@@ -278,6 +347,10 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	for variant in default stripped; do
 		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
 	done
+	# arm64 (qemu cores): the oldest and the newest toolchain
+	if [ "$i" = 0 ] || [ "$i" = "$last" ]; then
+		arm64 "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}"
+	fi
 	# the snapshot under allocation: the first toolchain with headers and the newest
 	case ${GH_GO_NAMES[$i]} in
 	go1.22) churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
