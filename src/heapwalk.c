@@ -58,6 +58,7 @@ typedef struct hw {
 	gh_mem *m;
 	const gh_rtlayout *l;
 	uint32_t mh_sweepgen;
+	int greentea;             /* Green Tea's inline mark bits: heap_bits */
 	/* the snapshot (NULL rec: not recording) */
 	srec *recs, *cur;
 	size_t nrecs, caprecs;
@@ -430,7 +431,7 @@ static int heap_bits(hw *w, const span *sp, unsigned char *bits,
 	uint64_t size = sp->npages * GH_PAGE, bsize = size / 8 / 8,
 		 at = sp->base + size - bsize;
 
-	if (w->l->heap_greentea && sp->elemsize >= 16)
+	if (w->greentea && sp->elemsize >= 16)
 		at -= 128;
 	if (bsize > 1024)
 		return -1;
@@ -631,6 +632,44 @@ static int walk_span(hw *w, uint64_t addr, const unsigned char *b)
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * Green Tea: the release's default, or what the binary was built with:
+ * its build info's "GOEXPERIMENT=" setting (debug/buildinfo), greenteagc
+ * (1.25) or nogreenteagc (1.26+).
+ */
+static int find_greentea(const hw *w)
+{
+	static const char key[] = "GOEXPERIMENT=";
+	const gh_section *sec = gh_exe_section(w->s->exe, ".go.buildinfo");
+	const char *b, *end, *p, *q;
+	int gt = w->l->heap_greentea;
+
+	if (!w->l->heap_headers || sec == NULL || sec->data == NULL ||
+	    sec->size > (1u << 20))
+		return gt;
+	b = (const char *)sec->data;
+	end = b + sec->size;
+	for (p = b; p + sizeof(key) - 1 <= end; p++) {
+		if (memcmp(p, key, sizeof(key) - 1) != 0)
+			continue;
+		for (p += sizeof(key) - 1; p < end && *p != '\n' &&
+		     *p != '\0'; p = q + (q < end && *q == ',')) {
+			for (q = p; q < end && *q != ',' && *q != '\n' &&
+			     *q != '\0'; q++)
+				;
+			if (q - p == 10 && memcmp(p, "greenteagc", 10) == 0)
+				gt = 1;
+			else if (q - p == 12 &&
+				 memcmp(p, "nogreenteagc", 12) == 0)
+				gt = 0;
+			if (q == p)
+				break;
+		}
+		break;
+	}
+	return gt;
 }
 
 /* The module's types section, [types, etypes) of firstmoduledata. */
@@ -884,6 +923,7 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	w.t = t;
 	w.m = &s->mem;
 	w.l = l;
+	w.greentea = find_greentea(&w);
 	find_types(&w);
 	/* a live target is read running, then stopped to re-read the spans
 	 * that changed (as the goroutine snapshot does); -f objects lists

@@ -2,7 +2,7 @@
 """tests/heapdump.py: the objects of a Go heap dump (debug.WriteHeapDump, "go1.7 heap dump"
 format, src/runtime/heapdump.go, unchanged 1.19-1.27), for tests/run-types.sh.
 
-Usage: heapdump.py DUMP MINOR
+Usage: heapdump.py DUMP MINOR [GREENTEA]   (GREENTEA 1/0: built with GOEXPERIMENT=(no)greenteagc)
        heapdump.py --pprof-sum PROFILE.pb.gz   (the sums of each sample value: "objects bytes")
        heapdump.py --patch CORE VADDR HEX      (overwrite the bytes at VADDR of an ELF64 core)
 
@@ -178,7 +178,7 @@ def main():
             sys.exit("heapdump.py: unknown record tag %d at offset %d" % (tag, pos))
 
     headers = minor >= 22
-    greentea = minor >= 26
+    greentea = minor >= 26 if len(sys.argv) < 4 else sys.argv[3] == "1"
     # pages of one-page spans with reserved tails: is any object there pointerful?
     scanpage = {}
     for addr, size, first, ptrs in objs:
