@@ -23,6 +23,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 seeds="$GH_CACHE/fuzz/seeds"
 mkdir -p "$seeds"/{exe,sym,core,walk,pprof} || exit 1
 
+# webconfig: web configuration files (the toolkit's keys, good and bad), one with credentials
+mkdir -p "$seeds/webconfig" || exit 1
+printf '%s\n' 'tls_server_config:' '  cert_file: server.crt' '  key_file: server.key' \
+	'  client_auth_type: RequireAndVerifyClientCert' '  client_ca_file: ca.crt' '  min_version: TLS13' \
+	'  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]' '  curve_preferences: [X25519]' \
+	'http_server_config:' '  http2: false' '  headers:' '    X-Frame-Options: deny' \
+	'rate_limit:' '  interval: 1m30s' '  burst: 3' >"$seeds/webconfig/tls.yml"
+printf '%s\n' '#A Basic YWxpY2U6czNjcmV0' 'basic_auth_users:' \
+	"  alice: '\$2y\$04\$cbv0PCqVAs0pbL6kyi93M.nyQOucvs1k4GMY5IYImgorIKRRqwZV6'" \
+	"  bob: \"\$2b\$04\$cbv0PCqVAs0pbL6kyi93M.nyQOucvs1k4GMY5IYImgorIKRRqwZV6\"" >"$seeds/webconfig/auth.yml"
+printf '%s\n' 'tls_server_config: &a' '  cert: |' '    -----BEGIN CERTIFICATE-----' '    x' \
+	'  key: "k"' '  client_allowed_sans: [a, "b"]' 'x: *a' >"$seeds/webconfig/anchor.yml"
+
 gh_toolchains >/dev/null
 names=() roots=()
 for i in "${!GH_GO_NAMES[@]}"; do
