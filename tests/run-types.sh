@@ -19,7 +19,9 @@
 #         largeType, main.ElemT as slices' headers, *main.ChanT as channel buffers) == what the
 #         program made; collapsed's counts and pprof's samples sum to the totals.
 #   - hostile (newest toolchain, default build, from damaged copies of its core): a junk malloc
-#     header is counted by shape with a warning; an absurd allspans length is one error line.
+#     header is counted by shape with a warning; an absurd allspans length is one error line;
+#     60 cores each with one damaged word of the span list or an mspan: exit 0 (rows == totals)
+#     or 1 (one line), never a crash (mutate).
 #   - 1.22+: the shape of main.SmallPtrT (24 B, its pointer word first) read from the span's
 #     heap bits: 'ptrs 24 B 0b100' counts at least the 1000 made.
 #   - go1.25 built with GOEXPERIMENT=greenteagc (the build info says so; the heap bits sit
@@ -148,7 +150,7 @@ hostile() {
 	local core=$1 exe=$2 h mheap
 	h=$(awk '$4 == "h" {print $1; exit}' "$d/core.objects.out")
 	cp "$core" "$d/bad.core"
-	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" "$h" 0d0c0b0a09080700
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" "$h" 0d0c0b0a09080700 >/dev/null
 	run bad1 -p types -f text "$d/bad.core" "$exe"
 	if [ "$rc" = 0 ] && grep -q "^# warning: 1 objects have a header or largeType that is no type" "$d/bad1.out" &&
 		grep -q 'implausible header' "$d/bad1.out"; then
@@ -161,7 +163,7 @@ hostile() {
 	# mheap_.allspans {ptr, len, cap} at the row's offset (65864 from go1.21)
 	mheap=$(nm "$exe" | awk '$3 == "runtime.mheap_" {print $1}')
 	cp "$core" "$d/bad.core"
-	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" $((0x$mheap + 65864 + 8)) ffffffffffff0000
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" $((0x$mheap + 65864 + 8)) ffffffffffff0000 >/dev/null
 	run bad2 -p types "$d/bad.core" "$exe"
 	if [ "$rc" = 1 ] && grep -q 'mheap_.allspans .* is not a span list' "$d/bad2.err"; then
 		gh_pass "$tag: hostile core: an absurd allspans length is one error line"
@@ -170,6 +172,54 @@ hostile() {
 		gh_show "$d/bad2.err" 3
 	fi
 	rm -f "$d/bad.core"
+	mutate "$core" "$exe" "$mheap"
+}
+
+# mutate CORE EXE MHEAP: GOHEAP_TYPES_MUTATE (default 60) damaged copies of the core, each with
+# one word the span walker reads (allspans' header or array, an mspan's fields; random.Random
+# (4242)) set to 0, all-ones, a large value or a bit flip: go-heap -p types -f text exits 0 or
+# 1 (never a signal or a timeout), 1 with one line on stderr; 0 with rows that add up to its
+# totals.
+mutate() {
+	local core=$1 exe=$2 mheap=$3 n=${GOHEAP_TYPES_MUTATE:-60} addr val old e0=0 e1=0 ew=0 bad=
+	python3 "$GH_TESTS/heapdump.py" --spanwords "$core" $((0x$mheap + 65864)) 160 >"$d/words" ||
+		{ gh_fail "$tag: mutate: cannot list the span words"; return; }
+	python3 - "$d/words" "$n" >"$d/cases" <<'PY'
+import random, sys
+words = open(sys.argv[1]).read().split()
+r = random.Random(4242)
+for _ in range(int(sys.argv[2])):
+    a = int(r.choice(words), 16)
+    v = r.choice(["0000000000000000", "ffffffffffffffff", "0000000000010000",
+                  "%016x" % (1 << r.randrange(64))])
+    print("0x%x %s" % (a, bytes.fromhex(v)[::-1].hex()))
+PY
+	cp "$core" "$d/mut.core"
+	while read -r addr val; do
+		# damaged in place, restored after the run
+		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
+		run mut -p types -f text "$d/mut.core" "$exe"
+		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
+		case $rc in
+		0)
+			e0=$((e0 + 1))
+			grep -q '^# warning' "$d/mut.out" && ew=$((ew + 1))
+			sum=$(awk -F'\t' '$1 ~ /^[0-9]+$/ {o += $1; b += $2} END {print o + 0, b + 0}' "$d/mut.out")
+			tot=$(sed -n 's/^# objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/mut.out")
+			[ "$sum" = "$tot" ] || bad="$bad $addr=$val: rows $sum, totals $tot;" ;;
+		1)
+			e1=$((e1 + 1))
+			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr=$val: $(wc -l <"$d/mut.err") stderr lines;" ;;
+		*)
+			bad="$bad $addr=$val: exit $rc;" ;;
+		esac
+	done <"$d/cases"
+	rm -f "$d/mut.core"
+	if [ -z "$bad" ]; then
+		gh_pass "$tag: mutate: $n damaged span words: $e0 read ($ew with a warning), $e1 one error line, no crash"
+	else
+		gh_fail "$tag: mutate:$(echo "$bad" | cut -c1-300)"
+	fi
 }
 
 # churn GONAME GOROOT: typesprog -churn allocates and drops objects of HdrT's size class (and
