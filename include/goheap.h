@@ -220,11 +220,11 @@ typedef struct goheap_options {
 	const char *sysroot;     /* prefix for paths recorded in a core, or NULL */
 	int reserved;            /* must be 0 (was `verbose`, never read) */
 	/*
-	 * Goroutine profiles of a source with a stop slot (a live process):
-	 * 0 (default) reads every goroutine while the target runs, then stops
-	 * it briefly (ptrace, as force mode) to re-read what can have changed,
-	 * for a consistent snapshot; 1 never stops it (best-effort, marked in
-	 * the output's comment line).  Sources without a stop slot (cores, a
+	 * Goroutine and types profiles of a source with a stop slot (a live
+	 * process): 0 (default) reads every goroutine (span) while the target
+	 * runs, then stops it briefly (ptrace, as force mode) to re-read what
+	 * can have changed, for a consistent snapshot; 1 never stops it
+	 * (best-effort, marked in the output's comment line).  Sources without a stop slot (cores, a
 	 * debugger's stopped inferior) are never stopped.
 	 */
 	int no_stop;
@@ -347,11 +347,14 @@ typedef struct goheap_profile goheap_profile;
  * when the target's runtime has not computed its cycles/second yet (or it
  * cannot be located), the library measures the host's tick rate, which is
  * the target's (goheap_profile_stats.cycles_estimated says so).
- * A goroutine profile of a source with a stop slot (a live process) stops
- * the target once, briefly, after reading it running (unless
+ * A goroutine or types profile of a source with a stop slot (a live
+ * process) stops the target once, briefly, after reading it running (unless
  * goheap_options.no_stop): the stop of goheap_force, with the same
  * conditions (the calling thread is the tracer for its length; see
- * there); goheap_profile_stats.snapshot and stop_* report it.
+ * there); goheap_profile_stats.snapshot and stop_* report it (for types,
+ * stop_rewalked/stop_checked count spans).  A types profile has no
+ * records (goheap_profile_nrecords is 0): it is read through
+ * goheap_profile_write's formats.
  */
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 					 goheap_session *s, int kind);

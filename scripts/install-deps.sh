@@ -12,6 +12,8 @@ pkgs="build-essential autoconf automake libtool pkg-config libelf-dev libdw-dev 
  libisal-dev libdeflate-dev libunwind-dev libcmocka-dev gdb gdbserver valgrind clang libclang-rt-14-dev python3 golang-1.19-go
  golang-1.21-go golang-1.22-go golang-1.23-go qemu-user-static file prometheus libc6-dev-arm64-cross
  libssl-dev libyaml-dev libcrypt-dev openssl"
+# tests/run-package.sh builds the Debian packages (scripts/package.sh) and checks them with lintian.
+pkgs="$pkgs debhelper lintian"
 missing=
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

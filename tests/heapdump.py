@@ -2,9 +2,13 @@
 """tests/heapdump.py: the objects of a Go heap dump (debug.WriteHeapDump, "go1.7 heap dump"
 format, src/runtime/heapdump.go, unchanged 1.19-1.27), for tests/run-types.sh.
 
-Usage: heapdump.py DUMP MINOR
+Usage: heapdump.py DUMP MINOR [GREENTEA]   (GREENTEA 1/0: built with GOEXPERIMENT=(no)greenteagc)
        heapdump.py --pprof-sum PROFILE.pb.gz   (the sums of each sample value: "objects bytes")
-       heapdump.py --patch CORE VADDR HEX      (overwrite the bytes at VADDR of an ELF64 core)
+       heapdump.py --patch CORE VADDR HEX      (overwrite the bytes at VADDR of an ELF64 core;
+                                                prints the bytes that were there)
+       heapdump.py --spanwords CORE MHEAP_ALLSPANS MSPAN_SIZE
+                   (the addresses of the words the span walker reads: mheap_.allspans' three
+                   words, its array, every mspan's first MSPAN_SIZE bytes, one per line)
 
 Prints one line per object: "0xADDR SIZE 0xFIRSTWORD" (the first word: a headered object's
 type, go1.22+), and on the last line "MEMSTATS HeapObjects HeapAlloc" from the dump's own
@@ -78,13 +82,52 @@ def patch(core, vaddr, hexbytes):
             f.seek(phoff + i * phentsize)
             ptype, _, off, va, _, filesz = struct.unpack("<IIQQQQ", f.read(40))
             if ptype == 1 and va <= vaddr < va + filesz:
+                new = bytes.fromhex(hexbytes)
                 f.seek(off + vaddr - va)
-                f.write(bytes.fromhex(hexbytes))
+                print(f.read(len(new)).hex())   # what was there, to restore it
+                f.seek(off + vaddr - va)
+                f.write(new)
                 return
     sys.exit("heapdump.py: 0x%x is not in %s" % (vaddr, core))
 
 
+def core_reader(core):
+    import struct
+    f = open(core, "rb")
+    eh = f.read(64)
+    phoff, = struct.unpack_from("<Q", eh, 32)
+    phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+    segs = []
+    for i in range(phnum):
+        f.seek(phoff + i * phentsize)
+        ptype, _, off, va, _, filesz = struct.unpack("<IIQQQQ", f.read(40))
+        if ptype == 1 and filesz > 0:
+            segs.append((va, filesz, off))
+
+    def word(addr):
+        for va, sz, off in segs:
+            if va <= addr and addr + 8 <= va + sz:
+                f.seek(off + addr - va)
+                return struct.unpack("<Q", f.read(8))[0]
+        return None
+    return word
+
+
+def spanwords(core, allspans, mspan_size):
+    word = core_reader(core)
+    arr, n = word(allspans), word(allspans + 8)
+    out = [allspans, allspans + 8, allspans + 16]
+    for i in range(min(n, 1 << 20)):
+        out.append(arr + 8 * i)
+        sp = word(arr + 8 * i)
+        if sp:
+            out.extend(sp + k for k in range(0, mspan_size, 8))
+    print("\n".join("0x%x" % a for a in out))
+
+
 def main():
+    if sys.argv[1] == "--spanwords":
+        return spanwords(sys.argv[2], int(sys.argv[3], 0), int(sys.argv[4]))
     if sys.argv[1] == "--pprof-sum":
         return pprof_sum(sys.argv[2])
     if sys.argv[1] == "--patch":
@@ -178,7 +221,7 @@ def main():
             sys.exit("heapdump.py: unknown record tag %d at offset %d" % (tag, pos))
 
     headers = minor >= 22
-    greentea = minor >= 26
+    greentea = minor >= 26 if len(sys.argv) < 4 else sys.argv[3] == "1"
     # pages of one-page spans with reserved tails: is any object there pointerful?
     scanpage = {}
     for addr, size, first, ptrs in objs:

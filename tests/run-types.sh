@@ -19,12 +19,20 @@
 #         largeType, main.ElemT as slices' headers, *main.ChanT as channel buffers) == what the
 #         program made; collapsed's counts and pprof's samples sum to the totals.
 #   - hostile (newest toolchain, default build, from damaged copies of its core): a junk malloc
-#     header is counted by shape with a warning; an absurd allspans length is one error line.
+#     header is counted by shape with a warning; an absurd allspans length is one error line;
+#     60 cores each with one damaged word of the span list or an mspan: exit 0 (rows == totals)
+#     or 1 (one line), never a crash (mutate).
+#   - 1.22+: the shape of main.SmallPtrT (24 B, its pointer word first) read from the span's
+#     heap bits: 'ptrs 24 B 0b100' counts at least the 1000 made.
+#   - go1.25 built with GOEXPERIMENT=greenteagc (the build info says so; the heap bits sit
+#     before the inline mark bits), compared as the default build, live and core.
+#   - arm64 (the oldest and the newest toolchain): typesprog under qemu-aarch64-static, SIGABRT,
+#     qemu's core compared as above (arm64).
 #   - the gdb command on the newest toolchain's core (in_gdb): totals == MemStats.
 #   - the snapshot under allocation (go1.22 and the newest): typesprog -churn changes spans of
 #     HdrT's size class while go-heap reads it; 5 reads, each stopped briefly to re-read what
 #     changed: the typed counts stay exact, the rows add up to the totals (churn).
-# Not yet: Green Tea under GOEXPERIMENT on 1.25, unswept snapshots, arm64 cores.
+# Not yet: unswept snapshots (right after an automatic GC).
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -123,6 +131,10 @@ compare() {
 		known="$known $t=$got"
 		[ "$n" = "$got" ] || bad="$bad $t: $got (made $n)"
 	done
+	# main.SmallPtrT {p; a, b}: 24 B, pointer word first, from the span's heap bits
+	got=$(awk -F'\t' '$4 == "ptrs 24 B 0b100" {s += $1} END {print s + 0}' "$d/$kind.text.out")
+	known="$known, shape 'ptrs 24 B 0b100'=$got"
+	[ "$got" -ge 1000 ] || bad="$bad shape 'ptrs 24 B 0b100': $got (SmallPtrT: 1000 made)"
 	if [ -z "$bad" ]; then
 		gh_pass "$tag: $kind: typed counts ==$known, as typesprog made them"
 	else
@@ -138,7 +150,7 @@ hostile() {
 	local core=$1 exe=$2 h mheap
 	h=$(awk '$4 == "h" {print $1; exit}' "$d/core.objects.out")
 	cp "$core" "$d/bad.core"
-	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" "$h" 0d0c0b0a09080700
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" "$h" 0d0c0b0a09080700 >/dev/null
 	run bad1 -p types -f text "$d/bad.core" "$exe"
 	if [ "$rc" = 0 ] && grep -q "^# warning: 1 objects have a header or largeType that is no type" "$d/bad1.out" &&
 		grep -q 'implausible header' "$d/bad1.out"; then
@@ -151,7 +163,7 @@ hostile() {
 	# mheap_.allspans {ptr, len, cap} at the row's offset (65864 from go1.21)
 	mheap=$(nm "$exe" | awk '$3 == "runtime.mheap_" {print $1}')
 	cp "$core" "$d/bad.core"
-	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" $((0x$mheap + 65864 + 8)) ffffffffffff0000
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" $((0x$mheap + 65864 + 8)) ffffffffffff0000 >/dev/null
 	run bad2 -p types "$d/bad.core" "$exe"
 	if [ "$rc" = 1 ] && grep -q 'mheap_.allspans .* is not a span list' "$d/bad2.err"; then
 		gh_pass "$tag: hostile core: an absurd allspans length is one error line"
@@ -160,6 +172,54 @@ hostile() {
 		gh_show "$d/bad2.err" 3
 	fi
 	rm -f "$d/bad.core"
+	mutate "$core" "$exe" "$mheap"
+}
+
+# mutate CORE EXE MHEAP: GOHEAP_TYPES_MUTATE (default 60) damaged copies of the core, each with
+# one word the span walker reads (allspans' header or array, an mspan's fields; random.Random
+# (4242)) set to 0, all-ones, a large value or a bit flip: go-heap -p types -f text exits 0 or
+# 1 (never a signal or a timeout), 1 with one line on stderr; 0 with rows that add up to its
+# totals.
+mutate() {
+	local core=$1 exe=$2 mheap=$3 n=${GOHEAP_TYPES_MUTATE:-60} addr val old e0=0 e1=0 ew=0 bad=
+	python3 "$GH_TESTS/heapdump.py" --spanwords "$core" $((0x$mheap + 65864)) 160 >"$d/words" ||
+		{ gh_fail "$tag: mutate: cannot list the span words"; return; }
+	python3 - "$d/words" "$n" >"$d/cases" <<'PY'
+import random, sys
+words = open(sys.argv[1]).read().split()
+r = random.Random(4242)
+for _ in range(int(sys.argv[2])):
+    a = int(r.choice(words), 16)
+    v = r.choice(["0000000000000000", "ffffffffffffffff", "0000000000010000",
+                  "%016x" % (1 << r.randrange(64))])
+    print("0x%x %s" % (a, bytes.fromhex(v)[::-1].hex()))
+PY
+	cp "$core" "$d/mut.core"
+	while read -r addr val; do
+		# damaged in place, restored after the run
+		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
+		run mut -p types -f text "$d/mut.core" "$exe"
+		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
+		case $rc in
+		0)
+			e0=$((e0 + 1))
+			grep -q '^# warning' "$d/mut.out" && ew=$((ew + 1))
+			sum=$(awk -F'\t' '$1 ~ /^[0-9]+$/ {o += $1; b += $2} END {print o + 0, b + 0}' "$d/mut.out")
+			tot=$(sed -n 's/^# objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/mut.out")
+			[ "$sum" = "$tot" ] || bad="$bad $addr=$val: rows $sum, totals $tot;" ;;
+		1)
+			e1=$((e1 + 1))
+			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr=$val: $(wc -l <"$d/mut.err") stderr lines;" ;;
+		*)
+			bad="$bad $addr=$val: exit $rc;" ;;
+		esac
+	done <"$d/cases"
+	rm -f "$d/mut.core"
+	if [ -z "$bad" ]; then
+		gh_pass "$tag: mutate: $n damaged span words: $e0 read ($ew with a warning), $e1 one error line, no crash"
+	else
+		gh_fail "$tag: mutate:$(echo "$bad" | cut -c1-300)"
+	fi
 }
 
 # churn GONAME GOROOT: typesprog -churn allocates and drops objects of HdrT's size class (and
@@ -222,6 +282,94 @@ in_gdb() {
 	fi
 }
 
+# arm64 GONAME GOROOT: typesprog built for GOARCH=arm64, run under qemu-aarch64-static with
+# GOTRACEBACK=crash; once READY (its dump written) SIGABRT makes qemu write the guest's core
+# (qemu_*.core, as tests/run-goroutine.sh does): compare core == its heap dump and MemStats.
+arm64() {
+	local goname=$1 root=$2 dir want src="$top_srcdir/tests/go/typesprog/main.go" qpid t core
+	minor=${goname#go1.}
+	tag="$goname/arm64-default/qemu"
+	d="$GH_TMP/$goname-arm64"
+	mkdir -p "$d/run"
+	if ! command -v qemu-aarch64-static >/dev/null 2>&1; then
+		gh_skip "$tag: qemu-aarch64-static not installed (qemu-user-static, scripts/install-deps.sh)"
+		return
+	elif [ "$(ulimit -H -c)" = 0 ]; then
+		gh_skip "$tag: core dumps are disabled (ulimit -c hard limit 0)"
+		return
+	fi
+	dir="$GH_CACHE/build/typesprog-$goname-arm64"
+	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo arm64; } | sha256sum | cut -d' ' -f1)
+	if [ ! -x "$dir/typesprog" ] || [ "$(cat "$dir/stamp" 2>/dev/null)" != "$want" ]; then
+		mkdir -p "$dir"
+		if ! (cd "$(dirname "$src")" && env GOROOT="$root" GOCACHE="$GH_CACHE/gocache-$goname-arm64" \
+			GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
+			GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
+			"$root/bin/go" build -o "$dir/typesprog" main.go) >"$d/build.log" 2>&1; then
+			gh_fail "$tag: build typesprog for GOARCH=arm64"
+			gh_show "$d/build.log" 10
+			return
+		fi
+		echo "$want" >"$dir/stamp"
+	fi
+	( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"; cd "$d/run" &&
+		GOTRACEBACK=crash exec qemu-aarch64-static "$dir/typesprog" "$d/heap.dump" \
+		>"$d/run.out" 2>"$d/run.err" </dev/null ) &
+	qpid=$!
+	GH_PIDS+=("$qpid")
+	for ((t = 0; t < 2400; t++)); do
+		grep -q '^READY' "$d/run.out" 2>/dev/null && break
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q '^READY' "$d/run.out"; then
+		gh_fail "$tag: typesprog (arm64, qemu) not READY: $(tail -n 3 "$d/run.err" | tr '\n' ' ')"
+		gh_stop "$qpid"
+		return
+	fi
+	kill -ABRT "$qpid"
+	for ((t = 0; t < 600; t++)); do
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	{ wait "$qpid"; } 2>/dev/null   # reaped here: no "Aborted (core dumped)" line
+	gh_stop "$qpid"
+	core=$(ls -t "$d/run"/qemu_*.core 2>/dev/null | head -n 1)
+	if [ -z "$core" ] || [ ! -s "$core" ]; then
+		gh_fail "$tag: qemu wrote no qemu_*.core after SIGABRT"
+		gh_show "$d/run.err" 5
+		return
+	fi
+	if ! python3 "$GH_TESTS/heapdump.py" "$d/heap.dump" "$minor" >"$d/dump.txt" 2>"$d/dump.err"; then
+		gh_fail "$tag: parsing the heap dump"
+		gh_show "$d/dump.err" 5
+	else
+		GH_OUT="$d/run.out" compare core "$core" "$dir/typesprog"
+	fi
+	rm -rf "$d/run" "$d/heap.dump"
+}
+
+# build_exp GONAME GOROOT EXPERIMENT: typesprog built with GOEXPERIMENT=EXPERIMENT (a cache
+# directory of its own); prints its path, or FAILs.
+build_exp() {
+	local goname=$1 root=$2 exp=$3 dir want src="$top_srcdir/tests/go/typesprog/main.go"
+	dir="$GH_CACHE/build/typesprog-$goname-exp-$exp"
+	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo "$exp"; } | sha256sum | cut -d' ' -f1)
+	if [ -x "$dir/typesprog" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
+		echo "$dir/typesprog"
+		return 0
+	fi
+	mkdir -p "$dir"
+	if ! (cd "$(dirname "$src")" && GOEXPERIMENT=$exp gh_go "$root" build -o "$dir/typesprog" \
+		main.go) >"$dir/build.log" 2>&1; then
+		gh_fail "$goname/$exp: build typesprog with GOEXPERIMENT=$exp"
+		gh_show "$dir/build.log" 10
+		return 1
+	fi
+	echo "$want" >"$dir/stamp"
+	echo "$dir/typesprog"
+}
+
 # check GONAME GOROOT VARIANT: typesprog of that build, live and from a core.
 check() {
 	local goname=$1 root=$2 variant=$3 bin pid
@@ -229,14 +377,19 @@ check() {
 	tag="$goname/$variant"
 	d="$GH_TMP/$goname-$variant"
 	mkdir -p "$d"
-	gh_build_or_fail "$tag" typesprog "$goname" "$root" "$variant" || return
-	bin=$GH_BIN
+	if [ "$variant" = greenteagc ]; then
+		bin=$(build_exp "$goname" "$root" greenteagc) || return
+	else
+		gh_build_or_fail "$tag" typesprog "$goname" "$root" "$variant" || return
+		bin=$GH_BIN
+	fi
 	if ! gh_start "$bin" "$d/heap.dump" 2>"$d/start.err"; then
 		gh_fail "$tag: typesprog: $(cat "$d/start.err")"
 		return
 	fi
 	pid=$GH_PID
-	if ! python3 "$GH_TESTS/heapdump.py" "$d/heap.dump" "$minor" >"$d/dump.txt" 2>"$d/dump.err"; then
+	if ! python3 "$GH_TESTS/heapdump.py" "$d/heap.dump" "$minor" ${GT:+"$GT"} >"$d/dump.txt" \
+		2>"$d/dump.err"; then
 		gh_fail "$tag: parsing the heap dump"
 		gh_show "$d/dump.err" 5
 		gh_stop "$pid"
@@ -278,6 +431,15 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	for variant in default stripped; do
 		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
 	done
+	# go1.25 with GOEXPERIMENT=greenteagc: Green Tea's inline mark bits before the heap bits
+	# (the release's default is off; the build info says it is on)
+	if [ "${GH_GO_NAMES[$i]}" = go1.25 ]; then
+		GT=1 check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" greenteagc
+	fi
+	# arm64 (qemu cores): the oldest and the newest toolchain
+	if [ "$i" = 0 ] || [ "$i" = "$last" ]; then
+		arm64 "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}"
+	fi
 	# the snapshot under allocation: the first toolchain with headers and the newest
 	case ${GH_GO_NAMES[$i]} in
 	go1.22) churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;

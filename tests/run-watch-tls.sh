@@ -25,7 +25,8 @@
 #     with a wrong password, no client certificate, an expired one are down and go-heap's log says
 #     why;
 #   - valgrind memcheck on the TLS path (handshakes good and bad, 401, SIGTERM): no errors, nothing
-#     definitely lost.
+#     definitely lost; in the sanitizer build (--enable-sanitizers) valgrind is skipped and every
+#     exporter's log is checked for ASan/UBSan/LeakSanitizer reports instead.
 # Everything listens on 127.0.0.1; every wait is bounded.
 # Environment: as tests/run-watch.sh.  Output: PASS:/FAIL:/SKIP: lines, then the counts.
 set -u
@@ -605,8 +606,12 @@ EOF
 fi
 
 # ---- valgrind on the TLS path ------------------------------------------------------------------
+ASAN=0
+ldd "$GH_GOHEAP" 2>/dev/null | grep -q libasan && ASAN=1
 if ! command -v valgrind >/dev/null 2>&1; then
 	gh_skip "valgrind: not installed (scripts/install-deps.sh)"
+elif [ "$ASAN" = 1 ]; then
+	gh_skip "valgrind: this is the sanitizer build (valgrind cannot run it; ASan and UBSan watch every exporter above instead)"
 else
 	VG="$top_builddir/src/.libs/go-heap"
 	[ -x "$VG" ] || VG=$GH_GOHEAP
@@ -639,6 +644,21 @@ else
 	else
 		gh_fail "valgrind: go-heap watch did not listen within 60 s"
 		gh_show "$d/vg.err" 10
+	fi
+fi
+
+# ---- the sanitizer build: no report from any exporter (all were stopped with SIGTERM, so
+# LeakSanitizer ran at their exit) ----------------------------------------------------------------
+if [ "$ASAN" = 1 ]; then
+	for p in "${GH_PIDS[@]+"${GH_PIDS[@]}"}"; do
+		[ "$p" = "$W1" ] || gh_stop "$p"
+	done
+	n=$(ls "$d"/*.err | wc -l)
+	if grep -lE 'Sanitizer|runtime error:' "$d"/*.err >"$d/san.list" 2>/dev/null; then
+		gh_fail "sanitizers: reports in $(tr '\n' ' ' <"$d/san.list")"
+		grep -hE -A5 'ERROR: |runtime error:' "$d"/*.err | head -n 20 | sed 's/^/    | /'
+	else
+		gh_pass "sanitizers: ASan + UBSan (+ LeakSanitizer at exit): no report in the $n exporter and client logs"
 	fi
 fi
 gh_summary

@@ -38,13 +38,22 @@
  * swaps allocBits and moves sweepgen) and what it counted there, as runs
  * of one row; while the target is stopped a span that changed has its
  * runs taken back and is walked again.
- */
+ *
+ * The span's fields, as the row places them: */
+typedef struct span {
+	uint64_t addr, base, npages, nelems, freeindex, scanidx, allocbits,
+		 elemsize, largetype;
+	uint32_t sweepgen;
+	uint16_t alloccount;
+	uint8_t spanclass, sizeclass, noscan, state;
+} span;
+
+/* A span as the running read saw it, and its counts (runs). */
 typedef struct srec {
-	uint64_t span, base, allocbits, largetype, freeindex, scanidx,
-		 elemsize;
-	uint32_t sweepgen, runs, nruns;
-	uint16_t alloccount, claimed;
-	uint8_t state, spanclass, bad, unswept;
+	span sp;
+	uint32_t runs, nruns;
+	uint16_t claimed;
+	uint8_t bad, unswept;   /* bad: 1 implausible, 2 no span there */
 } srec;
 
 typedef struct srun {
@@ -58,9 +67,10 @@ typedef struct hw {
 	gh_mem *m;
 	const gh_rtlayout *l;
 	uint32_t mh_sweepgen;
+	int greentea;             /* Green Tea's inline mark bits: heap_bits */
 	/* the snapshot (NULL rec: not recording) */
 	srec *recs, *cur;
-	size_t nrecs, caprecs;
+	size_t nrecs;
 	srun *runs;
 	size_t nruns, capruns;
 } hw;
@@ -295,13 +305,13 @@ foreign:
 
 /* ---- the walk ---------------------------------------------------------- */
 
-static int bad_span(hw *w, uint64_t span, const char *why)
+static int bad_span(hw *w, uint64_t addr, const char *why)
 {
 	gh_types *t = w->t;
 
 	if (t->bad_spans++ == 0)
 		snprintf(t->first_bad, sizeof(t->first_bad), "span 0x%llx: %s",
-			 (unsigned long long)span, why);
+			 (unsigned long long)addr, why);
 	if (t->bad_spans > GH_TYPES_MAX_BAD &&
 	    t->bad_spans > t->spans_inuse / 2)
 		return gh_errf(&w->s->err, GOHEAP_ECORRUPT, "the heap's span "
@@ -361,14 +371,6 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 	return 0;
 }
 
-/* The span's fields, as the row places them. */
-typedef struct span {
-	uint64_t addr, base, npages, nelems, freeindex, scanidx, allocbits,
-		 elemsize, largetype;
-	uint32_t sweepgen;
-	unsigned sizeclass, noscan, state;
-} span;
-
 static void span_decode(const hw *w, const unsigned char *b, span *sp)
 {
 	const gh_rtlayout *l = w->l;
@@ -382,6 +384,8 @@ static void span_decode(const hw *w, const unsigned char *b, span *sp)
 	sp->allocbits = gh_load(b + l->ms_allocbits, 8, big);
 	sp->elemsize = gh_load(b + l->ms_elemsize, 8, big);
 	sp->sweepgen = (uint32_t)gh_load(b + l->ms_sweepgen, 4, big);
+	sp->alloccount = (uint16_t)gh_load(b + l->ms_alloccount, 2, big);
+	sp->spanclass = b[l->ms_spanclass];
 	sp->sizeclass = b[l->ms_spanclass] >> 1;
 	sp->noscan = b[l->ms_spanclass] & 1;
 	sp->state = b[l->ms_state];
@@ -430,7 +434,7 @@ static int heap_bits(hw *w, const span *sp, unsigned char *bits,
 	uint64_t size = sp->npages * GH_PAGE, bsize = size / 8 / 8,
 		 at = sp->base + size - bsize;
 
-	if (w->l->heap_greentea && sp->elemsize >= 16)
+	if (w->greentea && sp->elemsize >= 16)
 		at -= 128;
 	if (bsize > 1024)
 		return -1;
@@ -455,30 +459,12 @@ static uint64_t slot_mask(const unsigned char *bits, size_t nbits,
 	return m;
 }
 
-/* The fields the snapshot compares, from the mspan bytes b. */
-static void rec_fill(const hw *w, srec *r, uint64_t addr,
-		     const unsigned char *b)
+/* Whether a span's fields are still those recorded (the fields mallocgc
+ * and the sweeper change among them). */
+static int rec_same(const span *a, const span *b)
 {
-	const gh_rtlayout *l = w->l;
-	int big = w->m->big_endian;
-
-	r->span = addr;
-	r->base = gh_load(b + l->ms_startaddr, 8, big);
-	r->allocbits = gh_load(b + l->ms_allocbits, 8, big);
-	r->largetype = l->ms_largetype != 0 ?
-		       gh_load(b + l->ms_largetype, 8, big) : 0;
-	r->freeindex = gh_load(b + l->ms_freeindex, l->ms_idx_size, big);
-	r->scanidx = gh_load(b + l->ms_freeidxscan, l->ms_idx_size, big);
-	r->elemsize = gh_load(b + l->ms_elemsize, 8, big);
-	r->sweepgen = (uint32_t)gh_load(b + l->ms_sweepgen, 4, big);
-	r->alloccount = (uint16_t)gh_load(b + l->ms_alloccount, 2, big);
-	r->state = b[l->ms_state];
-	r->spanclass = b[l->ms_spanclass];
-}
-
-static int rec_same(const srec *a, const srec *b)
-{
-	return a->span == b->span && a->base == b->base &&
+	return a->addr == b->addr && a->base == b->base &&
+	       a->npages == b->npages && a->nelems == b->nelems &&
 	       a->allocbits == b->allocbits && a->largetype == b->largetype &&
 	       a->freeindex == b->freeindex && a->scanidx == b->scanidx &&
 	       a->elemsize == b->elemsize && a->sweepgen == b->sweepgen &&
@@ -492,7 +478,7 @@ static void rec_undo(hw *w, const srec *r)
 	gh_types *t = w->t;
 	uint32_t i;
 
-	if (r->state != GH_SPAN_INUSE)
+	if (r->sp.state != GH_SPAN_INUSE)
 		return;
 	t->spans_inuse--;
 	if (r->bad == 1) {
@@ -505,7 +491,7 @@ static void rec_undo(hw *w, const srec *r)
 	for (i = 0; i < r->nruns; i++) {
 		const srun *u = &w->runs[r->runs + i];
 		gh_tentry *e = &t->e[u->entry];
-		uint64_t bytes = (uint64_t)u->n * r->elemsize;
+		uint64_t bytes = (uint64_t)u->n * r->sp.elemsize;
 
 		e->objects -= u->n;
 		e->bytes -= bytes;
@@ -526,7 +512,7 @@ static void rec_undo(hw *w, const srec *r)
 	}
 }
 
-static int walk_span(hw *w, uint64_t addr, const unsigned char *b)
+static int walk_span(hw *w, const span *spp)
 {
 	const gh_rtlayout *l = w->l;
 	gh_types *t = w->t;
@@ -534,17 +520,13 @@ static int walk_span(hw *w, uint64_t addr, const unsigned char *b)
 	size_t nhbits = 0;
 	int have_hbits = -1, unswept;
 	const char *why;
-	uint64_t i, hdr;
-	span sp;
+	uint64_t i, hdr, addr = spp->addr;
+	span sp = *spp;
 	int rc;
 
-	span_decode(w, b, &sp);
-	if (w->cur != NULL)
-		rec_fill(w, w->cur, addr, b);
 	if (sp.state != GH_SPAN_INUSE)
 		return 0;
 	t->spans_inuse++;
-	sp.addr = addr;
 	why = span_check(w, &sp);
 	if (why != NULL) {
 		if (w->cur != NULL)
@@ -633,6 +615,44 @@ static int walk_span(hw *w, uint64_t addr, const unsigned char *b)
 	return 0;
 }
 
+/*
+ * Green Tea: the release's default, or what the binary was built with:
+ * its build info's "GOEXPERIMENT=" setting (debug/buildinfo), greenteagc
+ * (1.25) or nogreenteagc (1.26+).
+ */
+static int find_greentea(const hw *w)
+{
+	static const char key[] = "GOEXPERIMENT=";
+	const gh_section *sec = gh_exe_section(w->s->exe, ".go.buildinfo");
+	const char *b, *end, *p, *q;
+	int gt = w->l->heap_greentea;
+
+	if (!w->l->heap_headers || sec == NULL || sec->data == NULL ||
+	    sec->size > (1u << 20))
+		return gt;
+	b = (const char *)sec->data;
+	end = b + sec->size;
+	for (p = b; p + sizeof(key) - 1 <= end; p++) {
+		if (memcmp(p, key, sizeof(key) - 1) != 0)
+			continue;
+		for (p += sizeof(key) - 1; p < end && *p != '\n' &&
+		     *p != '\0'; p = q + (q < end && *q == ',')) {
+			for (q = p; q < end && *q != ',' && *q != '\n' &&
+			     *q != '\0'; q++)
+				;
+			if (q - p == 10 && memcmp(p, "greenteagc", 10) == 0)
+				gt = 1;
+			else if (q - p == 12 &&
+				 memcmp(p, "nogreenteagc", 12) == 0)
+				gt = 0;
+			if (q == p)
+				break;
+		}
+		break;
+	}
+	return gt;
+}
+
 /* The module's types section, [types, etypes) of firstmoduledata. */
 static void find_types(hw *w)
 {
@@ -690,15 +710,15 @@ static void rec_reswept(hw *w, srec *r)
 	uint64_t n = 0, bytes = 0;
 	uint32_t i;
 
-	if (r->state != GH_SPAN_INUSE || r->bad)
+	if (r->sp.state != GH_SPAN_INUSE || r->bad)
 		return;
-	now = r->sweepgen == w->mh_sweepgen - 2 ||
-	      r->sweepgen == w->mh_sweepgen + 1;
+	now = r->sp.sweepgen == w->mh_sweepgen - 2 ||
+	      r->sp.sweepgen == w->mh_sweepgen + 1;
 	if (now == r->unswept)
 		return;
 	for (i = 0; i < r->nruns; i++) {
 		n += w->runs[r->runs + i].n;
-		bytes += (uint64_t)w->runs[r->runs + i].n * r->elemsize;
+		bytes += (uint64_t)w->runs[r->runs + i].n * r->sp.elemsize;
 	}
 	if (now) {
 		t->unswept_spans++;
@@ -724,6 +744,7 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 	gh_types *t = w->t;
 	uint64_t arr, len, i, chunk[512];
 	unsigned char sb[256];
+	size_t k;
 	int rc;
 
 	rc = read_mheap(w, mheap, &arr, &len);
@@ -751,7 +772,7 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 						  &chunk[j], 8);
 			srec *r = mode != 0 && i + j < w->nrecs ?
 				  &w->recs[i + j] : NULL;
-			srec now;
+			span now;
 
 			if (sp == 0 || sp % 8 != 0 ||
 			    gh_mem_read(w->m, sp, sb, l->ms_size,
@@ -770,11 +791,14 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 					return rc;
 				continue;
 			}
-			w->cur = NULL;
+			span_decode(w, sb, &now);
+			now.addr = sp;
+			if (mode == 1) {
+				r->sp = now;    /* walked below */
+				continue;
+			}
 			if (mode == 2 && r != NULL) {
-				memset(&now, 0, sizeof(now));
-				rec_fill(w, &now, sp, sb);
-				if (r->bad != 2 && rec_same(r, &now)) {
+				if (r->bad != 2 && rec_same(&r->sp, &now)) {
 					rec_reswept(w, r);
 					continue;
 				}
@@ -785,18 +809,36 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 				w->p->gor_rewalked++;
 			} else if (mode == 2) {
 				w->p->gor_rewalked++;   /* new since */
-			} else if (mode == 1) {
-				w->cur = r;
-				r->runs = (uint32_t)w->nruns;
 			}
-			rc = walk_span(w, sp, sb);
-			w->cur = NULL;
+			rc = walk_span(w, &now);
 			if (rc != 0)
 				return rc;
 		}
 	}
 	if (mode == 2)
 		w->p->gor_checked = len;
+	if (mode != 1)
+		return 0;
+	/*
+	 * The running read: every span's fields first, then, the cache
+	 * emptied, its bits and objects, so that none of what was counted
+	 * is older than the fields the stop compares (a cached block of
+	 * allocBits from before a sweep, under fields from after it, would
+	 * lose objects the stop could not see change).
+	 */
+	gh_mem_invalidate(w->m);
+	for (k = 0; k < w->nrecs; k++) {
+		srec *r = &w->recs[k];
+
+		if (r->bad == 2)
+			continue;
+		w->cur = r;
+		r->runs = (uint32_t)w->nruns;
+		rc = walk_span(w, &r->sp);
+		w->cur = NULL;
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -882,6 +924,7 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	w.t = t;
 	w.m = &s->mem;
 	w.l = l;
+	w.greentea = find_greentea(&w);
 	find_types(&w);
 	/* a live target is read running, then stopped to re-read the spans
 	 * that changed (as the goroutine snapshot does); -f objects lists

@@ -451,6 +451,15 @@ int gh_watch_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "go-heap watch: listening on %s\n", desc);
+	/* Profiles, labels and tracebacks to whoever can connect: say so
+	 * when that is more than this host (issue 26). */
+	if (w.web == NULL && strncmp(desc, "127.", 4) != 0 &&
+	    strncmp(desc, "[::1]:", 6) != 0)
+		fprintf(stderr, "go-heap watch: warning: %s is reachable from "
+			"other hosts and serves heap profiles, labels and "
+			"goroutine tracebacks without authentication: give "
+			"--web.config.file (TLS, basic auth; doc/watch.md) or "
+			"keep the port behind a network policy\n", desc);
 	run(&w);
 	wh_close(w.http);       /* drops the deferred requests' profiles */
 	wtls_free(w.web);

@@ -551,9 +551,12 @@ static void impl_describe(const wtls_impl *t, char *buf, size_t len)
 			      "user%s", c->nusers ? "" : "off, ", c->nusers,
 			      c->nusers == 1 ? "" : "s");
 	if (n >= 0 && (size_t)n < len && c->rate_interval > 0)
-		snprintf(buf + n, len - (size_t)n, "; rate limit: one request "
-			 "every %gs, burst %ld", c->rate_interval,
-			 c->rate_burst);
+		n += snprintf(buf + n, len - (size_t)n, "; rate limit: one "
+			      "request every %gs, burst %ld", c->rate_interval,
+			      c->rate_burst);
+	if (n >= 0 && (size_t)n < len && c->nusers > 0 && !c->tls)
+		snprintf(buf + n, len - (size_t)n, " (warning: without TLS the "
+			 "passwords cross the network in clear text)");
 }
 
 static const char *impl_headers(const wtls_impl *t)

@@ -21,6 +21,10 @@
 #include "watch_tls.h"
 #include "watch_tls_impl.h"
 
+#ifndef GH_PKGLIBDIR          /* Makefile.am gives $(pkglibdir) */
+#define GH_PKGLIBDIR "/usr/local/lib/go-heap"
+#endif
+
 struct wtls {
 	void *dl;
 	const wtls_ops *ops;

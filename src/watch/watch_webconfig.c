@@ -14,7 +14,7 @@
  * CurveP256/384/521, X25519), so that watch_tls.c only applies them.
  *
  * Basic auth as the toolkit's webHandler: "Basic" credentials, bcrypt
- * checked (crypt_r, its output compared with the stored hash in constant
+ * checked (crypt_rn, its output compared with the stored hash in constant
  * time), an unknown user checked against a real hash all the same (no
  * timing difference), results cached by a SHA-256 of user, hash and
  * password.  One addition: uncached checks draw on a token bucket, so a
@@ -1033,7 +1033,11 @@ int wc_auth_check(wc_auth *a, const wc_config *c, const char *authz,
 	}
 	/* An unknown user costs a bcrypt all the same (the first user's
 	 * hash), so that timing does not tell which users exist. */
-	res = crypt_r(pass, hash ? hash : c->users[0].hash, &a->cd);
+	/* crypt_rn, not crypt_r: NULL on failure rather than a "*0" hash,
+	 * and no sanitizer interceptor (ASan's crypt_r calls a NULL
+	 * pointer when libcrypt came with a dlopen'ed module, as here) */
+	res = crypt_rn(pass, hash ? hash : c->users[0].hash, &a->cd,
+		       (int)sizeof(a->cd));
 	ok = hash != NULL && res != NULL && res[0] != '*' &&
 	     strlen(res) == strlen(hash) &&
 	     CRYPTO_memcmp(res, hash, strlen(hash)) == 0;

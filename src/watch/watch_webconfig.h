@@ -3,7 +3,7 @@
  * exporter-toolkit's web configuration (docs/web-configuration.md of
  * prometheus/exporter-toolkit), read with libyaml into a plain struct and
  * validated; and the checks it configures that are not TLS: basic auth
- * (bcrypt through libxcrypt's crypt_r) and the rate limit's token bucket
+ * (bcrypt through libxcrypt's crypt_rn) and the rate limit's token bucket
  * (src/watch_webconfig.c, doc/watch.md).  No OpenSSL here: the TLS side
  * of the struct is applied by src/watch_tls.c.
  */
@@ -74,7 +74,7 @@ void wc_free(wc_config *c);
  * loop is single-threaded: the toolkit caches them too) and a budget of
  * uncached bcrypt checks (a token bucket of WC_BCRYPT_PER_S per second,
  * burst WC_BCRYPT_BURST), so that guessing passwords cannot take the
- * loop from the scrapes.  Its crypt_r work area is its own (~32 KiB).
+ * loop from the scrapes.  Its crypt_rn work area is its own (~32 KiB).
  */
 enum { WC_BCRYPT_PER_S = 5, WC_BCRYPT_BURST = 10, WC_AUTH_CACHE = 64 };
 typedef struct wc_auth wc_auth;

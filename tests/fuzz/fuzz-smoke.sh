@@ -18,6 +18,10 @@ set -u
 CC=${FUZZ_CC:-clang}
 secs=${FUZZ_SECONDS:-12}
 harnesses=${FUZZ_HARNESSES:-exe core sym walk pprof gor}
+# fuzz_webconfig, fuzz_tlsframe: when the build has --web.config.file (OpenSSL, libyaml, libxcrypt)
+if [ -z "${FUZZ_HARNESSES:-}" ] && grep -q 'define HAVE_WEBCONFIG 1' "$top_builddir/config.h" 2>/dev/null; then
+	harnesses="$harnesses webconfig tlsframe"
+fi
 out="$top_builddir/tests/fuzz"
 obj="$out/obj"
 cache=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}

@@ -23,6 +23,39 @@ here=$(cd "$(dirname "$0")" && pwd)
 seeds="$GH_CACHE/fuzz/seeds"
 mkdir -p "$seeds"/{exe,sym,core,walk,pprof} || exit 1
 
+# webconfig: web configuration files (the toolkit's keys, good and bad), one with credentials
+mkdir -p "$seeds/webconfig" || exit 1
+printf '%s\n' 'tls_server_config:' '  cert_file: server.crt' '  key_file: server.key' \
+	'  client_auth_type: RequireAndVerifyClientCert' '  client_ca_file: ca.crt' '  min_version: TLS13' \
+	'  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]' '  curve_preferences: [X25519]' \
+	'http_server_config:' '  http2: false' '  headers:' '    X-Frame-Options: deny' \
+	'rate_limit:' '  interval: 1m30s' '  burst: 3' >"$seeds/webconfig/tls.yml"
+printf '%s\n' '#A Basic YWxpY2U6czNjcmV0' 'basic_auth_users:' \
+	"  alice: '\$2y\$04\$cbv0PCqVAs0pbL6kyi93M.nyQOucvs1k4GMY5IYImgorIKRRqwZV6'" \
+	"  bob: \"\$2b\$04\$cbv0PCqVAs0pbL6kyi93M.nyQOucvs1k4GMY5IYImgorIKRRqwZV6\"" >"$seeds/webconfig/auth.yml"
+printf '%s\n' 'tls_server_config: &a' '  cert: |' '    -----BEGIN CERTIFICATE-----' '    x' \
+	'  key: "k"' '  client_allowed_sans: [a, "b"]' 'x: *a' >"$seeds/webconfig/anchor.yml"
+# tlsframe: what clients send first: ClientHellos (TLS 1.2 only, TLS 1.3) from python3's ssl,
+# the same cut in half, and plain HTTP
+mkdir -p "$seeds/tlsframe" || exit 1
+python3 - "$seeds/tlsframe" <<'PY' || echo "seeds: no ClientHello seeds (python3 ssl)" >&2
+import ssl, sys
+for name, v in (("hello12", ssl.TLSVersion.TLSv1_2), ("hello13", ssl.TLSVersion.TLSv1_3)):
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    c.check_hostname, c.verify_mode = False, ssl.CERT_NONE
+    c.maximum_version = v
+    i, o = ssl.MemoryBIO(), ssl.MemoryBIO()
+    s = c.wrap_bio(i, o, server_hostname="go-heap")
+    try:
+        s.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    h = o.read()
+    open("%s/%s" % (sys.argv[1], name), "wb").write(h)
+    open("%s/%s-half" % (sys.argv[1], name), "wb").write(h[:len(h) // 2])
+open("%s/http" % sys.argv[1], "wb").write(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+PY
+
 gh_toolchains >/dev/null
 names=() roots=()
 for i in "${!GH_GO_NAMES[@]}"; do
