@@ -173,7 +173,7 @@ static void test_watch(void **state)
 		       "--target-budget", "2m", "--go-heap-profiler=force",
 		       "--output-dir", "/tmp/x", "--output-max-bytes=1000",
 		       "-v", "-v", "--web.config.file", "/etc/web.yml", "12",
-		       "34", "--", "56" };
+		       "34", "--endpoints=metrics,tracebacks", "--", "56" };
 	char *dflt[] = { "watch" };
 	char *bad[][2] = {
 		{ "watch", "--interval=abc" }, { "watch", "--interval=0" },
@@ -183,8 +183,11 @@ static void test_watch(void **state)
 		{ "watch", "--output-max-bytes=-1" }, { "watch", "--listen" },
 		{ "watch", "--verbose=2" }, { "watch", "--web.config.file" },
 		{ "watch", "--web-config-file=x" },
+		{ "watch", "--endpoints=pprof" }, { "watch", "--endpoints=" },
+		{ "watch", "--endpoints=metrics," },
 	};
-	static const char *const names[] = { "--go-heap-profiler", "--help",
+	static const char *const names[] = { "--endpoints",
+		"--go-heap-profiler", "--help",
 		"--interval", "--listen", "--output-dir", "--output-max-bytes",
 		"--target-budget", "--verbose", "--web.config.file" };
 	char err[256], buf[4096];
@@ -192,7 +195,8 @@ static void test_watch(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(gh_watch_parse(&w, 18, ok, 1, err, sizeof(err)), 0);
+	assert_int_equal(gh_watch_parse(&w, 19, ok, 1, err, sizeof(err)), 0);
+	assert_int_equal(w.endpoints, GH_EP_METRICS | GH_EP_TRACEBACKS);
 	assert_string_equal(w.listen, "127.0.0.1:0");
 	assert_true(w.interval == 0.5);
 	assert_true(w.budget == 120);
@@ -212,6 +216,7 @@ static void test_watch(void **state)
 	assert_null(w.outdir);
 	assert_null(w.webconfig);
 	assert_int_equal(w.npids, 0);
+	assert_int_equal(w.endpoints, -1);   /* decided by the listener */
 	gh_watch_opts_free(&w);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(gh_watch_parse(&w, 2, bad[i], 1, err,

@@ -43,6 +43,7 @@ enum opt_id {
 	OPT_W_OUTPUT_MAX,
 	OPT_W_BUDGET,
 	OPT_W_WEB_CONFIG,
+	OPT_W_ENDPOINTS,
 };
 
 struct opt_def {
@@ -106,6 +107,13 @@ static const struct opt_def opts[] = {
 
 /* go-heap watch's table, parsed by the same engine. */
 static const struct opt_def watch_opts[] = {
+	{ "endpoints", 0, ARG_REQUIRED, OPT_W_ENDPOINTS, "LIST",
+	  "what is served: metrics, profiles (heap, allocs,\n"
+	  "block, mutex, types), goroutines, tracebacks\n"
+	  "(?debug=2: argument words), comma-separated, or\n"
+	  "all; default all on a loopback address or with\n"
+	  "authentication (--web.config.file), else metrics",
+	  NULL, 0 },
 	{ "go-heap-profiler", 0, ARG_REQUIRED, OPT_W_PROFILER, "MODE",
 	  "disabled: only list the Go processes;\n"
 	  "enabled (default): read those that profile already;\n"
@@ -486,6 +494,40 @@ static int parse_duration(const char *s, double *out)
 	return 0;
 }
 
+static const char *const ep_names[] = { "metrics", "profiles",
+					"goroutines", "tracebacks" };
+
+/* "metrics,profiles" (or all, none) into GH_EP_* bits: 0, or -1. */
+static int parse_endpoints(const char *val, int *out)
+{
+	const char *p = val, *q;
+	size_t k, n;
+	int mask = 0;
+
+	if (strcmp(val, "all") == 0 || strcmp(val, "none") == 0) {
+		*out = val[0] == 'a' ? GH_EP_ALL : 0;
+		return 0;
+	}
+	while (*p != '\0') {
+		q = strchr(p, ',');
+		n = q != NULL ? (size_t)(q - p) : strlen(p);
+		for (k = 0; k < 4; k++)
+			if (strlen(ep_names[k]) == n &&
+			    strncmp(p, ep_names[k], n) == 0)
+				break;
+		if (k == 4)
+			return -1;
+		mask |= 1 << k;
+		p += n;
+		if (*p == ',' && *++p == '\0')
+			return -1;
+	}
+	if (mask == 0)
+		return -1;
+	*out = mask;
+	return 0;
+}
+
 static int watch_apply(void *out, const struct opt_def *d, const char *val,
 		       char *err, size_t errlen)
 {
@@ -529,6 +571,14 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 	case OPT_W_WEB_CONFIG:
 		w->webconfig = val;
 		break;
+	case OPT_W_ENDPOINTS:
+		if (parse_endpoints(val, &w->endpoints) != 0) {
+			snprintf(err, errlen, "--endpoints: '%s' is not a list "
+				 "of metrics, profiles, goroutines, tracebacks "
+				 "(or all, none)", val);
+			return 2;
+		}
+		break;
 	case OPT_W_OUTPUT_MAX:
 		errno = 0;
 		w->outmax = strtoull(val, &end, 10);
@@ -570,6 +620,21 @@ static int watch_operand(void *out, const char *arg, char *err,
 	return 0;
 }
 
+void gh_watch_endpoints_str(int mask, char *buf, size_t len)
+{
+	size_t k, used = 0;
+
+	buf[0] = '\0';
+	if (mask == GH_EP_ALL || mask == 0) {
+		snprintf(buf, len, "%s", mask ? "all" : "none");
+		return;
+	}
+	for (k = 0; k < 4; k++)
+		if (mask & (1 << k) && used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? "," : "", ep_names[k]);
+}
+
 int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 		   char *err, size_t errlen)
 {
@@ -582,6 +647,7 @@ int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 	w->budget = 2;
 	w->mode = GH_WATCH_ENABLED;
 	w->outmax = 256ULL << 20;
+	w->endpoints = -1;
 	return parse(&p, argc, argv, first, err, errlen);
 }
 

@@ -65,11 +65,25 @@ typedef struct gh_watch_opts {
 	int mode;               /* --go-heap-profiler, enum gh_watch_mode */
 	const char *outdir;     /* --output-dir, NULL = none */
 	const char *webconfig;  /* --web.config.file, NULL = none */
+	int endpoints;          /* --endpoints: GH_EP_* bits; -1 = not given
+	                         * (all on loopback or with authentication,
+	                         * else metrics only) */
 	unsigned long long outmax; /* --output-max-bytes */
 	int *pids;              /* operands (malloc'd; gh_watch_opts_free) */
 	size_t npids;
 	int verbose, help;
 } gh_watch_opts;
+
+/* go-heap watch's endpoint families (--endpoints). */
+enum gh_watch_endpoint {
+	GH_EP_METRICS = 1,      /* /metrics and the process list */
+	GH_EP_PROFILES = 2,     /* /pprof/PID/heap|allocs|block|mutex|types */
+	GH_EP_GOROUTINES = 4,   /* /pprof/PID/goroutine (grouped, ?debug<2) */
+	GH_EP_TRACEBACKS = 8,   /* ?debug=2: tracebacks with argument words */
+	GH_EP_ALL = 15,
+};
+/* "metrics,profiles,..." for the bits of mask (all, none). */
+void gh_watch_endpoints_str(int mask, char *buf, size_t len);
 
 /* As gh_cli_parse, for `go-heap watch` (argv[first..argc)). */
 int gh_watch_parse(gh_watch_opts *out, int argc, char **argv, int first,

@@ -62,6 +62,8 @@ typedef struct watch {
 	wt_fleet *fleet;
 	wh_server *http;
 	wtls *web;                 /* --web.config.file, or NULL */
+	int endpoints;             /* --endpoints (GH_EP_*), -1: the default */
+	int loopback;              /* the listener is 127.0.0.0/8 or ::1 */
 } watch;
 
 /*
@@ -93,7 +95,38 @@ static void on_drop(void *ctx, void *token)
 
 /* Indexed by enum goheap_profile_kind. */
 static const char *const kinds[] = { "heap", "allocs", "block", "mutex",
-				      "goroutine" };
+				      "goroutine", "types" };
+
+/* ---- what is served to whom ------------------------------------------------ */
+
+/*
+ * The endpoint families served now: --endpoints, else all of them on a
+ * loopback listener or when the web configuration in force authenticates
+ * every client, and /metrics only otherwise (the start-up warning says
+ * how to change it).  Asked per request: a reloaded configuration counts.
+ */
+static int served(const watch *w)
+{
+	if (w->endpoints >= 0)
+		return w->endpoints;
+	if (w->loopback || (w->web != NULL && wtls_authenticates(w->web)))
+		return GH_EP_ALL;
+	return GH_EP_METRICS;
+}
+
+/* 0 when the family may be served; else answer 403 and return -1. */
+static int gate(watch *w, wh_conn *c, int family)
+{
+	char on[64], msg[256];
+
+	if (served(w) & family)
+		return 0;
+	gh_watch_endpoints_str(served(w), on, sizeof(on));
+	snprintf(msg, sizeof(msg), "Forbidden: this endpoint is disabled "
+		 "(serving: %s; see go-heap watch --endpoints)\n", on);
+	wh_respond_text(w->http, c, 403, msg);
+	return -1;
+}
 
 /* ---- the pages ---------------------------------------------------------- */
 
@@ -183,14 +216,17 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 		wh_respond_text(w->http, c, 404, "Unknown profile\n");
 		return;
 	}
+	if (wh_query_get(q, "debug", vbuf, sizeof(vbuf)) != NULL &&
+	    parse_long(vbuf, 0, 1000, &debug) != 0)
+		debug = 0;  /* Go: strconv.Atoi error means 0 */
+	if (gate(w, c, kind != GOHEAP_PROFILE_GOROUTINE ? GH_EP_PROFILES :
+		       debug >= 2 ? GH_EP_TRACEBACKS : GH_EP_GOROUTINES) != 0)
+		return;
 	if (w->mode == GH_WATCH_DISABLED) {
 		wh_respond_text(w->http, c, 403, "profiling is disabled "
 				"(--go-heap-profiler=disabled)\n");
 		return;
 	}
-	if (wh_query_get(q, "debug", vbuf, sizeof(vbuf)) != NULL &&
-	    parse_long(vbuf, 0, 1000, &debug) != 0)
-		debug = 0;  /* Go: strconv.Atoi error means 0 */
 	if (wh_query_get(q, "seconds", vbuf, sizeof(vbuf)) != NULL) {
 		if (parse_long(vbuf, -0x7fffffff, 0x7fffffff, &secs) != 0 ||
 		    secs <= 0) {
@@ -203,8 +239,12 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 					"params are incompatible\n");
 			return;
 		}
-		if (kind == GOHEAP_PROFILE_GOROUTINE) {
-			wh_respond_text(w->http, c, 400, "goroutine profiles "
+		if (kind == GOHEAP_PROFILE_GOROUTINE ||
+		    kind == GOHEAP_PROFILE_TYPES) {
+			wh_respond_text(w->http, c, 400, kind ==
+					GOHEAP_PROFILE_TYPES ? "the heap by type "
+					"is not a delta: ask without "
+					"\"seconds\"\n" : "goroutine profiles "
 					"are not deltas: ask without "
 					"\"seconds\"\n");
 			return;
@@ -327,14 +367,17 @@ static void on_request(void *ctx, wh_server *s, wh_conn *c,
 
 	(void)s;
 	if (strcmp(r->path, "/") == 0 || strcmp(r->path, "/pprof") == 0 ||
-	    strcmp(r->path, "/pprof/") == 0)
-		index_page(w, c, r->head);
-	else if (strcmp(r->path, "/metrics") == 0)
-		metrics_page(w, c, r->head);
-	else if (strncmp(r->path, "/pprof/", 7) == 0)
+	    strcmp(r->path, "/pprof/") == 0) {
+		if (gate(w, c, GH_EP_METRICS) == 0)
+			index_page(w, c, r->head);
+	} else if (strcmp(r->path, "/metrics") == 0) {
+		if (gate(w, c, GH_EP_METRICS) == 0)
+			metrics_page(w, c, r->head);
+	} else if (strncmp(r->path, "/pprof/", 7) == 0) {
 		pprof_request(w, c, r->path + 7, r->query, r->head);
-	else
+	} else {
 		wh_respond_text(w->http, c, 404, "404 page not found\n");
+	}
 }
 
 /* ---- the loop ---------------------------------------------------------- */
@@ -397,6 +440,7 @@ int gh_watch_main(int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	w.interval = o.interval;
 	w.mode = o.mode;
+	w.endpoints = o.endpoints;
 	/* The web configuration first: a bad one is a usage error (2),
 	 * before anything is started. */
 	if (o.webconfig != NULL &&
@@ -451,15 +495,26 @@ int gh_watch_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "go-heap watch: listening on %s\n", desc);
-	/* Profiles, labels and tracebacks to whoever can connect: say so
-	 * when that is more than this host (issue 26). */
-	if (w.web == NULL && strncmp(desc, "127.", 4) != 0 &&
-	    strncmp(desc, "[::1]:", 6) != 0)
-		fprintf(stderr, "go-heap watch: warning: %s is reachable from "
-			"other hosts and serves heap profiles, labels and "
-			"goroutine tracebacks without authentication: give "
-			"--web.config.file (TLS, basic auth; doc/watch.md) or "
-			"keep the port behind a network policy\n", desc);
+	w.loopback = strncmp(desc, "127.", 4) == 0 ||
+		     strncmp(desc, "[::1]:", 6) == 0;
+	/* Profiles, labels and tracebacks to whoever can connect: never by
+	 * default, and said when chosen. */
+	if (!w.loopback && !(w.web != NULL && wtls_authenticates(w.web))) {
+		if (w.endpoints < 0)
+			fprintf(stderr, "go-heap watch: warning: %s is "
+				"reachable from other hosts and no "
+				"authentication is configured: serving "
+				"/metrics only; --web.config.file (TLS, basic "
+				"auth; doc/watch.md) serves the profiles to "
+				"authenticated clients, --endpoints all to "
+				"anyone\n", desc);
+		else if (w.endpoints & ~GH_EP_METRICS)
+			fprintf(stderr, "go-heap watch: warning: %s is "
+				"reachable from other hosts and serves heap "
+				"profiles, labels or goroutine tracebacks "
+				"without authentication (--endpoints): keep "
+				"the port behind a network policy\n", desc);
+	}
 	run(&w);
 	wh_close(w.http);       /* drops the deferred requests' profiles */
 	wtls_free(w.web);

@@ -236,7 +236,7 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 }
 
 static const char *const kinds[] = { "heap", "allocs", "block", "mutex",
-				      "goroutine" };
+				      "goroutine", "types" };
 
 /* Text for the index page: escaped, valid UTF-8. */
 static void put_html(sbuf *b, const char *s)

@@ -534,6 +534,13 @@ static int impl_on(const wtls_impl *t)
 	return t->cfg.tls;
 }
 
+static int impl_authenticates(const wtls_impl *t)
+{
+	return t->cfg.nusers > 0 ||
+	       (t->cfg.tls &&
+		t->cfg.client_auth == WC_REQUIRE_AND_VERIFY_CLIENT_CERT);
+}
+
 static void impl_describe(const wtls_impl *t, char *buf, size_t len)
 {
 	const wc_config *c = &t->cfg;
@@ -885,7 +892,7 @@ static size_t impl_conn_memory(const wtls_conn *c)
 static const wtls_ops ops = {
 	WTLS_ABI, impl_open, impl_free, impl_on, impl_describe, impl_headers,
 	impl_gate, impl_conn_new, impl_handshake, impl_read, impl_write,
-	impl_pending, impl_conn_free, impl_conn_memory,
+	impl_pending, impl_conn_free, impl_conn_memory, impl_authenticates,
 };
 
 /* The module's one exported symbol (src/watch_tls_load.c). */

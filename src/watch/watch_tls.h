@@ -28,6 +28,10 @@ int wtls_open(wtls **out, const char *path, int verbose, char *err,
 void wtls_free(wtls *t);
 /* 1 when connections speak TLS (else plain HTTP, with the checks). */
 int wtls_on(const wtls *t);
+/* 1 when the configuration in force authenticates every client: basic
+ * auth users, or client certificates verified and required
+ * (RequireAndVerifyClientCert). */
+int wtls_authenticates(const wtls *t);
 /* One line for the start-up log: "TLS 1.2-1.3, client certificates
  * RequireAndVerifyClientCert; basic auth (2 users); rate limit ...". */
 void wtls_describe(const wtls *t, char *buf, size_t len);

@@ -18,7 +18,7 @@
 typedef struct wtls_impl wtls_impl;
 typedef struct wtls_conn wtls_conn;
 
-enum { WTLS_ABI = 1 };
+enum { WTLS_ABI = 2 };
 
 typedef struct wtls_ops {
 	unsigned abi;              /* WTLS_ABI */
@@ -37,6 +37,7 @@ typedef struct wtls_ops {
 	int (*pending)(const wtls_conn *c);
 	void (*conn_free)(wtls_conn *c);
 	size_t (*conn_memory)(const wtls_conn *c);
+	int (*authenticates)(const wtls_impl *t);
 } wtls_ops;
 
 /* The first member of every wtls_conn. */

@@ -135,6 +135,11 @@ int wtls_on(const wtls *t)
 	return t->ops->on(t->impl);
 }
 
+int wtls_authenticates(const wtls *t)
+{
+	return t->ops->authenticates(t->impl);
+}
+
 void wtls_describe(const wtls *t, char *buf, size_t len)
 {
 	t->ops->describe(t->impl, buf, len);
