@@ -14,7 +14,8 @@
 
 #include <stdlib.h>
 
-#include "fmt_common.h"
+#include "hmap.h"
+#include "profile.h"
 #include "goquote.h"
 #include "goroutine.h"
 

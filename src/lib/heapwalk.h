@@ -92,9 +92,4 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects);
 
 void gh_types_free(gh_types *t);
 
-/* fmt_types.c: the histogram as format (top, text, collapsed, pprof, or
- * objects when collected with them). */
-int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
-		   gh_buf *out, gh_err *err);
-
 #endif

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt_common.h"
+#include "hmap.h"
+#include "profile.h"
 #include "heapwalk.h"
 
 void gh_profile_destroy(gh_profile *p)

@@ -25,6 +25,7 @@
 #include "exe.h"
 #include "memsrc.h"
 #include "profile.h"
+#include "writers.h"
 #include "rtlayout.h"
 #include "sym.h"
 #include "session.h"

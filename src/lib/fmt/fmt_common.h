@@ -20,6 +20,7 @@
 #include "gomath.h"
 #include "hmap.h"
 #include "profile.h"
+#include "writers.h"
 
 /* ---- Go's int64(float64) ----------------------------------------------- */
 

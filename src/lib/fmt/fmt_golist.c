@@ -39,7 +39,7 @@
 #include <stdlib.h>
 
 #include "goroutine.h"
-#include "memsrc.h"
+#include "writers.h"
 
 /* STATUS is padded to the widest, but not beyond this (labels can be long). */
 #define GH_GOLIST_STATUS_PAD 32

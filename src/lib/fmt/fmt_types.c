@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "heapwalk.h"
+#include "writers.h"
 #include "pb.h"
 
 static int by_bytes(const void *a, const void *b)
