@@ -26,6 +26,7 @@
 #include "gomath.h"
 #include "pb.h"
 #include "profile.h"
+#include "writers.h"
 
 /* ---- fake symbolizer ------------------------------------------------------ */
 

@@ -32,6 +32,7 @@
 #include "goquote.h"
 #include "gosort.h"
 #include "profile.h"
+#include "writers.h"
 #include "tabwriter.h"
 
 /* ---- tabwriter ---------------------------------------------------------------- */

@@ -27,7 +27,7 @@ obj="$out/obj"
 cache=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # No -D_FORTIFY_SOURCE here: it hides memcpy and friends from ASan's interceptors.
-cflags="-g -O1 -std=c11 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I$top_builddir -I$top_srcdir/include -I$top_srcdir/src/util -I$top_srcdir/src/lib -I$top_srcdir/src/lib/fmt -I$top_srcdir/tests -DGOHEAP_BUILDING_LIBRARY ${FUZZ_CPPFLAGS:-}"
+cflags="-g -O1 -std=c11 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I$top_builddir -I$top_srcdir/include -I$top_srcdir/src/util -I$top_srcdir/src/lib -I$top_srcdir/src/lib/fmt -I$top_srcdir/src/watch -I$top_srcdir/tests -DGOHEAP_BUILDING_LIBRARY ${FUZZ_CPPFLAGS:-}"
 
 if ! command -v "$CC" >/dev/null 2>&1; then
 	echo "SKIP: fuzz-smoke: $CC not found (apt-get install clang libclang-rt-14-dev)"
@@ -45,6 +45,9 @@ fi
 # source is newer.  Paths are relative to src/; objects are named after them (lib/fmt/x.c ->
 # lib_fmt_x.o).
 srcs=$(cd "$top_srcdir/src" && ls lib/*.c lib/fmt/*.c util/*.c)
+# The web configuration's harnesses also link watch's TLS module (its files only).
+wsrcs="watch/watch_webconfig.c watch/watch_tls.c watch/watch_util.c"
+case " $harnesses " in *" webconfig "*|*" tlsframe "*) srcs="$srcs $wsrcs" ;; esac
 fail=0
 for s in $srcs; do
 	o="$obj/$(echo "${s%.c}" | tr / _).o"
@@ -54,11 +57,14 @@ for s in $srcs; do
 done | xargs -r -P "${FUZZ_JOBS:-$(nproc)}" -I{} sh -c \
 	'f={}; o=$(echo "${f%.c}" | tr / _); exec '"$CC"' '"$cflags"' -fsanitize=fuzzer-no-link -c "'"$top_srcdir"'/src/$f" -o "'"$obj"'/$o.o"' || fail=1
 [ $fail = 0 ] || { echo "FAIL: fuzz-smoke: compiling the library"; exit 1; }
-objs=$(for s in $srcs; do echo "$obj/$(echo "${s%.c}" | tr / _).o"; done)
+objs=$(for s in $srcs; do case " $wsrcs " in *" $s "*) ;; *) echo "$obj/$(echo "${s%.c}" | tr / _).o" ;; esac; done)
+wobjs=$(for s in $wsrcs; do echo "$obj/$(echo "${s%.c}" | tr / _).o"; done)
 
 for h in $harnesses; do
 	# shellcheck disable=SC2086
-	"$CC" $cflags -fsanitize=fuzzer "$top_srcdir/tests/fuzz/fuzz_$h.c" $objs ${FUZZ_LIBS:-} -lm \
+	extra=
+	case $h in webconfig|tlsframe) extra=$wobjs ;; esac
+	"$CC" $cflags -fsanitize=fuzzer "$top_srcdir/tests/fuzz/fuzz_$h.c" $objs $extra ${FUZZ_LIBS:-} -lm \
 		-o "$out/fuzz_$h" || { echo "FAIL: fuzz-smoke: building fuzz_$h"; exit 1; }
 done
 echo "fuzz-smoke: built $(for h in $harnesses; do printf 'fuzz_%s ' "$h"; done)in $out"

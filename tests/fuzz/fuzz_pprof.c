@@ -18,6 +18,7 @@
 #include "fuzz.h"
 
 #include "profile.h"
+#include "writers.h"
 
 #define MAX_RECS 512
 

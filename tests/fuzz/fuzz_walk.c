@@ -24,6 +24,7 @@
 
 #include "fakemem.h"
 #include "walk.h"
+#include "writers.h"
 
 #define IMG_BASE 0x10000u
 
