@@ -17,7 +17,8 @@
 #     layer check out (no container engine or base image is reachable here to run it).
 # The Debian packages (when dpkg-buildpackage, debhelper and lintian are installed, else SKIP):
 #   - scripts/package.sh builds go-heap, libgoheap0 and libgoheap-dev from `git archive HEAD`
-#     of the source tree (or a copy, outside git), about 35 s, and lintian is clean;
+#     of the source tree (or a copy, outside git): 31-38 s on an idle 2-CPU machine, ~4 min on
+#     one loaded by other builds; lintian reports no error, warning or info;
 #   - each package holds what debian/ says (dpkg-deb -c);
 #   - unpacked into a private root (dpkg-deb -x: nothing is installed on this machine), the
 #     packaged go-heap profiles the live program as src/go-heap does, README's library example
