@@ -17,7 +17,8 @@
 #     layer check out (no container engine or base image is reachable here to run it).
 # The Debian packages (when dpkg-buildpackage, debhelper and lintian are installed, else SKIP):
 #   - scripts/package.sh builds go-heap, libgoheap0 and libgoheap-dev from `git archive HEAD`
-#     of the source tree (or a copy, outside git), about 35 s, and lintian is clean;
+#     of the source tree (or a copy, outside git): 31-38 s on an idle 2-CPU machine, ~4 min on
+#     one loaded by other builds; lintian reports no error, warning or info;
 #   - each package holds what debian/ says (dpkg-deb -c);
 #   - unpacked into a private root (dpkg-deb -x: nothing is installed on this machine), the
 #     packaged go-heap profiles the live program as src/go-heap does, README's library example
@@ -25,8 +26,9 @@
 #     with `pkg-config --static` against the packaged libgoheap.a), and gdb with the packaged
 #     go_heap.py profiles the live program.
 # With GOHEAP_PKG_INSTALL=1 (`make package-check`, not make check: it changes the machine), the
-# packages are also installed with dpkg -i, the installed go-heap is checked, and dpkg -r must
-# leave no file behind.
+# packages are also installed with dpkg -i, the installed go-heap is checked (live, stripped, a
+# gcore core, gdb with the installed script, README's example with the installed goheap.pc,
+# watch over TLS with the installed module), and dpkg -P must leave no file behind.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -81,6 +83,56 @@ twin() {
 	return 0
 }
 
+# tls_check TAG WHAT DIR CMD...: `CMD watch --web.config.file` run in DIR under env -i (a
+# self-signed certificate made there) serves https /metrics with the live program in it.
+tls_check() {
+	local t=$1 what=$2 dir=$3 wpid addr ok_m
+	shift 3
+	if ! "$GH_GOHEAP" watch --help 2>&1 | grep -q 'web.config.file' ||
+		! command -v openssl >/dev/null 2>&1; then
+		gh_skip "$t: watch over TLS: src/go-heap has no --web.config.file or openssl(1) is missing (libssl-dev libyaml-dev libcrypt-dev openssl)"
+		return
+	fi
+	if ! openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+		-keyout "$dir/server.key" -out "$dir/server.crt" >"$dir/openssl.log" 2>&1; then
+		gh_fail "$t: openssl req (a self-signed certificate)"
+		gh_show "$dir/openssl.log" 5
+		return
+	fi
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' >"$dir/web.yml"
+	(cd "$dir" && exec env -i "$@" watch --interval 1s --listen 127.0.0.1:0 \
+		--web.config.file web.yml "$LIVE_PID") >"$dir/tls.out" 2>"$dir/tls.err" </dev/null &
+	wpid=$!
+	GH_PIDS+=("$wpid")
+	addr=
+	for _ in $(seq 40); do
+		addr=$(sed -n 's/.*listening on //p' "$dir/tls.err" | head -n 1)
+		[ -n "$addr" ] && break
+		sleep 0.25
+	done
+	ok_m=0
+	for _ in $(seq 40); do
+		[ -n "$addr" ] || break
+		python3 - "https://${addr%% *}/metrics" "$dir/tls.metrics" 2>"$dir/tls.py.err" <<'PY' &&
+import ssl, sys, urllib.request
+ctx = ssl.create_default_context()
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+open(sys.argv[2], "wb").write(urllib.request.urlopen(sys.argv[1], timeout=10, context=ctx).read())
+PY
+			grep -q "container_go_inuse_bytes{pid=\"$LIVE_PID\"" "$dir/tls.metrics" && { ok_m=1; break; }
+		sleep 0.25
+	done
+	if [ "$ok_m" = 1 ]; then
+		gh_pass "$t: watch --web.config.file ($what): https://${addr%% *}/metrics has pid $LIVE_PID"
+	else
+		gh_fail "$t: watch --web.config.file ($what): no https /metrics for pid $LIVE_PID"
+		gh_show "$dir/tls.err" 5
+		gh_show "$dir/tls.py.err" 5
+	fi
+	gh_stop "$wpid"
+}
+
 # ---- the static binary: what it is ------------------------------------------------------------
 if [ ! -x "$STATIC" ]; then
 	gh_fail "$tag: $STATIC not built (make static; make check builds it)"
@@ -125,7 +177,7 @@ for variant in default stripped; do
 		continue
 	fi
 	pid=$GH_PID
-	[ "$variant" = default ] && LIVE_PID=$pid && LIVE_DIR="$d/$variant"
+	[ "$variant" = default ] && LIVE_PID=$pid && LIVE_DIR="$d/$variant" && LIVE_BIN=$bin
 	if ! gh_can_read_mem "$pid"; then
 		gh_skip "$vt: cannot read the target's memory (ptrace is restricted: kernel.yama.ptrace_scope or CAP_SYS_PTRACE)"
 		gh_stop "$pid"
@@ -202,47 +254,7 @@ if [ -n "${LIVE_PID:-}" ] && kill -0 "$LIVE_PID" 2>/dev/null; then
 	fi
 	gh_stop "$wpid"
 	# --web.config.file: the module's files are compiled in (GH_WEBCONFIG_BUILTIN): https.
-	if ! "$GH_GOHEAP" watch --help 2>&1 | grep -q 'web.config.file' ||
-		! command -v openssl >/dev/null 2>&1; then
-		gh_skip "$tag: watch over TLS: src/go-heap has no --web.config.file or openssl(1) is missing (libssl-dev libyaml-dev libcrypt-dev openssl)"
-	elif ! openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
-		-keyout "$d/empty/server.key" -out "$d/empty/server.crt" >"$d/openssl.log" 2>&1; then
-		gh_fail "$tag: openssl req (a self-signed certificate)"
-		gh_show "$d/openssl.log" 5
-	else
-		printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' >"$d/empty/web.yml"
-		(cd "$d/empty" && exec env -i ./go-heap-static watch --interval 1s --listen 127.0.0.1:0 \
-			--web.config.file web.yml "$LIVE_PID") >"$d/tls.out" 2>"$d/tls.err" </dev/null &
-		wpid=$!
-		GH_PIDS+=("$wpid")
-		addr=
-		for _ in $(seq 40); do
-			addr=$(sed -n 's/.*listening on //p' "$d/tls.err" | head -n 1)
-			[ -n "$addr" ] && break
-			sleep 0.25
-		done
-		ok_m=0
-		for _ in $(seq 40); do
-			[ -n "$addr" ] || break
-			python3 - "https://${addr%% *}/metrics" "$d/tls.metrics" 2>"$d/tls.py.err" <<'PY' &&
-import ssl, sys, urllib.request
-ctx = ssl.create_default_context()
-ctx.check_hostname = False
-ctx.verify_mode = ssl.CERT_NONE
-open(sys.argv[2], "wb").write(urllib.request.urlopen(sys.argv[1], timeout=10, context=ctx).read())
-PY
-				grep -q "container_go_inuse_bytes{pid=\"$LIVE_PID\"" "$d/tls.metrics" && { ok_m=1; break; }
-			sleep 0.25
-		done
-		if [ "$ok_m" = 1 ]; then
-			gh_pass "$tag: watch --web.config.file (TLS, OpenSSL linked in): https://${addr%% *}/metrics has pid $LIVE_PID"
-		else
-			gh_fail "$tag: watch --web.config.file: no https /metrics for pid $LIVE_PID"
-			gh_show "$d/tls.err" 5
-			gh_show "$d/tls.py.err" 5
-		fi
-		gh_stop "$wpid"
-	fi
+	tls_check "$tag" "TLS, OpenSSL linked in" "$d/empty" ./go-heap-static
 fi
 
 # ---- the container image (contrib/container/build-oci.sh) --------------------------------------
@@ -543,6 +555,48 @@ if [ "${GOHEAP_PKG_INSTALL:-0}" = 1 ]; then
 					gh_show "$p/inst.$w.err" 5
 				fi
 			done
+			# A core of the live program (gcore), read by the installed command.
+			if [ -n "${LIVE_PID:-}" ] && command -v gcore >/dev/null 2>&1 &&
+				gcore -o "$p/core" "$LIVE_PID" >"$p/gcore.log" 2>&1 && [ -s "$p/core.$LIVE_PID" ]; then
+				if /usr/bin/go-heap -f text "$p/core.$LIVE_PID" "$LIVE_BIN" >"$p/inst.core" 2>"$p/inst.core.err" &&
+					"$GH_GOHEAP" -f text "$p/core.$LIVE_PID" "$LIVE_BIN" >"$p/core.ref" 2>&1; then
+					same "$tag" "installed /usr/bin/go-heap -f text CORE EXE == src/go-heap's" "$p/core.ref" "$p/inst.core"
+				else
+					gh_fail "$tag: installed /usr/bin/go-heap on a core"
+					gh_show "$p/inst.core.err" 5
+				fi
+				rm -f "$p/core.$LIVE_PID"
+			else
+				gh_fail "$tag: gcore of the live program"
+				gh_show "$p/gcore.log" 5
+			fi
+			# The installed gdb script finds the installed library by itself.
+			timeout 120 gdb -nx -batch -iex 'set auto-load no' -iex 'set pagination off' -p "$LIVE_PID" \
+				-ex "source /usr/share/go-heap/gdb/go_heap.py" -ex "go-heap -f text -o $p/inst.gdb.txt" \
+				>"$p/inst.gdb.out" 2>&1
+			if [ -s "$p/inst.gdb.txt" ] &&
+				"$GH_TESTS/compare.sh" text "$LIVE_DIR/heap.txt" "$p/inst.gdb.txt" >"$p/cmp.log" 2>&1; then
+				gh_pass "$tag: gdb with the installed /usr/share/go-heap/gdb/go_heap.py: == the program's own"
+			else
+				gh_fail "$tag: gdb with the installed go_heap.py"
+				gh_show "$p/inst.gdb.out" 10
+			fi
+			# README's example against the installed libgoheap-dev.
+			# shellcheck disable=SC2046
+			if gcc -std=c11 -Wall -o "$p/inst-example" "$p/example.c" $(pkg-config --cflags --libs goheap) \
+				>"$p/inst-cc.log" 2>&1 && "$p/inst-example" "$LIVE_PID" >"$p/inst-example.out" 2>&1 &&
+				grep -q '^pprof: [1-9][0-9]* bytes' "$p/inst-example.out"; then
+				gh_pass "$tag: README's library example with the installed pkg-config goheap ($(pkg-config --cflags --libs goheap | tr -s ' '))"
+			else
+				gh_fail "$tag: README's library example with the installed libgoheap-dev"
+				gh_show "$p/inst-cc.log" 5
+				gh_show "$p/inst-example.out" 5
+			fi
+			# --web.config.file through the installed module (dlopen'ed from the package's directory).
+			if [ -e "/usr/lib/$multi/go-heap/go-heap-webconfig.so" ]; then
+				mkdir -p "$p/tls"
+				tls_check "$tag" "the installed module" "$p/tls" /usr/bin/go-heap
+			fi
 			if [ -e /etc/systemd/system/multi-user.target.wants/go-heap-watch.service ]; then
 				gh_fail "$tag: go-heap-watch.service is enabled after dpkg -i"
 			else

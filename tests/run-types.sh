@@ -266,6 +266,11 @@ churn() {
 # -p types totals == the program's MemStats.
 in_gdb() {
 	local lib="$top_builddir/src/.libs/libgoheap.so.0" tot want
+	if grep -q '^SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
+		# as scripts/test.sh leaves run-gdb.sh out of its sanitizer build
+		echo "N/A: $tag: gdb: this build's library has ASan, which gdb cannot load"
+		return
+	fi
 	if ! command -v gdb >/dev/null 2>&1 || [ ! -e "$lib" ]; then
 		gh_skip "$tag: gdb: gdb or $lib missing"
 		return

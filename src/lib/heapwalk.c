@@ -48,12 +48,14 @@ typedef struct span {
 	uint8_t spanclass, sizeclass, noscan, state;
 } span;
 
-/* A span as the running read saw it, and its counts (runs). */
+/* A span as the running read saw it (a hash of its fields, 32 bytes a
+ * span: 1 M spans, a 10 GiB heap, in 32 MB), and its counts (runs). */
 typedef struct srec {
-	span sp;
-	uint32_t runs, nruns;
-	uint16_t claimed;
-	uint8_t bad, unswept;   /* bad: 1 implausible, 2 no span there */
+	uint64_t hash;          /* span_hash */
+	uint64_t elemsize;
+	uint32_t sweepgen, runs;
+	uint16_t nruns, claimed;
+	uint8_t state, bad, unswept;   /* bad: 1 implausible, 2 no span */
 } srec;
 
 typedef struct srun {
@@ -71,6 +73,7 @@ typedef struct hw {
 	/* the snapshot (NULL rec: not recording) */
 	srec *recs, *cur;
 	size_t nrecs;
+	span *batch;              /* the running read's headers, a chunk */
 	srun *runs;
 	size_t nruns, capruns;
 } hw;
@@ -459,17 +462,25 @@ static uint64_t slot_mask(const unsigned char *bits, size_t nbits,
 	return m;
 }
 
-/* Whether a span's fields are still those recorded (the fields mallocgc
- * and the sweeper change among them). */
-static int rec_same(const span *a, const span *b)
+/* A hash of the fields mallocgc and the sweeper change (and the rest of
+ * what the walk reads from the mspan): a span whose hash is unchanged at
+ * the stop has the objects the running read counted. */
+static uint64_t span_hash(const span *a)
 {
-	return a->addr == b->addr && a->base == b->base &&
-	       a->npages == b->npages && a->nelems == b->nelems &&
-	       a->allocbits == b->allocbits && a->largetype == b->largetype &&
-	       a->freeindex == b->freeindex && a->scanidx == b->scanidx &&
-	       a->elemsize == b->elemsize && a->sweepgen == b->sweepgen &&
-	       a->alloccount == b->alloccount && a->state == b->state &&
-	       a->spanclass == b->spanclass;
+	const uint64_t v[] = {
+		a->addr, a->base, a->npages, a->nelems, a->allocbits,
+		a->largetype, a->freeindex, a->scanidx, a->elemsize,
+		a->sweepgen, a->alloccount,
+		(uint64_t)a->state << 8 | a->spanclass,
+	};
+	uint64_t h = 0x243f6a8885a308d3ULL;
+	size_t i;
+
+	for (i = 0; i < GH_ARRAY_LEN(v); i++) {
+		h = (h ^ v[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return h;
 }
 
 /* Take back what the running read counted in span r. */
@@ -478,7 +489,7 @@ static void rec_undo(hw *w, const srec *r)
 	gh_types *t = w->t;
 	uint32_t i;
 
-	if (r->sp.state != GH_SPAN_INUSE)
+	if (r->state != GH_SPAN_INUSE)
 		return;
 	t->spans_inuse--;
 	if (r->bad == 1) {
@@ -491,7 +502,7 @@ static void rec_undo(hw *w, const srec *r)
 	for (i = 0; i < r->nruns; i++) {
 		const srun *u = &w->runs[r->runs + i];
 		gh_tentry *e = &t->e[u->entry];
-		uint64_t bytes = (uint64_t)u->n * r->sp.elemsize;
+		uint64_t bytes = (uint64_t)u->n * r->elemsize;
 
 		e->objects -= u->n;
 		e->bytes -= bytes;
@@ -710,15 +721,15 @@ static void rec_reswept(hw *w, srec *r)
 	uint64_t n = 0, bytes = 0;
 	uint32_t i;
 
-	if (r->sp.state != GH_SPAN_INUSE || r->bad)
+	if (r->state != GH_SPAN_INUSE || r->bad)
 		return;
-	now = r->sp.sweepgen == w->mh_sweepgen - 2 ||
-	      r->sp.sweepgen == w->mh_sweepgen + 1;
+	now = r->sweepgen == w->mh_sweepgen - 2 ||
+	      r->sweepgen == w->mh_sweepgen + 1;
 	if (now == r->unswept)
 		return;
 	for (i = 0; i < r->nruns; i++) {
 		n += w->runs[r->runs + i].n;
-		bytes += (uint64_t)w->runs[r->runs + i].n * r->sp.elemsize;
+		bytes += (uint64_t)w->runs[r->runs + i].n * r->elemsize;
 	}
 	if (now) {
 		t->unswept_spans++;
@@ -738,13 +749,45 @@ static void rec_reswept(hw *w, srec *r)
  * stopped re-read: a span whose fields differ from its record has its
  * counts taken back and is walked again, new spans are walked.
  */
+/*
+ * The running read of one chunk of allspans (recs[i0 .. i0 + n), headers
+ * in w->batch): the cache emptied, then each span's bits and objects, so
+ * that none of what is counted is older than the fields its hash records
+ * (a cached block of allocBits from before a sweep, under fields read
+ * after it, would lose objects the stop could not see change).
+ */
+static int walk_batch(hw *w, uint64_t i0, uint64_t n)
+{
+	uint64_t j;
+	int rc;
+
+	gh_mem_invalidate(w->m);
+	for (j = 0; j < n; j++) {
+		srec *r = &w->recs[i0 + j];
+		const span *sp = &w->batch[j];
+
+		if (r->bad == 2)
+			continue;
+		r->hash = span_hash(sp);
+		r->elemsize = sp->elemsize;
+		r->sweepgen = sp->sweepgen;
+		r->state = sp->state;
+		r->runs = (uint32_t)w->nruns;
+		w->cur = r;
+		rc = walk_span(w, sp);
+		w->cur = NULL;
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int walk_all(hw *w, uint64_t mheap, int mode)
 {
 	const gh_rtlayout *l = w->l;
 	gh_types *t = w->t;
 	uint64_t arr, len, i, chunk[512];
 	unsigned char sb[256];
-	size_t k;
 	int rc;
 
 	rc = read_mheap(w, mheap, &arr, &len);
@@ -752,7 +795,8 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 		return rc;
 	if (mode == 1) {
 		w->recs = gh_calloc((size_t)len + 1, sizeof(*w->recs));
-		if (w->recs == NULL)
+		w->batch = gh_calloc(GH_ARRAY_LEN(chunk), sizeof(*w->batch));
+		if (w->recs == NULL || w->batch == NULL)
 			return gh_errf(&w->s->err, GOHEAP_ENOMEM, "out of "
 				       "memory (%llu spans)",
 				       (unsigned long long)len);
@@ -794,11 +838,11 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 			span_decode(w, sb, &now);
 			now.addr = sp;
 			if (mode == 1) {
-				r->sp = now;    /* walked below */
+				w->batch[j] = now;   /* walk_batch */
 				continue;
 			}
 			if (mode == 2 && r != NULL) {
-				if (r->bad != 2 && rec_same(&r->sp, &now)) {
+				if (r->bad != 2 && r->hash == span_hash(&now)) {
 					rec_reswept(w, r);
 					continue;
 				}
@@ -806,6 +850,7 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 					t->bad_spans--;
 				else
 					rec_undo(w, r);
+				r->bad = 0;
 				w->p->gor_rewalked++;
 			} else if (mode == 2) {
 				w->p->gor_rewalked++;   /* new since */
@@ -814,31 +859,14 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 			if (rc != 0)
 				return rc;
 		}
+		if (mode == 1) {
+			rc = walk_batch(w, i, n);
+			if (rc != 0)
+				return rc;
+		}
 	}
 	if (mode == 2)
 		w->p->gor_checked = len;
-	if (mode != 1)
-		return 0;
-	/*
-	 * The running read: every span's fields first, then, the cache
-	 * emptied, its bits and objects, so that none of what was counted
-	 * is older than the fields the stop compares (a cached block of
-	 * allocBits from before a sweep, under fields from after it, would
-	 * lose objects the stop could not see change).
-	 */
-	gh_mem_invalidate(w->m);
-	for (k = 0; k < w->nrecs; k++) {
-		srec *r = &w->recs[k];
-
-		if (r->bad == 2)
-			continue;
-		w->cur = r;
-		r->runs = (uint32_t)w->nruns;
-		rc = walk_span(w, &r->sp);
-		w->cur = NULL;
-		if (rc != 0)
-			return rc;
-	}
 	return 0;
 }
 
@@ -943,6 +971,7 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 		rc = walk_all(&w, mheap, 0);
 	free(w.recs);
 	free(w.runs);
+	free(w.batch);
 	if (rc != 0)
 		return rc;
 	if (t->objlines.oom)
