@@ -203,6 +203,38 @@ typedef struct gh_rtlayout {
 	int heap_type_old;
 	unsigned ty_size, ty_ptrbytes, ty_tflag, ty_kind, ty_str;
 	unsigned md_types, md_etypes;
+
+	/* ---- runtime.MemStats (memstats.c: mstats.go readmemstats_m,
+	 * flushallmcaches -> mcache.go releaseAll, mgcpacer.go heapGoal;
+	 * byte offsets on 64-bit targets from each release's DWARF,
+	 * tests/dwarfcheck.c).  mstats_verified 0: -p memstats is refused.
+	 * The sums are the same from 1.19 to 1.27 but for
+	 * heapStatsDelta.inPtrScalarBits (gone in 1.25) and the memory
+	 * limit's headroom (1.19: 1 MiB; 1.21+: 3 %, at least 1 MiB). */
+	int mstats_verified;
+	/* runtime.mstats (heapStats, a consistentHeapStats whose
+	 * stats [3]heapStatsDelta come first, is at 0) */
+	unsigned mst_stacks_sys, mst_mspan_sys, mst_mcache_sys,
+		 mst_buckhash_sys, mst_gcmisc_sys, mst_other_sys,
+		 mst_last_gc_unix, mst_pause_total_ns, mst_pause_ns,
+		 mst_pause_end, mst_numgc, mst_numforcedgc, mst_gc_cpu_fraction;
+	/* runtime.heapStatsDelta: its size and fields (hsd_inptrscalar 0:
+	 * none, 1.25+); smallAllocCount/smallFreeCount are [68]uint64 */
+	unsigned hsd_size, hsd_instacks, hsd_inworkbufs, hsd_inptrscalar,
+		 hsd_tiny, hsd_largealloc, hsd_largealloccount, hsd_smallalloc,
+		 hsd_largefree, hsd_largefreecount, hsd_smallfree;
+	/* runtime.gcControllerState */
+	unsigned gcc_memorylimit, gcc_gcpercentgoal, gcc_sweepdisttrigger,
+		 gcc_triggered, gcc_heapmarked, gcc_heapinuse, gcc_heapreleased,
+		 gcc_heapfree, gcc_totalalloc, gcc_totalfree, gcc_mappedready;
+	/* mheap.spanalloc/cachealloc (fixalloc.inuse at fa_inuse), p.mcache,
+	 * mcache.tinyAllocs and alloc [136]*mspan, and
+	 * mspan.allocCountBeforeCache (uint16) */
+	unsigned mh_spanalloc, mh_cachealloc, fa_inuse, p_mcache,
+		 mc_tinyallocs, mc_alloc, ms_alloccount_bc;
+	/* memoryLimitHeapGoal's headroom: 0 = a fixed 1 MiB (1.19), else
+	 * this percent of the goal, at least 1 MiB */
+	unsigned memlimit_headroom_pct;
 } gh_rtlayout;
 
 /*
