@@ -90,8 +90,8 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
-#define DW_NGTYPES 20       /* gtypes_for's 8 + htypes_for's 4 +
-                             * mtypes_for's 8 */
+#define DW_NGTYPES 24       /* gtypes_for's 8 + htypes_for's 4 +
+                             * mtypes_for's 12 */
 
 typedef struct dw_gfield {
 	const char *name;
@@ -300,6 +300,27 @@ static void mtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	/* releaseAll's fields of a cached span (heap fields: htypes_for) */
 	t[k].name = "runtime.mspan";
 	gt_add(&t[k], "allocCountBeforeCache", l->ms_alloccount_bc);
+	gt_add(&t[k], "nelems", l->ms_nelems);
+	k++;
+	/* uncacheSpan's push (the stride is the padded element: checked
+	 * through mheap.central's neighbour, mcentral's size 168 + 24) */
+	t[k].name = "runtime.mheap";
+	gt_add(&t[k], "central", l->mh_central);
+	k++;
+	t[k].name = "runtime.mcentral";
+	t[k].size_want = l->central_stride - 24;
+	gt_add(&t[k], "partial", l->mc_partial);
+	gt_add(&t[k], "full", l->mc_full);
+	k++;
+	t[k].name = "runtime.spanSet";
+	t[k].size_want = l->ss_size;
+	gt_add(&t[k], "spine", l->ss_spine);
+	gt_add(&t[k], "spineLen", l->ss_spinelen);
+	gt_add(&t[k], "spineCap", l->ss_spinecap);
+	gt_add(&t[k], "index", l->ss_index);
+	k++;
+	t[k].name = "runtime.spanSetBlock";
+	t[k].size_want = l->ssb_size;
 	k++;
 	*n = k;
 }

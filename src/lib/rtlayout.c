@@ -500,19 +500,28 @@ static const char *const gh_gstatus_126[] = {
 	.gcc_heapreleased = 312 - (d), .gcc_heapfree = 320 - (d), \
 	.gcc_totalalloc = 328 - (d), .gcc_totalfree = 336 - (d), \
 	.gcc_mappedready = 344 - (d)
-#define GH_MEMSTATS_119 GH_MST(0), GH_HSD_119, GH_GCC(0), \
+/* mcentral {spanclass; partial, full [2]spanSet} padded to 192 B;
+ * spanSetBlock 4120 B (4608 B from 1.25, its header padded to 512 B);
+ * tagged pointers: 48 address bits and 3 alignment bits (19 tag bits),
+ * from 1.25 49 and 9 (tagptr.go tagAlignBits): 24 */
+#define GH_SPANSET(central, ssb, tb, ab) .mh_central = (central), \
+	.central_stride = 192, .mc_partial = 8, .mc_full = 88, \
+	.ss_size = 40, .ss_spine = 8, .ss_spinelen = 16, .ss_spinecap = 24, \
+	.ss_index = 32, .ssb_size = (ssb), .lf_tagbits = (tb), \
+	.lf_alignbits = (ab)
+#define GH_MEMSTATS_119 GH_SPANSET(66112, 4120, 19, 3), GH_MST(0), GH_HSD_119, GH_GCC(0), \
 	.mh_spanalloc = 92224, .mh_cachealloc = 92296, .p_mcache = 64, \
 	.mc_tinyallocs = 32, .mc_alloc = 40, .ms_alloccount_bc = 102, \
 	.memlimit_headroom_pct = 0
-#define GH_MEMSTATS_121 GH_MST(0), GH_HSD_119, GH_GCC(32), \
+#define GH_MEMSTATS_121 GH_SPANSET(66120, 4120, 19, 3), GH_MST(0), GH_HSD_119, GH_GCC(32), \
 	.mh_spanalloc = 92232, .mh_cachealloc = 92304, .p_mcache = 64, \
 	.mc_tinyallocs = 32, .mc_alloc = 40, .ms_alloccount_bc = 110, \
 	.memlimit_headroom_pct = 3
-#define GH_MEMSTATS_122(pmc, mca) GH_MST(0), GH_HSD_119, GH_GCC(32), \
+#define GH_MEMSTATS_122(pmc, mca) GH_SPANSET(66184, 4120, 19, 3), GH_MST(0), GH_HSD_119, GH_GCC(32), \
 	.mh_spanalloc = 92296, .mh_cachealloc = 92368, .p_mcache = (pmc), \
 	.mc_tinyallocs = (mca) - 8, .mc_alloc = (mca), \
 	.ms_alloccount_bc = 102, .memlimit_headroom_pct = 3
-#define GH_MEMSTATS_125(cache) GH_MST(24), GH_HSD_125, GH_GCC(32), \
+#define GH_MEMSTATS_125(cache) GH_SPANSET(66208, 4608, 24, 9), GH_MST(24), GH_HSD_125, GH_GCC(32), \
 	.mh_spanalloc = 92320, .mh_cachealloc = (cache), .p_mcache = 56, \
 	.mc_tinyallocs = 40, .mc_alloc = 48, .ms_alloccount_bc = 102, \
 	.memlimit_headroom_pct = 3

@@ -235,6 +235,18 @@ typedef struct gh_rtlayout {
 	/* memoryLimitHeapGoal's headroom: 0 = a fixed 1 MiB (1.19), else
 	 * this percent of the goal, at least 1 MiB */
 	unsigned memlimit_headroom_pct;
+	/* The flush's side effect on GCSys/OtherSys: uncacheSpan pushes each
+	 * cached span on mheap_.central[spc].mcentral.partial or .full
+	 * [sweepgen/2%2] (a spanSet), whose push may grow the spine
+	 * (persistentalloc(cap*8, &gcMiscSys)) or take a spanSetBlock
+	 * (spanSetBlockPool's lfstack, else persistentalloc(ssb_size)), moving
+	 * those bytes from other_sys to gcMiscSys.  mh_central: the
+	 * [136]struct{mcentral; pad} array (central_stride apart);
+	 * spanSet {spineLock; spine; spineLen; spineCap; index}; a tagged
+	 * lfstack pointer is (v >> lf_tagbits) << lf_alignbits. */
+	unsigned mh_central, central_stride, mc_partial, mc_full, ss_size,
+		 ss_spine, ss_spinelen, ss_spinecap, ss_index, ssb_size,
+		 lf_tagbits, lf_alignbits;
 } gh_rtlayout;
 
 /*

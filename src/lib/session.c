@@ -32,6 +32,7 @@
 #include "locate.h"
 #include "goroutine.h"
 #include "heapwalk.h"
+#include "memstats.h"
 
 
 static goheap_session *session_new(void)
@@ -749,7 +750,7 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
 					   "session is not open") :
 				   GOHEAP_EINVAL;
-	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_TYPES)
+	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_MEMSTATS)
 		return gh_errf(&s->err, GOHEAP_EINVAL, "unknown profile kind %d",
 			       kind);
 	p = profile_new(s, kind);
@@ -765,6 +766,17 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 		if (rc != 0)
 			goto fail;
 		goto maps;
+	}
+	if (kind == GOHEAP_PROFILE_MEMSTATS) {
+		/* memstats.c: readmemstats_m's words */
+		s->mem.deadline = s->time_limit > 0 ?
+				  gh_now() + s->time_limit : 0;
+		rc = gh_memstats_collect(p, s);
+		s->mem.deadline = 0;
+		if (rc != 0)
+			goto fail;
+		*out = p;
+		return 0;
 	}
 	if (kind == GOHEAP_PROFILE_TYPES) {
 		/* heapwalk.c: allspans, allocation bits, type headers */
@@ -947,7 +959,18 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	rc = write_setup(s, &wo, &def, &w, &ws);
 	if (rc != 0)
 		return rc;
-	if (p->kind == GOHEAP_PROFILE_TYPES) {
+	if (p->kind == GOHEAP_PROFILE_MEMSTATS) {
+		/* fmt_memstats.c: text (or the default, top) only */
+		if (p->memstats == NULL)
+			rc = gh_errf(&s->err, GOHEAP_EINVAL, "no MemStats in "
+				     "this profile");
+		else if (wo->format != GOHEAP_FORMAT_TEXT &&
+			 wo->format != GOHEAP_FORMAT_TOP)
+			rc = gh_errf(&s->err, GOHEAP_EUNSUPPORTED, "-p memstats "
+				     "is written as text (-f text) only");
+		else
+			rc = gh_write_memstats(p->memstats, 0, &b);
+	} else if (p->kind == GOHEAP_PROFILE_TYPES) {
 		rc = gh_write_types(p, &w, wo->format, &b, &s->err);
 	} else if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* fmt_goroutine.c */

@@ -49,6 +49,9 @@ typedef struct gh_rtaddrs {
 	uint64_t tblabels;
 	/* -p types (heapwalk.c): runtime.mheap_, located in sweepone */
 	uint64_t mheap;
+	/* -p memstats (memstats.c): runtime.memstats, gcController, allp
+	 * of stripped binaries (locate.c; 0 when unknown) */
+	uint64_t memstats, gccontroller, allp;
 } gh_rtaddrs;
 
 /*
