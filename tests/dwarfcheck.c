@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -234,10 +235,13 @@ static void htypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 }
 
 /* The MemStats collector's types (memstats.c), appended to t[*n...]. */
-static void mtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
+static void mtypes_for(const gh_rtlayout *l, int a64, dw_gtype *t,
+		       size_t *n)
 {
 	size_t k = *n;
+	unsigned central, stride, spanalloc, cachealloc;
 
+	gh_rt_mheap_a64(l, a64, &central, &stride, &spanalloc, &cachealloc);
 	t[k].name = "runtime.mstats";
 	gt_add(&t[k], "heapStats", 0);
 	gt_add(&t[k], "stacks_sys", l->mst_stacks_sys);
@@ -284,8 +288,8 @@ static void mtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	gt_add(&t[k], "mappedReady", l->gcc_mappedready);
 	k++;
 	t[k].name = "runtime.mheap";
-	gt_add(&t[k], "spanalloc", l->mh_spanalloc);
-	gt_add(&t[k], "cachealloc", l->mh_cachealloc);
+	gt_add(&t[k], "spanalloc", spanalloc);
+	gt_add(&t[k], "cachealloc", cachealloc);
 	k++;
 	t[k].name = "runtime.fixalloc";
 	gt_add(&t[k], "inuse", l->fa_inuse);
@@ -302,13 +306,13 @@ static void mtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	gt_add(&t[k], "allocCountBeforeCache", l->ms_alloccount_bc);
 	gt_add(&t[k], "nelems", l->ms_nelems);
 	k++;
-	/* uncacheSpan's push (the stride is the padded element: checked
-	 * through mheap.central's neighbour, mcentral's size 168 + 24) */
+	/* uncacheSpan's push (the stride, the padded element, is checked
+	 * through spanalloc's offset: 136 elements after central) */
 	t[k].name = "runtime.mheap";
-	gt_add(&t[k], "central", l->mh_central);
+	gt_add(&t[k], "central", central);
 	k++;
 	t[k].name = "runtime.mcentral";
-	t[k].size_want = l->central_stride - 24;
+	t[k].size_want = 168;   /* padded to stride (spanalloc's offset) */
 	gt_add(&t[k], "partial", l->mc_partial);
 	gt_add(&t[k], "full", l->mc_full);
 	k++;
@@ -511,8 +515,18 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 		memset(gt, 0, sizeof(gt));
 	if (ptr_size == 8 && lay->heap_verified)
 		htypes_for(lay, gt, &ngt);
-	if (ptr_size == 8 && lay->mstats_verified)
-		mtypes_for(lay, gt, &ngt);
+	if (ptr_size == 8 && lay->mstats_verified) {
+		gh_exe *e = NULL;
+		gh_err e2;
+		int a64 = 0;
+
+		memset(&e2, 0, sizeof(e2));
+		if (gh_exe_open(&e, path, &e2) == 0) {
+			a64 = gh_exe_machine(e) == EM_AARCH64;
+			gh_exe_close(e);
+		}
+		mtypes_for(lay, a64, gt, &ngt);
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return gh_errf(err, GOHEAP_ENOEXE, "%s: cannot open", path);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 
 #include "memstats.h"
 
@@ -95,6 +96,8 @@ static int global(goheap_session *s, const char *name, uint64_t located,
 typedef struct msaddrs {
 	uint64_t memstats, gccontroller, mheap, allp;
 	uint64_t pool;               /* runtime.spanSetBlockPool, 0 unknown */
+	/* mheap_'s offsets for this target's machine (gh_rt_mheap_a64) */
+	unsigned central, stride, spanalloc, cachealloc;
 } msaddrs;
 
 /* The flush's push simulation. */
@@ -139,8 +142,8 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 		    const msaddrs *a, mspush *ps, msraw *r, unsigned spc,
 		    int full)
 {
-	uint64_t addr = a->mheap + l->mh_central +
-			(uint64_t)spc * l->central_stride +
+	uint64_t addr = a->mheap + a->central +
+			(uint64_t)spc * a->stride +
 			(full ? l->mc_full : l->mc_partial) +
 			(uint64_t)(ps->sweepgen / 2 % 2) * l->ss_size;
 	simset *set = NULL;
@@ -368,13 +371,13 @@ static int read_all(goheap_session *s, const gh_rtlayout *l,
 		return gh_errf(&s->err, rc, "-p memstats: reading %s",
 			       s->err.msg[0] ? s->err.msg : "the runtime's "
 			       "statistics");
-	rc = gh_mem_read(m, a->mheap + l->mh_spanalloc + l->fa_inuse, w, 8,
+	rc = gh_mem_read(m, a->mheap + a->spanalloc + l->fa_inuse, w, 8,
 			 "mheap_.spanalloc.inuse");
 	if (rc != 0)
 		return gh_errf(&s->err, rc, "-p memstats: reading "
 			       "mheap_.spanalloc");
 	r->span_inuse = le64(w);
-	rc = gh_mem_read(m, a->mheap + l->mh_cachealloc + l->fa_inuse, w, 8,
+	rc = gh_mem_read(m, a->mheap + a->cachealloc + l->fa_inuse, w, 8,
 			 "mheap_.cachealloc.inuse");
 	if (rc != 0)
 		return gh_errf(&s->err, rc, "-p memstats: reading "
@@ -616,6 +619,8 @@ int gh_memstats_collect(gh_profile *p, goheap_session *s)
 		rc = global(s, "runtime.allp", s->addrs.allp, &a.allp);
 	if (rc != 0)
 		return rc;
+	gh_rt_mheap_a64(l, gh_exe_machine(s->exe) == EM_AARCH64,
+			&a.central, &a.stride, &a.spanalloc, &a.cachealloc);
 	if (gh_exe_symbol(s->exe, "runtime.spanSetBlockPool", &a.pool,
 			  NULL) == 0)
 		a.pool += s->bias;

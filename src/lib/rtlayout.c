@@ -503,7 +503,9 @@ static const char *const gh_gstatus_126[] = {
 /* mcentral {spanclass; partial, full [2]spanSet} padded to 192 B;
  * spanSetBlock 4120 B (4608 B from 1.25, its header padded to 512 B);
  * tagged pointers: 48 address bits and 3 alignment bits (19 tag bits),
- * from 1.25 49 and 9 (tagptr.go tagAlignBits): 24 */
+ * from 1.25 49 and 9 (tagptr.go tagAlignBits): 24.  On arm64 (DWARF of
+ * the arm64 builds) mcentral is padded to 256 B from 1.21 and
+ * mheap.central is 64 B further from 1.22 (1.19: as amd64). */
 #define GH_SPANSET(central, ssb, tb, ab) .mh_central = (central), \
 	.central_stride = 192, .mc_partial = 8, .mc_full = 88, \
 	.ss_size = 40, .ss_spine = 8, .ss_spinelen = 16, .ss_spinecap = 24, \
@@ -513,15 +515,18 @@ static const char *const gh_gstatus_126[] = {
 	.mh_spanalloc = 92224, .mh_cachealloc = 92296, .p_mcache = 64, \
 	.mc_tinyallocs = 32, .mc_alloc = 40, .ms_alloccount_bc = 102, \
 	.memlimit_headroom_pct = 0
-#define GH_MEMSTATS_121 GH_SPANSET(66120, 4120, 19, 3), GH_MST(0), GH_HSD_119, GH_GCC(32), \
+#define GH_MEMSTATS_121 GH_SPANSET(66120, 4120, 19, 3), GH_MST(0), \
+	.a64_stride = 256, GH_HSD_119, GH_GCC(32), \
 	.mh_spanalloc = 92232, .mh_cachealloc = 92304, .p_mcache = 64, \
 	.mc_tinyallocs = 32, .mc_alloc = 40, .ms_alloccount_bc = 110, \
 	.memlimit_headroom_pct = 3
-#define GH_MEMSTATS_122(pmc, mca) GH_SPANSET(66184, 4120, 19, 3), GH_MST(0), GH_HSD_119, GH_GCC(32), \
+#define GH_MEMSTATS_122(pmc, mca) GH_SPANSET(66184, 4120, 19, 3), GH_MST(0), \
+	.a64_central_delta = 64, .a64_stride = 256, GH_HSD_119, GH_GCC(32), \
 	.mh_spanalloc = 92296, .mh_cachealloc = 92368, .p_mcache = (pmc), \
 	.mc_tinyallocs = (mca) - 8, .mc_alloc = (mca), \
 	.ms_alloccount_bc = 102, .memlimit_headroom_pct = 3
-#define GH_MEMSTATS_125(cache) GH_SPANSET(66208, 4608, 24, 9), GH_MST(24), GH_HSD_125, GH_GCC(32), \
+#define GH_MEMSTATS_125(cache) GH_SPANSET(66208, 4608, 24, 9), GH_MST(24), \
+	.a64_central_delta = 64, .a64_stride = 256, GH_HSD_125, GH_GCC(32), \
 	.mh_spanalloc = 92320, .mh_cachealloc = (cache), .p_mcache = 56, \
 	.mc_tinyallocs = 40, .mc_alloc = 48, .ms_alloccount_bc = 102, \
 	.memlimit_headroom_pct = 3

@@ -247,6 +247,11 @@ typedef struct gh_rtlayout {
 	unsigned mh_central, central_stride, mc_partial, mc_full, ss_size,
 		 ss_spine, ss_spinelen, ss_spinecap, ss_index, ssb_size,
 		 lf_tagbits, lf_alignbits;
+	/* arm64 pads to 128-byte cache lines (internal/cpu
+	 * CacheLinePadSize, 1.21+): mheap.central moves by
+	 * a64_central_delta and its elements are a64_stride apart, moving
+	 * spanalloc and cachealloc too (gh_rt_mheap_a64); 0: as amd64 */
+	unsigned a64_central_delta, a64_stride;
 } gh_rtlayout;
 
 /*
@@ -267,6 +272,25 @@ static inline unsigned gh_rt_ancestor_pcs(const gh_rtlayout *rt)
  * row, else (a version of 0.0, from tests or synthetic profiles) the
  * newest. Never NULL. */
 const gh_rtlayout *gh_rtlayout_rules(gh_gover v);
+
+/* mheap.central, its stride, spanalloc and cachealloc for a target that
+ * is arm64 (a64 1) or not. */
+static inline void gh_rt_mheap_a64(const gh_rtlayout *rt, int a64,
+				   unsigned *central, unsigned *stride,
+				   unsigned *spanalloc, unsigned *cachealloc)
+{
+	unsigned d = 0, st = rt->central_stride;
+
+	if (a64 && rt->a64_stride != 0) {
+		st = rt->a64_stride;
+		d = rt->a64_central_delta;
+	}
+	*central = rt->mh_central + d;
+	*stride = st;
+	/* 136 (numSpanClasses) elements lie between central and spanalloc */
+	*spanalloc = rt->mh_spanalloc + d + 136 * (st - rt->central_stride);
+	*cachealloc = rt->mh_cachealloc + d + 136 * (st - rt->central_stride);
+}
 
 /* Oldest and newest supported minor versions, for messages. */
 int gh_rtlayout_oldest(void);
