@@ -162,7 +162,7 @@ typedef struct found {
 	uint64_t m, b, x, cycle, rate, ticks, mrate, allgs, fing, tblabels,
 		 mheap, memstats, gcc, allp;
 	unsigned fing_size;
-	char how[512];
+	char how[768];
 } located;
 
 static void how_add(located *f, const char *fmt, ...)
@@ -924,8 +924,7 @@ static int find_mstats(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
 	f->gcc = gc;
 	f->allp = ap;
 	how_add(f, "memstats via gcMarkTermination, gcController via "
-		"allocSpan (confirmed by gcStart), allp via retake "
-		"(confirmed by procresize)");
+		"allocSpan+gcStart, allp via retake+procresize");
 	return 0;
 none:
 	if (rc == GOHEAP_ENOMEM)

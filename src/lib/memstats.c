@@ -572,6 +572,14 @@ static int read_stopped(goheap_session *s, gh_profile *p,
 			       "reads it without stopping (best-effort)", why);
 	}
 	t0 = gh_now();
+	if (s->caps->stopped_threads != NULL) {
+		gh_thread_regs *regs = NULL;
+		size_t n = 0;
+
+		if (s->caps->stopped_threads(s->ctx, &regs, &n) == 0)
+			p->gor_stop_threads = n;
+		free(regs);
+	}
 	gh_mem_invalidate(&s->mem);
 	rc = read_all(s, l, a, r);
 	t1 = gh_now();

@@ -738,6 +738,20 @@ static int walk_limited(goheap_session *s, gh_profile *p,
 	return rc;
 }
 
+/* The MemStats of heap?debug=1's trailer into p; left out (no trailer,
+ * the profile itself unaffected) when they cannot be read. */
+static void memstats_trailer(goheap_session *s, gh_profile *p)
+{
+	gh_err saved = s->err;
+	int snap = p->gor_snapshot;
+
+	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
+	if (gh_memstats_collect(p, s) != 0)
+		s->err = saved;
+	s->mem.deadline = 0;
+	p->gor_snapshot = snap;
+}
+
 /* goheap_profile_collect; objects: -p types' one line per object too */
 static int collect(goheap_profile **out, goheap_session *s, int kind,
 		   int objects)
@@ -1096,6 +1110,12 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 			     wo->format == GOHEAP_FORMAT_OBJECTS);
 		if (rc != 0)
 			return rc;
+		/* heap?debug=1 ends with runtime.MemStats (memstats.c); a
+		 * target whose MemStats cannot be read gets no trailer */
+		if ((kind == GOHEAP_PROFILE_HEAP ||
+		     kind == GOHEAP_PROFILE_ALLOCS) &&
+		    wo->format == GOHEAP_FORMAT_TEXT)
+			memstats_trailer(s, p);
 		if (stats != NULL)
 			goheap_profile_stats_get(p, stats);
 		rc = goheap_profile_write(s, p, wo, out_buf, out_len);
