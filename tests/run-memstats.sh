@@ -1,0 +1,141 @@
+#!/bin/bash
+# tests/run-memstats.sh: go-heap -p memstats (issue 25) against the program's own
+# runtime.ReadMemStats, line by line, on every toolchain.
+#
+# For each toolchain (GOHEAP_GO_VERSIONS, default tests/lib.sh GH_GO_ALL), default and stripped
+# (-s -w) builds, tests/go/memstatsprog in its two modes:
+#   - before: ReadMemStats (and getrusage) at the quiet point, then a raw read of a FIFO;
+#   - after: the quiet point leaves objects in the Ps' cached spans and tiny blocks (what
+#     readmemstats_m's flush folds in), ReadMemStats is the first thing the released program
+#     does;
+# while it blocks, go-heap reads it:
+#   - live (running, then stopped: -v says the pause): every line == the program's, MaxRSS
+#     (VmHWM) included;
+#   - live --no-stop: the same lines (the program is still), marked best-effort;
+#   - from a gcore core: every line == the program's but MaxRSS, which a core does not record
+#     (go-heap says so instead);
+#   - -p heap -f text (the default build, mode before): its # runtime.MemStats trailer == the
+#     program's lines.
+# Released (a byte on the FIFO), the program prints its MemStats in the trailer's lines.
+set -u
+. "$(dirname "$0")/lib.sh"
+gh_init
+gh_need_toolchains
+gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
+
+have_gcore=1
+command -v gcore >/dev/null 2>&1 || have_gcore=0
+
+# run NAME ARGS...: go-heap ARGS into $d/NAME.out/.err; its status in $rc
+run() {
+	local name=$1
+	shift
+	"$GH_GOHEAP" "$@" >"$d/$name.out" 2>"$d/$name.err"
+	rc=$?
+}
+
+# same WHAT GOT WANT: the files equal line by line
+same() {
+	if cmp -s "$2" "$3"; then
+		gh_pass "$tag: $1: $(wc -l <"$3") lines == the program's ReadMemStats"
+	else
+		gh_fail "$tag: $1: differs from the program's ReadMemStats (< go-heap, > program)"
+		diff "$2" "$3" | cut -c1-160 >"$2.diff"
+		gh_show "$2.diff" 12
+	fi
+}
+
+# check GONAME GOROOT VARIANT MODE
+check() {
+	local goname=$1 root=$2 variant=$3 mode=$4 bin pid i
+	tag="$goname/$variant/$mode"
+	d="$GH_TMP/$goname-$variant-$mode"
+	mkdir -p "$d"
+	gh_build_or_fail "$tag" memstatsprog "$goname" "$root" "$variant" || return
+	bin=$GH_BIN
+	mkfifo "$d/fifo" || { gh_fail "$tag: mkfifo"; return; }
+	if ! gh_start "$bin" "$d/fifo" "$mode" 2>"$d/start.err"; then
+		gh_fail "$tag: memstatsprog: $(cat "$d/start.err")"
+		return
+	fi
+	pid=$GH_PID
+	prog_out=$GH_OUT
+
+	run live -v -p memstats "$pid"
+	if [ "$rc" != 0 ]; then
+		gh_fail "$tag: live: exit $rc: $(tail -n 2 "$d/live.err")"
+	elif ! grep -q 'memstats snapshot: the target was stopped for' "$d/live.err"; then
+		gh_fail "$tag: live: -v does not print the pause"
+		gh_show "$d/live.err" 5
+	fi
+	pause=$(sed -n 's/.*memstats snapshot: the target was stopped for \([0-9.]* ms\).*/\1/p' "$d/live.err")
+	run nostop -p memstats --no-stop "$pid"
+	[ "$rc" = 0 ] || gh_fail "$tag: --no-stop: exit $rc: $(tail -n 2 "$d/nostop.err")"
+	if [ "$variant" = default ] && [ "$mode" = before ]; then
+		run heap -p heap -f text "$pid"
+		[ "$rc" = 0 ] || gh_fail "$tag: -p heap -f text: exit $rc: $(tail -n 2 "$d/heap.err")"
+	fi
+	core=
+	if [ "$have_gcore" = 1 ]; then
+		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
+		if [ -s "$d/core.$pid" ]; then
+			core="$d/core.$pid"
+			run core -p memstats "$core" "$bin"
+			[ "$rc" = 0 ] || gh_fail "$tag: core: exit $rc: $(tail -n 2 "$d/core.err")"
+			rm -f "$core"
+		else
+			gh_fail "$tag: gcore wrote no core"
+			gh_show "$d/gcore.log" 5
+		fi
+	fi
+
+	# release the program: it prints its ReadMemStats
+	echo x >"$d/fifo"
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	gh_stop "$pid"
+	grep -v '^READY' "$prog_out" >"$d/prog.txt"
+	if [ "$(grep -c '^# ' "$d/prog.txt")" -lt 27 ]; then
+		gh_fail "$tag: the program printed no MemStats"
+		gh_show "$d/prog.txt" 5
+		return
+	fi
+	[ -s "$d/live.out" ] && same "live (stopped ${pause:-?})" "$d/live.out" "$d/prog.txt"
+	if [ -s "$d/nostop.out" ]; then
+		if grep -q '^# go-heap: best-effort' "$d/nostop.out"; then
+			grep -v '^# go-heap: best-effort' "$d/nostop.out" >"$d/nostop.txt"
+			same "live --no-stop (marked best-effort)" "$d/nostop.txt" "$d/prog.txt"
+		else
+			gh_fail "$tag: --no-stop output is not marked best-effort"
+		fi
+	fi
+	if [ "$have_gcore" = 0 ]; then
+		gh_skip "$tag: core: gcore (gdb) not installed"
+	elif [ -s "$d/core.out" ]; then
+		grep -v '^# MaxRSS' "$d/prog.txt" >"$d/prog-nomaxrss.txt"
+		if grep -q '^# go-heap: no MaxRSS: a core' "$d/core.out"; then
+			grep -v '^# go-heap: no MaxRSS' "$d/core.out" >"$d/core.txt"
+			same "core (MaxRSS: said to be absent)" "$d/core.txt" "$d/prog-nomaxrss.txt"
+		else
+			gh_fail "$tag: core: MaxRSS not said to be absent"
+		fi
+	fi
+	if [ -s "$d/heap.out" ]; then
+		sed -n '/^# runtime.MemStats$/,$p' "$d/heap.out" >"$d/heap.trailer"
+		if [ "$(sed -n '/^# runtime.MemStats$/{x;p;q};h' "$d/heap.out")" != "" ]; then
+			gh_fail "$tag: -p heap -f text: no blank line before the trailer"
+		fi
+		same "-p heap -f text's trailer" "$d/heap.trailer" "$d/prog.txt"
+	fi
+}
+
+for i in "${!GH_GO_NAMES[@]}"; do
+	for variant in default stripped; do
+		for mode in before after; do
+			check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant" "$mode"
+		done
+	done
+done
+gh_summary
