@@ -16,7 +16,12 @@
 #     (go-heap says so instead);
 #   - -p heap -f text (the default build, mode before): its # runtime.MemStats trailer == the
 #     program's lines.
-# Released (a byte on the FIFO), the program prints its MemStats in the trailer's lines.
+# The program prints its MemStats in the trailer's lines (mode before: before READY, formatted
+# without allocating; mode after: once released by a byte on the FIFO).
+# arm64 (every toolchain, default build; the newest stripped too): memstatsprog built with
+# GOARCH=arm64 runs under qemu-aarch64-static in mode before, is killed with SIGABRT
+# (GOTRACEBACK=crash: qemu writes the guest's core) and go-heap -p memstats of that core on this
+# host == the lines it printed, but MaxRSS.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -25,6 +30,16 @@ gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
 
 have_gcore=1
 command -v gcore >/dev/null 2>&1 || have_gcore=0
+ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)" 2>/dev/null
+have_qemu=1
+why_qemu=
+if ! command -v qemu-aarch64-static >/dev/null 2>&1; then
+	have_qemu=0
+	why_qemu="qemu-aarch64-static not installed (Debian package qemu-user-static)"
+elif [ "$(ulimit -c)" = 0 ]; then
+	have_qemu=0
+	why_qemu="core dumps are disabled (ulimit -c hard limit 0)"
+fi
 
 # run NAME ARGS...: go-heap ARGS into $d/NAME.out/.err; its status in $rc
 run() {
@@ -131,11 +146,89 @@ check() {
 	fi
 }
 
+# build_arm64 GONAME GOROOT VARIANT: memstatsprog for GOARCH=arm64 (gh_go clears GOARCH)
+build_arm64() {
+	local goname=$1 root=$2 variant=$3 dir want src="$top_srcdir/tests/go/memstatsprog/main.go"
+	local flags=()
+	[ "$variant" = stripped ] && flags=(-ldflags=-s\ -w)
+	dir="$GH_CACHE/build/memstatsprog-$goname-arm64-$variant"
+	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo arm64 "$variant"; } | sha256sum | cut -d' ' -f1)
+	if [ -x "$dir/memstatsprog" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
+		echo "$dir/memstatsprog"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	rm -f "$dir/stamp"
+	if ! (cd "$(dirname "$src")" && env GOROOT="$root" \
+		GOCACHE="$GH_CACHE/gocache-go$(basename "$root" | sed 's/^go-//')-arm64" \
+		GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
+		GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
+		"$root/bin/go" build "${flags[@]}" -o "$dir/memstatsprog.tmp" main.go) >"$dir/build.log" 2>&1; then
+		sed 's/^/    | /' "$dir/build.log" >&2
+		return 1
+	fi
+	mv -f "$dir/memstatsprog.tmp" "$dir/memstatsprog" && echo "$want" >"$dir/stamp" &&
+		echo "$dir/memstatsprog"
+}
+
+# arm64 GONAME GOROOT VARIANT: a qemu core of memstatsprog (mode before) against its lines
+arm64() {
+	local goname=$1 root=$2 variant=$3 bin pid core i
+	tag="$goname/arm64/$variant/qemu"
+	d="$GH_TMP/$goname-arm64-$variant"
+	mkdir -p "$d/run"
+	if [ "$have_qemu" = 0 ]; then
+		gh_skip "$tag: $why_qemu"
+		return
+	fi
+	if ! bin=$(build_arm64 "$goname" "$root" "$variant" 2>"$d/build.err"); then
+		gh_fail "$tag: build memstatsprog for GOARCH=arm64"
+		gh_show "$d/build.err" 10
+		return
+	fi
+	mkfifo "$d/fifo" || { gh_fail "$tag: mkfifo"; return; }
+	cd "$d/run" || return
+	GOTRACEBACK=crash gh_start qemu-aarch64-static "$bin" "$d/fifo" before 2>"$d/start.err"
+	i=$?
+	cd "$GH_TMP" || exit 1
+	if [ "$i" != 0 ]; then
+		gh_fail "$tag: memstatsprog under qemu: $(cat "$d/start.err")"
+		return
+	fi
+	pid=$GH_PID
+	grep -v '^READY' "$GH_OUT" | grep -v '^# MaxRSS' >"$d/prog.txt"
+	kill -ABRT "$pid"
+	for i in $(seq 1 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	gh_stop "$pid"
+	core=$(ls -t "$d/run"/qemu_*.core 2>/dev/null | head -n 1)
+	rm -f "$d/run/core" "$d/run"/core.[0-9]*
+	if [ -z "$core" ] || [ ! -s "$core" ]; then
+		gh_fail "$tag: qemu wrote no qemu_*.core after SIGABRT"
+		return
+	fi
+	run core -p memstats "$core" "$bin"
+	rm -f "$core"
+	if [ "$rc" != 0 ]; then
+		gh_fail "$tag: exit $rc: $(tail -n 2 "$d/core.err")"
+	elif grep -q '^# go-heap: no MaxRSS: a core' "$d/core.out"; then
+		grep -v '^# go-heap: no MaxRSS' "$d/core.out" >"$d/core.txt"
+		same "arm64 core read on $(uname -m) (MaxRSS: said to be absent)" "$d/core.txt" "$d/prog.txt"
+	else
+		gh_fail "$tag: core: MaxRSS not said to be absent"
+	fi
+}
+
+last=$(( ${#GH_GO_NAMES[@]} - 1 ))
 for i in "${!GH_GO_NAMES[@]}"; do
 	for variant in default stripped; do
 		for mode in before after; do
 			check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant" "$mode"
 		done
 	done
+	arm64 "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" default
+	[ "$i" = "$last" ] && arm64 "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" stripped
 done
 gh_summary

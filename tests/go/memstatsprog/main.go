@@ -4,22 +4,24 @@
 // (runtime.GC, debug.FreeOSMemory), leaves idle threads behind, then
 // stays still on a raw read of FIFO (syscall.Read: nothing allocated
 // while go-heap reads it, live or from a gcore core) until the test
-// writes a byte to it; released, it prints runtime.MemStats in the lines
-// of heap?debug=1's trailer (runtime/pprof writeHeapInternal) and exits.
-// Its own heap?debug=1 cannot serve: writing it allocates.
+// writes a byte to it (or kills it: the arm64 core under qemu).  Its
+// runtime.MemStats are printed in the lines of heap?debug=1's trailer
+// (runtime/pprof writeHeapInternal), formatted without allocating.  Its
+// own heap?debug=1 cannot serve: writing it allocates.
 //
-//	memstatsprog FIFO before   ReadMemStats at the quiet point, before the
-//	                           read: every mcache was just flushed
+//	memstatsprog FIFO before   ReadMemStats at the quiet point, printed
+//	                           before READY and the read (every mcache was
+//	                           just flushed)
 //	memstatsprog FIFO after    the quiet point leaves a few objects of each
 //	                           kind in the Ps' cached spans and tiny blocks
 //	                           (what readmemstats_m's flushallmcaches folds
 //	                           in); ReadMemStats is the first thing the
 //	                           released program does, nothing allocated
-//	                           between
+//	                           between; printed then
 //
-// stdout: "READY\n" at the quiet point; after the release the trailer's
-// lines ("# runtime.MemStats", "# Alloc = ...", ..., "# MaxRSS = ...",
-// getrusage's ru_maxrss x 1024, read with the MemStats).
+// stdout: the trailer's lines ("# runtime.MemStats", "# Alloc = ...", ...,
+// "# MaxRSS = ...", getrusage's ru_maxrss x 1024, read with the MemStats)
+// and "READY\n" at the quiet point.
 package main
 
 import (
@@ -27,6 +29,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"syscall"
 )
@@ -48,7 +51,77 @@ var (
 	ru     syscall.Rusage
 	rbuf   [1]byte
 	sinkMu sync.Mutex
+	out    = make([]byte, 0, 64<<10)
 )
+
+func line(b []byte, name string, v uint64) []byte {
+	b = append(b, "# "...)
+	b = append(b, name...)
+	b = append(b, " = "...)
+	b = strconv.AppendUint(b, v, 10)
+	return append(b, '\n')
+}
+
+func pair(b []byte, name string, a, v uint64) []byte {
+	b = append(b, "# "...)
+	b = append(b, name...)
+	b = append(b, " = "...)
+	b = strconv.AppendUint(b, a, 10)
+	b = append(b, " / "...)
+	b = strconv.AppendUint(b, v, 10)
+	return append(b, '\n')
+}
+
+func array(b []byte, name string, v *[256]uint64) []byte {
+	b = append(b, "# "...)
+	b = append(b, name...)
+	b = append(b, " = ["...)
+	for i := range v {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendUint(b, v[i], 10)
+	}
+	return append(b, "]\n"...)
+}
+
+// format appends ms (and ru's MaxRSS) as pprof.go's writeHeapInternal
+// prints them (fmt's %d and %v: strconv's base 10 and 'g' -1), without
+// allocating when b has the capacity.
+func format(b []byte) []byte {
+	s := &ms
+	b = append(b, "# runtime.MemStats\n"...)
+	b = line(b, "Alloc", s.Alloc)
+	b = line(b, "TotalAlloc", s.TotalAlloc)
+	b = line(b, "Sys", s.Sys)
+	b = line(b, "Lookups", s.Lookups)
+	b = line(b, "Mallocs", s.Mallocs)
+	b = line(b, "Frees", s.Frees)
+	b = line(b, "HeapAlloc", s.HeapAlloc)
+	b = line(b, "HeapSys", s.HeapSys)
+	b = line(b, "HeapIdle", s.HeapIdle)
+	b = line(b, "HeapInuse", s.HeapInuse)
+	b = line(b, "HeapReleased", s.HeapReleased)
+	b = line(b, "HeapObjects", s.HeapObjects)
+	b = pair(b, "Stack", s.StackInuse, s.StackSys)
+	b = pair(b, "MSpan", s.MSpanInuse, s.MSpanSys)
+	b = pair(b, "MCache", s.MCacheInuse, s.MCacheSys)
+	b = line(b, "BuckHashSys", s.BuckHashSys)
+	b = line(b, "GCSys", s.GCSys)
+	b = line(b, "OtherSys", s.OtherSys)
+	b = line(b, "NextGC", s.NextGC)
+	b = line(b, "LastGC", s.LastGC)
+	b = array(b, "PauseNs", &s.PauseNs)
+	b = array(b, "PauseEnd", &s.PauseEnd)
+	b = line(b, "NumGC", uint64(s.NumGC))
+	b = line(b, "NumForcedGC", uint64(s.NumForcedGC))
+	b = append(b, "# GCCPUFraction = "...)
+	b = strconv.AppendFloat(b, s.GCCPUFraction, 'g', -1, 64)
+	b = append(b, "\n# DebugGC = "...)
+	b = strconv.AppendBool(b, s.DebugGC)
+	b = append(b, '\n')
+	return line(b, "MaxRSS", uint64(ru.Maxrss)*1024)
+}
 
 func build() {
 	for i := 0; i < 2000; i++ {
@@ -109,6 +182,8 @@ func main() {
 	if !after {
 		runtime.ReadMemStats(&ms)
 		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		// formatted into out's capacity: nothing allocated
+		syscall.Write(1, format(out[:0]))
 	} else {
 		// objects in the Ps' cached spans and tiny blocks
 		for i := range hot {
@@ -124,39 +199,9 @@ func main() {
 		runtime.ReadMemStats(&ms)
 		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	}
-	s := &ms
-	w := os.Stdout
-	fmt.Fprintf(w, "# runtime.MemStats\n")
-	fmt.Fprintf(w, "# Alloc = %d\n", s.Alloc)
-	fmt.Fprintf(w, "# TotalAlloc = %d\n", s.TotalAlloc)
-	fmt.Fprintf(w, "# Sys = %d\n", s.Sys)
-	fmt.Fprintf(w, "# Lookups = %d\n", s.Lookups)
-	fmt.Fprintf(w, "# Mallocs = %d\n", s.Mallocs)
-	fmt.Fprintf(w, "# Frees = %d\n", s.Frees)
-
-	fmt.Fprintf(w, "# HeapAlloc = %d\n", s.HeapAlloc)
-	fmt.Fprintf(w, "# HeapSys = %d\n", s.HeapSys)
-	fmt.Fprintf(w, "# HeapIdle = %d\n", s.HeapIdle)
-	fmt.Fprintf(w, "# HeapInuse = %d\n", s.HeapInuse)
-	fmt.Fprintf(w, "# HeapReleased = %d\n", s.HeapReleased)
-	fmt.Fprintf(w, "# HeapObjects = %d\n", s.HeapObjects)
-
-	fmt.Fprintf(w, "# Stack = %d / %d\n", s.StackInuse, s.StackSys)
-	fmt.Fprintf(w, "# MSpan = %d / %d\n", s.MSpanInuse, s.MSpanSys)
-	fmt.Fprintf(w, "# MCache = %d / %d\n", s.MCacheInuse, s.MCacheSys)
-	fmt.Fprintf(w, "# BuckHashSys = %d\n", s.BuckHashSys)
-	fmt.Fprintf(w, "# GCSys = %d\n", s.GCSys)
-	fmt.Fprintf(w, "# OtherSys = %d\n", s.OtherSys)
-
-	fmt.Fprintf(w, "# NextGC = %d\n", s.NextGC)
-	fmt.Fprintf(w, "# LastGC = %d\n", s.LastGC)
-	fmt.Fprintf(w, "# PauseNs = %d\n", s.PauseNs)
-	fmt.Fprintf(w, "# PauseEnd = %d\n", s.PauseEnd)
-	fmt.Fprintf(w, "# NumGC = %d\n", s.NumGC)
-	fmt.Fprintf(w, "# NumForcedGC = %d\n", s.NumForcedGC)
-	fmt.Fprintf(w, "# GCCPUFraction = %v\n", s.GCCPUFraction)
-	fmt.Fprintf(w, "# DebugGC = %v\n", s.DebugGC)
-	fmt.Fprintf(w, "# MaxRSS = %d\n", uintptr(ru.Maxrss)*1024)
+	if after {
+		os.Stdout.Write(format(out[:0]))
+	}
 	runtime.KeepAlive(keep)
 	sinkMu.Lock()
 	sinkMu.Unlock()
