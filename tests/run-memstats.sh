@@ -18,6 +18,11 @@
 #     program's lines.
 # The program prints its MemStats in the trailer's lines (mode before: before READY, formatted
 # without allocating; mode after: once released by a byte on the FIFO).
+# churn (go1.22 and the newest): memstatsprog churn allocates on four goroutines for ever; 5
+# stopped reads and one --no-stop read must each succeed and be consistent as ReadMemStats' are
+# (HeapAlloc <= HeapInuse <= HeapSys, HeapReleased <= HeapIdle, Alloc == HeapAlloc, Mallocs -
+# Frees == HeapObjects, Sys == the sum of the *Sys fields), TotalAlloc, Mallocs, Frees and NumGC
+# never decreasing from one read to the next.
 # arm64 (every toolchain, default build; the newest stripped too): memstatsprog built with
 # GOARCH=arm64 runs under qemu-aarch64-static in mode before, is killed with SIGABRT
 # (GOTRACEBACK=crash: qemu writes the guest's core) and go-heap -p memstats of that core on this
@@ -221,6 +226,66 @@ arm64() {
 	fi
 }
 
+# field NAME FILE: the value of "# NAME = v" (the first number of "a / b": "Stack" etc. use
+# field2 for the second)
+field() { sed -n "s/^# $1 = \([0-9]*\).*/\1/p" "$2"; }
+field2() { sed -n "s/^# $1 = [0-9]* \/ \([0-9]*\)$/\1/p" "$2"; }
+
+# churn GONAME GOROOT: reads under allocation
+churn() {
+	local goname=$1 root=$2 bin pid n bad= prev= cur k f v w
+	tag="$goname/churn"
+	d="$GH_TMP/$goname-churn"
+	mkdir -p "$d"
+	gh_build_or_fail "$tag" memstatsprog "$goname" "$root" default || return
+	bin=$GH_BIN
+	mkfifo "$d/fifo" || { gh_fail "$tag: mkfifo"; return; }
+	if ! gh_start "$bin" "$d/fifo" churn 2>"$d/start.err"; then
+		gh_fail "$tag: memstatsprog churn: $(cat "$d/start.err")"
+		return
+	fi
+	pid=$GH_PID
+	for n in 1 2 3 4 5 6; do
+		if [ "$n" = 6 ]; then
+			run "read$n" -p memstats --no-stop "$pid"
+		else
+			run "read$n" -p memstats "$pid"
+		fi
+		f="$d/read$n.out"
+		if [ "$rc" != 0 ]; then
+			bad="$bad; read $n: exit $rc: $(tail -n 1 "$d/read$n.err")"
+			continue
+		fi
+		v=$(field HeapAlloc "$f"); w=$(field HeapInuse "$f")
+		[ "$v" -le "$w" ] || bad="$bad; read $n: HeapAlloc $v > HeapInuse $w"
+		v=$(field HeapSys "$f")
+		[ "$w" -le "$v" ] || bad="$bad; read $n: HeapInuse $w > HeapSys $v"
+		[ "$(field HeapReleased "$f")" -le "$(field HeapIdle "$f")" ] ||
+			bad="$bad; read $n: HeapReleased > HeapIdle"
+		[ "$(field Alloc "$f")" = "$(field HeapAlloc "$f")" ] || bad="$bad; read $n: Alloc != HeapAlloc"
+		[ $(( $(field Mallocs "$f") - $(field Frees "$f") )) = "$(field HeapObjects "$f")" ] ||
+			bad="$bad; read $n: Mallocs - Frees != HeapObjects"
+		[ "$(field Sys "$f")" = $(( $(field HeapSys "$f") + $(field2 Stack "$f") + \
+			$(field2 MSpan "$f") + $(field2 MCache "$f") + $(field BuckHashSys "$f") + \
+			$(field GCSys "$f") + $(field OtherSys "$f") )) ] || bad="$bad; read $n: Sys != the sum of the *Sys"
+		cur="$(field TotalAlloc "$f") $(field Mallocs "$f") $(field Frees "$f") $(field NumGC "$f")"
+		if [ -n "$prev" ]; then
+			set -- $prev
+			for k in $cur; do
+				[ "$k" -ge "$1" ] || bad="$bad; read $n: a counter went back ($prev -> $cur)"
+				shift
+			done
+		fi
+		prev=$cur
+	done
+	gh_stop "$pid"
+	if [ -z "$bad" ]; then
+		gh_pass "$tag: 5 stopped reads and 1 --no-stop read under allocation: consistent, counters never back (NumGC ${prev##* })"
+	else
+		gh_fail "$tag: ${bad#; }"
+	fi
+}
+
 last=$(( ${#GH_GO_NAMES[@]} - 1 ))
 for i in "${!GH_GO_NAMES[@]}"; do
 	for variant in default stripped; do
@@ -230,5 +295,8 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	done
 	arm64 "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" default
 	[ "$i" = "$last" ] && arm64 "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" stripped
+	if [ "${GH_GO_NAMES[$i]}" = go1.22 ] || { [ "$i" = "$last" ] && [ "$i" != 0 ]; }; then
+		churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}"
+	fi
 done
 gh_summary

@@ -654,7 +654,10 @@ int gh_memstats_collect(gh_profile *p, goheap_session *s)
 	       0 : s->gor_no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
 	rc = read_all(s, l, &a, &r);
-	if (rc == 0 && snap == 1)
+	/* the running read only warms the cache when a stop follows: a
+	 * word caught mid-update there (a span being cached) is no reason
+	 * to give up before the consistent read */
+	if (snap == 1 && rc != GOHEAP_ENOMEM)
 		rc = read_stopped(s, p, l, &a, &r);
 	if (rc == 0) {
 		compute(l, &r, o);

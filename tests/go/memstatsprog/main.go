@@ -18,6 +18,8 @@
 //	                           in); ReadMemStats is the first thing the
 //	                           released program does, nothing allocated
 //	                           between; printed then
+//	memstatsprog FIFO churn    four goroutines allocate for ever (the
+//	                           consistency of reads under allocation)
 //
 // stdout: the trailer's lines ("# runtime.MemStats", "# Alloc = ...", ...,
 // "# MaxRSS = ...", getrusage's ru_maxrss x 1024, read with the MemStats)
@@ -159,8 +161,9 @@ func spareMs() {
 }
 
 func main() {
-	if len(os.Args) != 3 || (os.Args[2] != "before" && os.Args[2] != "after") {
-		os.Stderr.WriteString("usage: memstatsprog FIFO before|after\n")
+	if len(os.Args) != 3 || (os.Args[2] != "before" && os.Args[2] != "after" &&
+		os.Args[2] != "churn") {
+		os.Stderr.WriteString("usage: memstatsprog FIFO before|after|churn\n")
 		os.Exit(2)
 	}
 	fd, err := syscall.Open(os.Args[1], syscall.O_RDWR, 0)
@@ -168,6 +171,32 @@ func main() {
 		panic(err)
 	}
 	after := os.Args[2] == "after"
+	if os.Args[2] == "churn" {
+		// four goroutines allocate and drop objects for ever (GCs
+		// included) while go-heap reads
+		build()
+		for g := 0; g < 4; g++ {
+			go func(g int) {
+				var live [256]interface{}
+				for i := 0; ; i++ {
+					switch i % 4 {
+					case 0:
+						live[i%256] = &small{}
+					case 1:
+						live[i%256] = new(noscan)
+					case 2:
+						live[i%256] = make([]byte, 8+i%64)
+					default:
+						live[i%256] = make([]byte, 33000+g)
+					}
+				}
+			}(g)
+		}
+		syscall.Write(1, []byte("READY\n"))
+		for {
+			syscall.Read(fd, rbuf[:])
+		}
+	}
 	// a reader of the memory profile, so that the linker keeps it on
 	// (-p heap -f text's trailer is checked too)
 	if len(os.Args) > 3 {
