@@ -5,6 +5,8 @@ format, src/runtime/heapdump.go, unchanged 1.19-1.27), for tests/run-types.sh.
 Usage: heapdump.py DUMP MINOR
        heapdump.py --pprof-sum PROFILE.pb.gz   (the sums of each sample value: "objects bytes")
        heapdump.py --patch CORE VADDR HEX      (overwrite the bytes at VADDR of an ELF64 core)
+       heapdump.py --peek CORE VADDR           (the little-endian word at VADDR, in decimal;
+                                                tests/run-memstats.sh)
 
 Prints one line per object: "0xADDR SIZE 0xFIRSTWORD" (the first word: a headered object's
 type, go1.22+), and on the last line "MEMSTATS HeapObjects HeapAlloc" from the dump's own
@@ -70,7 +72,7 @@ def pprof_sum(path):
 
 def patch(core, vaddr, hexbytes):
     import struct
-    with open(core, "r+b") as f:
+    with open(core, "rb" if hexbytes is None else "r+b") as f:
         eh = f.read(64)
         phoff, = struct.unpack_from("<Q", eh, 32)
         phentsize, phnum = struct.unpack_from("<HH", eh, 54)
@@ -79,7 +81,10 @@ def patch(core, vaddr, hexbytes):
             ptype, _, off, va, _, filesz = struct.unpack("<IIQQQQ", f.read(40))
             if ptype == 1 and va <= vaddr < va + filesz:
                 f.seek(off + vaddr - va)
-                f.write(bytes.fromhex(hexbytes))
+                if hexbytes is None:
+                    print(struct.unpack("<Q", f.read(8))[0])
+                else:
+                    f.write(bytes.fromhex(hexbytes))
                 return
     sys.exit("heapdump.py: 0x%x is not in %s" % (vaddr, core))
 
@@ -89,6 +94,8 @@ def main():
         return pprof_sum(sys.argv[2])
     if sys.argv[1] == "--patch":
         return patch(sys.argv[2], int(sys.argv[3], 0), sys.argv[4])
+    if sys.argv[1] == "--peek":
+        return patch(sys.argv[2], int(sys.argv[3], 0), None)
     path, minor = sys.argv[1], int(sys.argv[2])
     data = open(path, "rb").read()
     hdr = b"go1.7 heap dump\n"

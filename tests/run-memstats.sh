@@ -18,6 +18,9 @@
 #     program's lines.
 # The program prints its MemStats in the trailer's lines (mode before: before READY, formatted
 # without allocating; mode after: once released by a byte on the FIFO).
+# hostile (the newest toolchain, default build, mode after): damaged copies of its core (an
+# absurd allp length, a P pointer and a cached span pointer into nowhere) give exit 1 and one
+# error line, never a crash.
 # churn (go1.22 and the newest): memstatsprog churn allocates on four goroutines for ever; 5
 # stopped reads and one --no-stop read must each succeed and be consistent as ReadMemStats' are
 # (HeapAlloc <= HeapInuse <= HeapSys, HeapReleased <= HeapIdle, Alloc == HeapAlloc, Mallocs -
@@ -65,6 +68,41 @@ same() {
 	fi
 }
 
+# bad NAME WHAT VADDR HEX: a copy of $core with 8 bytes at VADDR replaced; go-heap -p memstats
+# of it must exit 1 with one line on stderr matching WHAT
+bad() {
+	local name=$1 what=$2
+	cp "$core" "$d/bad.core"
+	python3 "$GH_TESTS/heapdump.py" --patch "$d/bad.core" "$3" "$4"
+	run "$name" -p memstats "$d/bad.core" "$exe"
+	if [ "$rc" = 1 ] && [ "$(wc -l <"$d/$name.err")" = 1 ] && grep -q "$what" "$d/$name.err"; then
+		gh_pass "$tag: hostile core: $name: one error line ($(cut -c1-90 "$d/$name.err"))"
+	else
+		gh_fail "$tag: hostile core: $name (exit $rc)"
+		gh_show "$d/$name.err" 3
+	fi
+	rm -f "$d/bad.core"
+}
+
+# hostile CORE EXE: damaged copies of a core
+hostile() {
+	local core=$1 exe=$2 allp arr p0 mc
+	if ! command -v python3 >/dev/null 2>&1; then
+		gh_skip "$tag: hostile core: python3 not installed"
+		return
+	fi
+	allp=$((0x$(nm "$exe" | awk '$3 == "runtime.allp" {print $1}')))
+	arr=$(python3 "$GH_TESTS/heapdump.py" --peek "$core" "$allp" 2>/dev/null)
+	p0=$(python3 "$GH_TESTS/heapdump.py" --peek "$core" "$arr" 2>/dev/null)
+	bad allp-len 'runtime.allp is damaged' $((allp + 8)) ffffffffffff0000
+	bad allp0 'reading allp\[0\].mcache\|allp\[0\]' "$arr" 1000000000000000
+	if [ -n "$p0" ]; then
+		# p.mcache at 56 (1.23+); its alloc[0] at 48 (1.24+)
+		mc=$(python3 "$GH_TESTS/heapdump.py" --peek "$core" $((p0 + 56)) 2>/dev/null)
+		[ -n "$mc" ] && bad span 'mcache of allp\[0\] is damaged\|cached span' $((mc + 48 + 8 * 5)) 0800000000000000
+	fi
+}
+
 # check GONAME GOROOT VARIANT MODE
 check() {
 	local goname=$1 root=$2 variant=$3 mode=$4 bin pid i
@@ -102,6 +140,10 @@ check() {
 			core="$d/core.$pid"
 			run core -p memstats "$core" "$bin"
 			[ "$rc" = 0 ] || gh_fail "$tag: core: exit $rc: $(tail -n 2 "$d/core.err")"
+			if [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ] &&
+				[ "$variant" = default ] && [ "$mode" = after ]; then
+				hostile "$core" "$bin"
+			fi
 			rm -f "$core"
 		else
 			gh_fail "$tag: gcore wrote no core"
