@@ -738,18 +738,20 @@ static int walk_limited(goheap_session *s, gh_profile *p,
 	return rc;
 }
 
-/* The MemStats of heap?debug=1's trailer into p; left out (no trailer,
- * the profile itself unaffected) when they cannot be read. */
-static void memstats_trailer(goheap_session *s, gh_profile *p)
+/* The MemStats of heap?debug=1's trailer, read from s's target (the
+ * profile's) as the text is written; NULL (no trailer, the profile
+ * itself unaffected) when they cannot be read.  Freed by the caller. */
+static gh_memstats *memstats_trailer(goheap_session *s)
 {
 	gh_err saved = s->err;
-	int snap = p->gor_snapshot;
+	gh_profile tmp;
 
+	memset(&tmp, 0, sizeof(tmp));
 	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
-	if (gh_memstats_collect(p, s) != 0)
+	if (gh_memstats_collect(&tmp, s) != 0)
 		s->err = saved;
 	s->mem.deadline = 0;
-	p->gor_snapshot = snap;
+	return tmp.memstats;
 }
 
 /* goheap_profile_collect; objects: -p types' one line per object too */
@@ -957,6 +959,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	gh_wstats ws = { 0, 0, 0, 0 };
 	double t0 = gh_now();
 	gh_wctx w;
+	gh_memstats *trailer = NULL;
 	int rc;
 
 	*out_buf = NULL;
@@ -973,6 +976,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	rc = write_setup(s, &wo, &def, &w, &ws);
 	if (rc != 0)
 		return rc;
+	w.memstats = NULL;
 	if (p->kind == GOHEAP_PROFILE_MEMSTATS) {
 		/* fmt_memstats.c: text (or the default, top) only */
 		if (p->memstats == NULL)
@@ -1017,7 +1021,13 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		rc = gh_write_pprof(p, &w, &b, &s->err);
 		break;
 	case GOHEAP_FORMAT_TEXT:
+		/* heap?debug=1 ends with runtime.MemStats (memstats.c) */
+		if (p->kind == GOHEAP_PROFILE_HEAP ||
+		    p->kind == GOHEAP_PROFILE_ALLOCS)
+			trailer = memstats_trailer(s);
+		w.memstats = trailer;
 		rc = gh_write_text(p, &w, &b, &s->err);
+		free(trailer);
 		break;
 	case GOHEAP_FORMAT_TOP:
 		rc = gh_write_top(p, &w, &b, &s->err);
@@ -1110,12 +1120,6 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 			     wo->format == GOHEAP_FORMAT_OBJECTS);
 		if (rc != 0)
 			return rc;
-		/* heap?debug=1 ends with runtime.MemStats (memstats.c); a
-		 * target whose MemStats cannot be read gets no trailer */
-		if ((kind == GOHEAP_PROFILE_HEAP ||
-		     kind == GOHEAP_PROFILE_ALLOCS) &&
-		    wo->format == GOHEAP_FORMAT_TEXT)
-			memstats_trailer(s, p);
 		if (stats != NULL)
 			goheap_profile_stats_get(p, stats);
 		rc = goheap_profile_write(s, p, wo, out_buf, out_len);
