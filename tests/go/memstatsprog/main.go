@@ -4,7 +4,9 @@
 // (runtime.GC, debug.FreeOSMemory), leaves idle threads behind, then
 // stays still on a raw read of FIFO (syscall.Read: nothing allocated
 // while go-heap reads it, live or from a gcore core) until the test
-// writes a byte to it (or kills it: the arm64 core under qemu).  Its
+// writes a byte to it (or kills it: the arm64 core under qemu); released
+// with "h" in mode before, it also writes its own heap?debug=1 after a
+// line "HEAPTEXT".  Its
 // runtime.MemStats are printed in the lines of heap?debug=1's trailer
 // (runtime/pprof writeHeapInternal), formatted without allocating.  Its
 // own heap?debug=1 cannot serve: writing it allocates.
@@ -31,6 +33,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"syscall"
@@ -50,6 +53,7 @@ var (
 	hotb   [64]*[3]byte
 	hotl   *[40000]byte
 	ms     runtime.MemStats
+	ms2    runtime.MemStats
 	ru     syscall.Rusage
 	rbuf   [1]byte
 	sinkMu sync.Mutex
@@ -197,11 +201,6 @@ func main() {
 			syscall.Read(fd, rbuf[:])
 		}
 	}
-	// a reader of the memory profile, so that the linker keeps it on
-	// (-p heap -f text's trailer is checked too)
-	if len(os.Args) > 3 {
-		runtime.MemProfile(nil, true)
-	}
 	spareMs()
 	build()
 	runtime.GC()
@@ -209,7 +208,16 @@ func main() {
 	debug.FreeOSMemory()
 	ready := []byte("READY\n")
 	if !after {
+		// until two reads agree: the runtime settles (a stack span
+		// going back to the heap, a first spanSet spine) before READY
 		runtime.ReadMemStats(&ms)
+		for k := 0; k < 10; k++ {
+			runtime.ReadMemStats(&ms2)
+			if ms2 == ms {
+				break
+			}
+			ms = ms2
+		}
 		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		// formatted into out's capacity: nothing allocated
 		syscall.Write(1, format(out[:0]))
@@ -230,6 +238,10 @@ func main() {
 	}
 	if after {
 		os.Stdout.Write(format(out[:0]))
+	} else if len(rbuf) > 0 && rbuf[0] == 'h' {
+		// released with "h": its own heap?debug=1, after a marker
+		os.Stdout.WriteString("HEAPTEXT\n")
+		pprof.Lookup("heap").WriteTo(os.Stdout, 1)
 	}
 	runtime.KeepAlive(keep)
 	sinkMu.Lock()
