@@ -306,6 +306,9 @@ enum goheap_profile_kind {
 	                                 stripped or not (doc/goroutines.md) */
 	GOHEAP_PROFILE_TYPES = 5,     /* every allocated heap object by type
 	                                 (src/lib/heapwalk.h) */
+	GOHEAP_PROFILE_MEMSTATS = 6,  /* runtime.MemStats as ReadMemStats
+	                                 computes it: the heap?debug=1
+	                                 trailer (src/lib/memstats.h) */
 };
 
 enum goheap_format {

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -90,7 +91,8 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
-#define DW_NGTYPES 12       /* gtypes_for's 8 + htypes_for's 4 */
+#define DW_NGTYPES 24       /* gtypes_for's 8 + htypes_for's 4 +
+                             * mtypes_for's 12 */
 
 typedef struct dw_gfield {
 	const char *name;
@@ -102,6 +104,8 @@ typedef struct dw_gtype {
 	const char *name;   /* a struct type, or a variable ("runtime.debug") */
 	int var;            /* 1: the variable's (anonymous) struct type */
 	int found;
+	uint64_t size_want;   /* 0: not compared */
+	uint64_t size_got;
 	size_t n;
 	dw_gfield f[DW_NFIELDS];
 } dw_gtype;
@@ -230,11 +234,109 @@ static void htypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	*n = k;
 }
 
+/* The MemStats collector's types (memstats.c), appended to t[*n...]. */
+static void mtypes_for(const gh_rtlayout *l, int a64, dw_gtype *t,
+		       size_t *n)
+{
+	size_t k = *n;
+	unsigned central, stride, spanalloc, cachealloc;
+
+	gh_rt_mheap_a64(l, a64, &central, &stride, &spanalloc, &cachealloc);
+	t[k].name = "runtime.mstats";
+	gt_add(&t[k], "heapStats", 0);
+	gt_add(&t[k], "stacks_sys", l->mst_stacks_sys);
+	gt_add(&t[k], "mspan_sys", l->mst_mspan_sys);
+	gt_add(&t[k], "mcache_sys", l->mst_mcache_sys);
+	gt_add(&t[k], "buckhash_sys", l->mst_buckhash_sys);
+	gt_add(&t[k], "gcMiscSys", l->mst_gcmisc_sys);
+	gt_add(&t[k], "other_sys", l->mst_other_sys);
+	gt_add(&t[k], "last_gc_unix", l->mst_last_gc_unix);
+	gt_add(&t[k], "pause_total_ns", l->mst_pause_total_ns);
+	gt_add(&t[k], "pause_ns", l->mst_pause_ns);
+	gt_add(&t[k], "pause_end", l->mst_pause_end);
+	gt_add(&t[k], "numgc", l->mst_numgc);
+	gt_add(&t[k], "numforcedgc", l->mst_numforcedgc);
+	gt_add(&t[k], "gc_cpu_fraction", l->mst_gc_cpu_fraction);
+	k++;
+	t[k].name = "runtime.consistentHeapStats";
+	gt_add(&t[k], "stats", 0);
+	k++;
+	t[k].name = "runtime.heapStatsDelta";
+	t[k].size_want = l->hsd_size;
+	gt_add(&t[k], "inStacks", l->hsd_instacks);
+	gt_add(&t[k], "inWorkBufs", l->hsd_inworkbufs);
+	gt_add(&t[k], "inPtrScalarBits", opt(l->hsd_inptrscalar));
+	gt_add(&t[k], "tinyAllocCount", l->hsd_tiny);
+	gt_add(&t[k], "largeAlloc", l->hsd_largealloc);
+	gt_add(&t[k], "largeAllocCount", l->hsd_largealloccount);
+	gt_add(&t[k], "smallAllocCount", l->hsd_smallalloc);
+	gt_add(&t[k], "largeFree", l->hsd_largefree);
+	gt_add(&t[k], "largeFreeCount", l->hsd_largefreecount);
+	gt_add(&t[k], "smallFreeCount", l->hsd_smallfree);
+	k++;
+	t[k].name = "runtime.gcControllerState";
+	gt_add(&t[k], "memoryLimit", l->gcc_memorylimit);
+	gt_add(&t[k], "gcPercentHeapGoal", l->gcc_gcpercentgoal);
+	gt_add(&t[k], "sweepDistMinTrigger", l->gcc_sweepdisttrigger);
+	gt_add(&t[k], "triggered", l->gcc_triggered);
+	gt_add(&t[k], "heapMarked", l->gcc_heapmarked);
+	gt_add(&t[k], "heapInUse", l->gcc_heapinuse);
+	gt_add(&t[k], "heapReleased", l->gcc_heapreleased);
+	gt_add(&t[k], "heapFree", l->gcc_heapfree);
+	gt_add(&t[k], "totalAlloc", l->gcc_totalalloc);
+	gt_add(&t[k], "totalFree", l->gcc_totalfree);
+	gt_add(&t[k], "mappedReady", l->gcc_mappedready);
+	k++;
+	t[k].name = "runtime.mheap";
+	gt_add(&t[k], "spanalloc", spanalloc);
+	gt_add(&t[k], "cachealloc", cachealloc);
+	k++;
+	t[k].name = "runtime.fixalloc";
+	gt_add(&t[k], "inuse", l->fa_inuse);
+	k++;
+	t[k].name = "runtime.p";
+	gt_add(&t[k], "mcache", l->p_mcache);
+	k++;
+	t[k].name = "runtime.mcache";
+	gt_add(&t[k], "tinyAllocs", l->mc_tinyallocs);
+	gt_add(&t[k], "alloc", l->mc_alloc);
+	k++;
+	/* releaseAll's fields of a cached span (heap fields: htypes_for) */
+	t[k].name = "runtime.mspan";
+	gt_add(&t[k], "allocCountBeforeCache", l->ms_alloccount_bc);
+	gt_add(&t[k], "nelems", l->ms_nelems);
+	k++;
+	/* uncacheSpan's push (the stride, the padded element, is checked
+	 * through spanalloc's offset: 136 elements after central) */
+	t[k].name = "runtime.mheap";
+	gt_add(&t[k], "central", central);
+	k++;
+	t[k].name = "runtime.mcentral";
+	t[k].size_want = 168;   /* padded to stride (spanalloc's offset) */
+	gt_add(&t[k], "partial", l->mc_partial);
+	gt_add(&t[k], "full", l->mc_full);
+	k++;
+	t[k].name = "runtime.spanSet";
+	t[k].size_want = l->ss_size;
+	gt_add(&t[k], "spine", l->ss_spine);
+	gt_add(&t[k], "spineLen", l->ss_spinelen);
+	gt_add(&t[k], "spineCap", l->ss_spinecap);
+	gt_add(&t[k], "index", l->ss_index);
+	k++;
+	t[k].name = "runtime.spanSetBlock";
+	t[k].size_want = l->ssb_size;
+	k++;
+	*n = k;
+}
+
 static void gt_read(Dwarf_Die *die, dw_gtype *t)
 {
 	size_t i;
+	Dwarf_Word sz;
 
 	t->found = 1;
+	if (dwarf_aggregate_size(die, &sz) == 0)
+		t->size_got = sz;
 	for (i = 0; i < t->n; i++)
 		t->f[i].got = dw_member_off(die, t->f[i].name);
 }
@@ -248,6 +350,14 @@ static void gt_report(gh_buf *b, const dw_gtype *t, size_t n, size_t *nchk)
 		if (!t[i].found) {
 			gh_buf_printf(b, "; no %s in the DWARF", t[i].name);
 			continue;
+		}
+		if (t[i].size_want != 0) {
+			(*nchk)++;
+			if (t[i].size_got != t[i].size_want)
+				gh_buf_printf(b, "; %s is %llu bytes, the table "
+					      "says %llu", t[i].name,
+					      (unsigned long long)t[i].size_got,
+					      (unsigned long long)t[i].size_want);
 		}
 		for (j = 0; j < t[i].n; j++) {
 			const dw_gfield *f = &t[i].f[j];
@@ -405,6 +515,18 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 		memset(gt, 0, sizeof(gt));
 	if (ptr_size == 8 && lay->heap_verified)
 		htypes_for(lay, gt, &ngt);
+	if (ptr_size == 8 && lay->mstats_verified) {
+		gh_exe *e = NULL;
+		gh_err e2;
+		int a64 = 0;
+
+		memset(&e2, 0, sizeof(e2));
+		if (gh_exe_open(&e, path, &e2) == 0) {
+			a64 = gh_exe_machine(e) == EM_AARCH64;
+			gh_exe_close(e);
+		}
+		mtypes_for(lay, a64, gt, &ngt);
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return gh_errf(err, GOHEAP_ENOEXE, "%s: cannot open", path);

@@ -6,6 +6,8 @@ Usage: heapdump.py DUMP MINOR [GREENTEA]   (GREENTEA 1/0: built with GOEXPERIMEN
        heapdump.py --pprof-sum PROFILE.pb.gz   (the sums of each sample value: "objects bytes")
        heapdump.py --patch CORE VADDR HEX      (overwrite the bytes at VADDR of an ELF64 core;
                                                 prints the bytes that were there)
+       heapdump.py --peek CORE VADDR           (the little-endian word at VADDR, in decimal;
+                                                tests/run-memstats.sh)
        heapdump.py --spanwords CORE MHEAP_ALLSPANS MSPAN_SIZE
                    (the addresses of the words the span walker reads: mheap_.allspans' three
                    words, its array, every mspan's first MSPAN_SIZE bytes, one per line)
@@ -74,7 +76,7 @@ def pprof_sum(path):
 
 def patch(core, vaddr, hexbytes):
     import struct
-    with open(core, "r+b") as f:
+    with open(core, "rb" if hexbytes is None else "r+b") as f:
         eh = f.read(64)
         phoff, = struct.unpack_from("<Q", eh, 32)
         phentsize, phnum = struct.unpack_from("<HH", eh, 54)
@@ -82,11 +84,14 @@ def patch(core, vaddr, hexbytes):
             f.seek(phoff + i * phentsize)
             ptype, _, off, va, _, filesz = struct.unpack("<IIQQQQ", f.read(40))
             if ptype == 1 and va <= vaddr < va + filesz:
-                new = bytes.fromhex(hexbytes)
                 f.seek(off + vaddr - va)
-                print(f.read(len(new)).hex())   # what was there, to restore it
-                f.seek(off + vaddr - va)
-                f.write(new)
+                if hexbytes is None:
+                    print(struct.unpack("<Q", f.read(8))[0])
+                else:
+                    new = bytes.fromhex(hexbytes)
+                    print(f.read(len(new)).hex())   # what was there, to restore it
+                    f.seek(off + vaddr - va)
+                    f.write(new)
                 return
     sys.exit("heapdump.py: 0x%x is not in %s" % (vaddr, core))
 
@@ -132,6 +137,8 @@ def main():
         return pprof_sum(sys.argv[2])
     if sys.argv[1] == "--patch":
         return patch(sys.argv[2], int(sys.argv[3], 0), sys.argv[4])
+    if sys.argv[1] == "--peek":
+        return patch(sys.argv[2], int(sys.argv[3], 0), None)
     path, minor = sys.argv[1], int(sys.argv[2])
     data = open(path, "rb").read()
     hdr = b"go1.7 heap dump\n"

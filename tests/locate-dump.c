@@ -18,9 +18,12 @@
  *                               0x0 before, or when not confirmed)
  *   mheap_ 0x5e1400             (-p types; 0x0 without a heap row, or
  *                               when not confirmed)
+ *   memstats 0x5d7080           (-p memstats: runtime.memstats,
+ *   gcController 0x5d6080       gcController and allp; 0x0 without a
+ *   allp 0x5b49a0               MemStats row, or when not confirmed)
  *   how mbuckets via ...
  *
- * --symtab prints the same eight names from .symtab instead (the truth for
+ * --symtab prints the same eleven names from .symtab instead (the truth for
  * an unstripped twin); --infer ignores .go.buildinfo; --dwarf adds a line
  * "dwarf ..." from the DWARF layout check.  Exit 0, or 1 with the
  * library's message on stderr.
@@ -80,14 +83,15 @@ int main(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"mbuckets", "bbuckets", "xbuckets", "mProfCycle",
-		"MemProfileRate", "allgs", "tracebacklabels", "mheap_"
+		"MemProfileRate", "allgs", "tracebacklabels", "mheap_",
+		"memstats", "gcController", "allp"
 	};
 	gh_err err;
 	gh_exe *exe = NULL;
 	gh_sym *sym = NULL;
 	gh_gover ver = { 0, 0, 0 };
 	gh_rtaddrs a;
-	uint64_t bias = 0, v[8];
+	uint64_t bias = 0, v[11];
 	char verstr[160], how[768], rep[256];
 	const char *path = NULL, *refs = NULL;
 	int symtab = 0, infer = 0, dwarf = 0, rc, i;
@@ -153,6 +157,19 @@ int main(int argc, char **argv)
 		if (lay != NULL && lay->heap_verified &&
 		    gh_exe_symbol(exe, "runtime.mheap_", &v[7], NULL) == 0)
 			v[7] += bias;
+		/* -p memstats' globals, where the release has a row */
+		v[8] = v[9] = v[10] = 0;
+		if (lay != NULL && lay->mstats_verified &&
+		    (gh_exe_symbol(exe, "runtime.memstats", &v[8], NULL) != 0 ||
+		     gh_exe_symbol(exe, "runtime.gcController", &v[9],
+				   NULL) != 0 ||
+		     gh_exe_symbol(exe, "runtime.allp", &v[10], NULL) != 0))
+			v[8] = v[9] = v[10] = 0;
+		else if (lay != NULL && lay->mstats_verified) {
+			v[8] += bias;
+			v[9] += bias;
+			v[10] += bias;
+		}
 		how[0] = '\0';
 	} else {
 		rc = gh_locate_globals(exe, sym, ver, bias, &a, how,
@@ -167,8 +184,11 @@ int main(int argc, char **argv)
 		v[5] = a.allgs;
 		v[6] = a.tblabels;
 		v[7] = a.mheap;
+		v[8] = a.memstats;
+		v[9] = a.gccontroller;
+		v[10] = a.allp;
 	}
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 11; i++)
 		printf("%s 0x%llx\n", names[i], (unsigned long long)v[i]);
 	if (how[0] != '\0')
 		printf("how %s\n", how);

@@ -30,9 +30,10 @@ gh_init
 DUMP="$top_builddir/tests/locate-dump"
 NAMES="mbuckets bbuckets xbuckets mProfCycle MemProfileRate"
 # The twins also compare runtime.allgs and runtime.debug.tracebacklabels (1.26+; 0x0 on both
-# sides before) for goroutine profiles, and runtime.mheap_ for -p types (0x0 on both sides for a
-# release without a heap row); stripprog does not print them.
-TWIN_NAMES="$NAMES allgs tracebacklabels mheap_"
+# sides before) for goroutine profiles, runtime.mheap_ for -p types (0x0 on both sides for a
+# release without a heap row) and runtime.memstats, gcController and allp for -p memstats (the
+# same without a MemStats row); stripprog does not print them.
+TWIN_NAMES="$NAMES allgs tracebacklabels mheap_ memstats gcController allp"
 
 if [ ! -x "$DUMP" ]; then
 	gh_skip "all: $DUMP not built (make check builds it)"

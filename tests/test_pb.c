@@ -464,7 +464,7 @@ static void write_and_decode(const gh_profile *p, const gh_sym *sym,
 			     dprofile *d)
 {
 	gh_buf out = GH_BUF_INIT;
-	gh_wctx w = { sym, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL };
+	gh_wctx w = { sym, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL, NULL };
 	gh_err err = { 0, "" };
 	unsigned char *raw;
 	size_t rawlen;
@@ -1624,7 +1624,7 @@ static double time_builder(int shape, size_t *gzlen)
 	uint64_t *pool = calloc((size_t)NREC * DEPTH, sizeof(*pool));
 	uint64_t x = 88172645463325252ULL, path;
 	gh_buf out = GH_BUF_INIT;
-	gh_wctx w = { NULL, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL };
+	gh_wctx w = { NULL, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL, NULL };
 	gh_err err = { 0, "" };
 	double t0, dt;
 	size_t i, j;
@@ -1712,7 +1712,7 @@ static void test_gzip_roundtrip(void **state)
 	gh_record recs[7];
 	dprofile d;
 	gh_buf out = GH_BUF_INIT;
-	gh_wctx w = { &fake_sym, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL };
+	gh_wctx w = { &fake_sym, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL, NULL };
 	gh_err err = { 0, "" };
 	unsigned char *a, *b;
 	size_t alen, blen;

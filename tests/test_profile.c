@@ -424,7 +424,7 @@ static void test_pprof_cycle_order(void **state)
 	};
 	uint64_t id[20], x = 20;
 	int64_t v[20][4], got[32];
-	gh_wctx w = { NULL, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL };
+	gh_wctx w = { NULL, GOHEAP_SAMPLE_DEFAULT, 20, "x", NULL, NULL };
 	gh_err err = { 0, "" };
 	gh_buf out = GH_BUF_INIT;
 	gh_profile *p;

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "gomath.h"
+#include "memstats.h"
 #include "goquote.h"
 #include "gosort.h"
 #include "profile.h"
@@ -1888,10 +1889,79 @@ static void test_perf_100k(void **state)
 	free(pool);
 }
 
+/* fmt's %v of a float64 (GCCPUFraction) and the MemStats trailer's lines
+ * (fmt_memstats.c); the expected strings are go1.21's fmt.Printf("%v"). */
+static void test_memstats_format(void **state)
+{
+	static const struct {
+		double v;
+		const char *go;
+	} fl[] = {
+		{ 0, "0" }, { 0.0001530437219524148, "0.0001530437219524148" },
+		{ 1.2e-05, "1.2e-05" }, { 1e+06, "1e+06" }, { 123456, "123456" },
+		{ 0.5, "0.5" }, { 1e21, "1e+21" }, { 5e-324, "5e-324" },
+		{ 0.1, "0.1" }, { 0.0001, "0.0001" }, { 0.00001, "1e-05" },
+		{ 999999, "999999" }, { 1234567.5, "1.2345675e+06" },
+		{ 3.0000000000000004e-05, "3.0000000000000004e-05" },
+		{ 0.012345678901234567, "0.012345678901234567" },
+	};
+	gh_memstats *m = calloc(1, sizeof(*m));
+	gh_buf b = GH_BUF_INIT;
+	char buf[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fl) / sizeof(fl[0]); i++) {
+		gh_go_float_v(fl[i].v, buf, sizeof(buf));
+		assert_string_equal(buf, fl[i].go);
+	}
+	assert_non_null(m);
+	m->alloc = 1;
+	m->pause_ns[0] = 7;
+	m->pause_ns[255] = 9;
+	m->num_gc = 3;
+	m->gc_cpu_fraction = 1.2e-05;
+	m->have_maxrss = 1;
+	m->maxrss = 4096;
+	m->snapshot = 1;
+	assert_int_equal(gh_write_memstats(m, 1, &b), 0);
+	gh_buf_putc(&b, '\0');
+	assert_true(strncmp((char *)b.data, "\n# runtime.MemStats\n# Alloc = 1\n"
+			    "# TotalAlloc = 0\n", 34) == 0);
+	assert_non_null(strstr((char *)b.data, "# PauseNs = [7 0 0 "));
+	assert_non_null(strstr((char *)b.data, " 0 9]\n# PauseEnd = [0 0 "));
+	assert_non_null(strstr((char *)b.data, "# NumGC = 3\n# NumForcedGC = 0\n"
+			       "# GCCPUFraction = 1.2e-05\n# DebugGC = false\n"
+			       "# MaxRSS = 4096\n"));
+	assert_null(strstr((char *)b.data, "go-heap"));
+	gh_buf_free(&b);
+	/* a core: no MaxRSS line in a trailer, said in -p memstats */
+	m->have_maxrss = 0;
+	m->snapshot = 0;
+	assert_int_equal(gh_write_memstats(m, 1, &b), 0);
+	gh_buf_putc(&b, '\0');
+	assert_null(strstr((char *)b.data, "MaxRSS"));
+	gh_buf_free(&b);
+	assert_int_equal(gh_write_memstats(m, 0, &b), 0);
+	gh_buf_putc(&b, '\0');
+	assert_true(strncmp((char *)b.data, "# runtime.MemStats\n", 19) == 0);
+	assert_non_null(strstr((char *)b.data, "# DebugGC = false\n# go-heap: no "
+			       "MaxRSS: a core does not record"));
+	gh_buf_free(&b);
+	/* --no-stop: marked */
+	m->snapshot = 2;
+	assert_int_equal(gh_write_memstats(m, 1, &b), 0);
+	gh_buf_putc(&b, '\0');
+	assert_non_null(strstr((char *)b.data, "# go-heap: best-effort"));
+	gh_buf_free(&b);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tw_tests[] = {
 		cmocka_unit_test(test_tabwriter_go),
+		cmocka_unit_test(test_memstats_format),
 		cmocka_unit_test(test_tabwriter_bytewise),
 		cmocka_unit_test(test_utf8_rune_count),
 	};

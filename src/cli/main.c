@@ -375,9 +375,13 @@ int main(int argc, char **argv)
 			after, ws.compress_seconds * 1e3, len);
 		/* -p types' snapshot re-reads spans (heapwalk.c) */
 		const char *what = c.profile == GOHEAP_PROFILE_TYPES ?
-				   "types" : "goroutine";
+				   "types" : c.profile ==
+				   GOHEAP_PROFILE_MEMSTATS ? "memstats" :
+				   "goroutine";
 		const char *unit = c.profile == GOHEAP_PROFILE_TYPES ?
-				   "spans" : "goroutines";
+				   "spans" : c.profile ==
+				   GOHEAP_PROFILE_MEMSTATS ? "Ps" :
+				   "goroutines";
 
 		if (st.snapshot == 1)
 			fprintf(stderr, "go-heap: %s snapshot: the target "

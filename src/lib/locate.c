@@ -160,9 +160,9 @@ static size_t distinct_targets(const loc *L, const gh_refvec *rv, int sec,
 
 typedef struct found {
 	uint64_t m, b, x, cycle, rate, ticks, mrate, allgs, fing, tblabels,
-		 mheap;
+		 mheap, memstats, gcc, allp;
 	unsigned fing_size;
-	char how[512];
+	char how[768];
 } located;
 
 static void how_add(located *f, const char *fmt, ...)
@@ -821,6 +821,118 @@ none:
 	return 1;
 }
 
+/*
+ * -p memstats (memstats.c): three globals, each from code every program
+ * links (Go 1.19-1.27), at the row's offsets:
+ *   - runtime.memstats M: gcMarkTermination counts the cycle (4-byte
+ *     load/store of M.numgc and M.numforcedgc), sets M.last_gc_unix and
+ *     indexes M.pause_ns and M.pause_end (their addresses); the one M
+ *     with all five;
+ *   - runtime.gcController C: (*mheap).allocSpan touches C.heapInUse,
+ *     C.heapFree and C.mappedReady (and C.heapReleased, from a register
+ *     on arm64); the one C with those three, confirmed by gcStart taking C's address (c.startCycle);
+ *   - runtime.allp A: retake's loop loads A and A + 8 (len), its only
+ *     .bss pair (arm64: its one word-sized .bss load, LDP loading both);
+ *     confirmed by procresize loading A.
+ * Optional: 1 when the release has no MemStats row or one is not
+ * confirmed (all three are then left 0).
+ */
+static int find_mstats(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
+		       located *f)
+{
+	uint64_t ms = 0, gc = 0, ap = 0, entry;
+	size_t i, nms = 0, ngc = 0, nap = 0;
+	const char *why = "gcMarkTermination";
+	int rc, pass;
+
+	if (!rt->mstats_verified)
+		return 1;
+	rc = gh_loc_func_refs(L, "runtime.gcMarkTermination", rv, &entry);
+	if (rc != 0)
+		goto none;
+	for (i = 0; i < rv->n; i++) {
+		const gh_ref *r = &rv->v[i];
+		uint64_t c = r->target - rt->mst_numgc;
+
+		if (r->size != 4 || !(r->kind & (GH_REF_LOAD | GH_REF_STORE)) ||
+		    c == ms || r->target < rt->mst_numgc ||
+		    !has_ref(rv, c + rt->mst_numforcedgc,
+			     GH_REF_LOAD | GH_REF_STORE, 4) ||
+		    !has_ref(rv, c + rt->mst_last_gc_unix,
+			     GH_REF_ADDR | GH_REF_STORE, 0) ||
+		    !has_ref(rv, c + rt->mst_pause_ns, GH_REF_ADDR, 0) ||
+		    !has_ref(rv, c + rt->mst_pause_end, GH_REF_ADDR, 0))
+			continue;
+		ms = c;
+		nms++;
+	}
+	if (nms != 1)
+		goto none;
+	why = "(*mheap).allocSpan";
+	rc = gh_loc_func_refs(L, "runtime.(*mheap).allocSpan", rv, &entry);
+	if (rc != 0)
+		goto none;
+	for (i = 0; i < rv->n; i++) {
+		const gh_ref *r = &rv->v[i];
+		uint64_t c = r->target - rt->gcc_heapinuse;
+
+		if (r->target < rt->gcc_heapinuse || c == gc ||
+		    c % L->ps != 0 ||
+		    !has_ref(rv, c + rt->gcc_heapfree, ~0u, 0) ||
+		    !has_ref(rv, c + rt->gcc_mappedready, ~0u, 0))
+			continue;
+		gc = c;
+		ngc++;
+	}
+	if (ngc != 1)
+		goto none;
+	rc = gh_loc_func_refs(L, "runtime.gcStart", rv, &entry);
+	if (rc != 0 || !has_ref(rv, gc, GH_REF_ADDR, 0))
+		goto none;
+	why = "retake";
+	rc = gh_loc_func_refs(L, "runtime.retake", rv, &entry);
+	if (rc != 0)
+		goto none;
+	/* pass 0: {A, A+8} loaded; pass 1 (arm64's LDP loads both with one
+	 * instruction: only A is seen): the one word-sized .bss load */
+	for (pass = 0; pass < 2 && nap == 0; pass++)
+		for (i = 0; i < rv->n; i++) {
+			const gh_ref *r = &rv->v[i];
+
+			if (!(r->kind & GH_REF_LOAD) || r->size != L->ps ||
+			    r->target == ap || r->target % L->ps != 0 ||
+			    gh_loc_sec_class(L->exe, r->target, 1) != SEC_BSS ||
+			    (pass == 0 && !has_ref(rv, r->target + L->ps,
+						   GH_REF_LOAD, L->ps)))
+				continue;
+			if (ap != 0 && r->target != ap + L->ps) {
+				nap++;
+				continue;
+			}
+			if (ap == 0) {
+				ap = r->target;
+				nap++;
+			}
+		}
+	if (nap != 1)
+		goto none;
+	why = "procresize";
+	rc = gh_loc_func_refs(L, "runtime.procresize", rv, &entry);
+	if (rc != 0 || !has_ref(rv, ap, GH_REF_LOAD, L->ps))
+		goto none;
+	f->memstats = ms;
+	f->gcc = gc;
+	f->allp = ap;
+	how_add(f, "memstats via gcMarkTermination, gcController via "
+		"allocSpan+gcStart, allp via retake+procresize");
+	return 0;
+none:
+	if (rc == GOHEAP_ENOMEM)
+		return rc;
+	how_add(f, "memstats/gcController/allp not confirmed (%s)", why);
+	return 1;
+}
+
 int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		      uint64_t bias, gh_rtaddrs *out, char *how,
 		      size_t howlen, gh_err *err)
@@ -880,6 +992,8 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		rc = find_tblabels(&L, &rv, gh_rtlayout_for(ver), &f);
 	if ((rc == 0 || rc == 1) && gh_rtlayout_for(ver) != NULL)
 		rc = find_mheap(&L, &rv, gh_rtlayout_for(ver), &f);
+	if ((rc == 0 || rc == 1) && gh_rtlayout_for(ver) != NULL)
+		rc = find_mstats(&L, &rv, gh_rtlayout_for(ver), &f);
 	if (rc == 1)
 		rc = 0;
 	if (rc != 0) {
@@ -899,6 +1013,9 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 	out->fing_size = f.fing != 0 ? f.fing_size : 0;
 	out->tblabels = f.tblabels != 0 ? f.tblabels + bias : 0;
 	out->mheap = f.mheap != 0 ? f.mheap + bias : 0;
+	out->memstats = f.memstats != 0 ? f.memstats + bias : 0;
+	out->gccontroller = f.gcc != 0 ? f.gcc + bias : 0;
+	out->allp = f.allp != 0 ? f.allp + bias : 0;
 	if (how != NULL && howlen > 0)
 		snprintf(how, howlen, "%s", f.how);
 out:

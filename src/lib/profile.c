@@ -31,6 +31,8 @@ void gh_profile_destroy(gh_profile *p)
 	free(p->recs);
 	gh_types_free(p->types);
 	p->types = NULL;
+	free(p->memstats);
+	p->memstats = NULL;
 	p->maps = NULL;
 	p->pcpool = NULL;
 	p->recs = NULL;

@@ -92,6 +92,7 @@ typedef struct gh_goroutine {
 } gh_goroutine;
 
 struct gh_types;           /* heapwalk.h */
+struct gh_memstats;        /* memstats.h */
 
 /* One executable mapping of the target, for pprof Mapping messages. */
 typedef struct gh_pmap {
@@ -152,6 +153,9 @@ typedef struct goheap_profile {
 	uint64_t gor_stop_threads, gor_rewalked, gor_checked;
 	/* -p types: the histogram (heapwalk.c), freed with the profile */
 	struct gh_types *types;
+	/* -p memstats, and the trailer of -p heap/allocs -f text
+	 * (memstats.c), freed with the profile; NULL: none */
+	struct gh_memstats *memstats;
 } gh_profile;
 
 void gh_profile_destroy(gh_profile *p);

@@ -466,6 +466,72 @@ static const char *const gh_gstatus_126[] = {
 	.ms_largetype = 152, .heap_headers = 1, GH_TY, .md_types = 296, \
 	.md_etypes = etypes
 
+/*
+ * runtime.MemStats (memstats.c), from the DWARF of each release
+ * (tests/dwarfcheck.c): mstats, heapStatsDelta and gcControllerState are
+ * laid out alike from 1.19 to 1.24; 1.21 dropped four words before
+ * gcPercentHeapGoal; 1.25 dropped heapStatsDelta.inPtrScalarBits (every
+ * later field 8 bytes lower, mstats 24); mheap.spanalloc moves with
+ * mheap (1.19 92224, 1.21 92232, 1.22-1.24 92296, 1.25+ 92320), and
+ * cachealloc is 72 B after it but in 1.26+ (144); p.mcache 64 (<= 1.22)
+ * or 56; mcache.alloc 40 (<= 1.23) or 48.
+ */
+#define GH_MST(d) .mstats_verified = 1, \
+	.mst_stacks_sys = 3544 - (d), .mst_mspan_sys = 3552 - (d), \
+	.mst_mcache_sys = 3560 - (d), .mst_buckhash_sys = 3568 - (d), \
+	.mst_gcmisc_sys = 3576 - (d), .mst_other_sys = 3584 - (d), \
+	.mst_last_gc_unix = 3592 - (d), .mst_pause_total_ns = 3600 - (d), \
+	.mst_pause_ns = 3608 - (d), .mst_pause_end = 5656 - (d), \
+	.mst_numgc = 7704 - (d), .mst_numforcedgc = 7708 - (d), \
+	.mst_gc_cpu_fraction = 7712 - (d), .fa_inuse = 48
+#define GH_HSD_119 .hsd_size = 1176, .hsd_instacks = 24, \
+	.hsd_inworkbufs = 32, .hsd_inptrscalar = 40, .hsd_tiny = 48, \
+	.hsd_largealloc = 56, .hsd_largealloccount = 64, \
+	.hsd_smallalloc = 72, .hsd_largefree = 616, \
+	.hsd_largefreecount = 624, .hsd_smallfree = 632
+#define GH_HSD_125 .hsd_size = 1168, .hsd_instacks = 24, \
+	.hsd_inworkbufs = 32, .hsd_inptrscalar = 0, .hsd_tiny = 40, \
+	.hsd_largealloc = 48, .hsd_largealloccount = 56, \
+	.hsd_smallalloc = 64, .hsd_largefree = 608, \
+	.hsd_largefreecount = 616, .hsd_smallfree = 624
+/* gcControllerState: d = 32 from 1.21 */
+#define GH_GCC(d) .gcc_memorylimit = 8, .gcc_gcpercentgoal = 104 - (d), \
+	.gcc_sweepdisttrigger = 112 - (d), .gcc_triggered = 120 - (d), \
+	.gcc_heapmarked = 184 - (d), .gcc_heapinuse = 304 - (d), \
+	.gcc_heapreleased = 312 - (d), .gcc_heapfree = 320 - (d), \
+	.gcc_totalalloc = 328 - (d), .gcc_totalfree = 336 - (d), \
+	.gcc_mappedready = 344 - (d)
+/* mcentral {spanclass; partial, full [2]spanSet} padded to 192 B;
+ * spanSetBlock 4120 B (4608 B from 1.25, its header padded to 512 B);
+ * tagged pointers: 48 address bits and 3 alignment bits (19 tag bits),
+ * from 1.25 49 and 9 (tagptr.go tagAlignBits): 24.  On arm64 (DWARF of
+ * the arm64 builds) mcentral is padded to 256 B from 1.21 and
+ * mheap.central is 64 B further from 1.22 (1.19: as amd64). */
+#define GH_SPANSET(central, ssb, tb, ab) .mh_central = (central), \
+	.central_stride = 192, .mc_partial = 8, .mc_full = 88, \
+	.ss_size = 40, .ss_spine = 8, .ss_spinelen = 16, .ss_spinecap = 24, \
+	.ss_index = 32, .ssb_size = (ssb), .lf_tagbits = (tb), \
+	.lf_alignbits = (ab)
+#define GH_MEMSTATS_119 GH_SPANSET(66112, 4120, 19, 3), GH_MST(0), GH_HSD_119, GH_GCC(0), \
+	.mh_spanalloc = 92224, .mh_cachealloc = 92296, .p_mcache = 64, \
+	.mc_tinyallocs = 32, .mc_alloc = 40, .ms_alloccount_bc = 102, \
+	.memlimit_headroom_pct = 0
+#define GH_MEMSTATS_121 GH_SPANSET(66120, 4120, 19, 3), GH_MST(0), \
+	.a64_stride = 256, GH_HSD_119, GH_GCC(32), \
+	.mh_spanalloc = 92232, .mh_cachealloc = 92304, .p_mcache = 64, \
+	.mc_tinyallocs = 32, .mc_alloc = 40, .ms_alloccount_bc = 110, \
+	.memlimit_headroom_pct = 3
+#define GH_MEMSTATS_122(pmc, mca) GH_SPANSET(66184, 4120, 19, 3), GH_MST(0), \
+	.a64_central_delta = 64, .a64_stride = 256, GH_HSD_119, GH_GCC(32), \
+	.mh_spanalloc = 92296, .mh_cachealloc = 92368, .p_mcache = (pmc), \
+	.mc_tinyallocs = (mca) - 8, .mc_alloc = (mca), \
+	.ms_alloccount_bc = 102, .memlimit_headroom_pct = 3
+#define GH_MEMSTATS_125(cache) GH_SPANSET(66208, 4608, 24, 9), GH_MST(24), \
+	.a64_central_delta = 64, .a64_stride = 256, GH_HSD_125, GH_GCC(32), \
+	.mh_spanalloc = 92320, .mh_cachealloc = (cache), .p_mcache = 56, \
+	.mc_tinyallocs = 40, .mc_alloc = 48, .ms_alloccount_bc = 102, \
+	.memlimit_headroom_pct = 3
+
 static const gh_rtlayout layouts[] = {
 	{
 		/* mProfCycle was a plain uint32 (the holder with its flushed
@@ -497,6 +563,7 @@ static const gh_rtlayout layouts[] = {
 		GH_TB_119,
 		.unicode = GH_UNICODE_13,
 		GH_HEAP_119,
+		GH_MEMSTATS_119,
 	},
 	{
 		/* pclntab magic 0xfffffff1, moduledata covctrs (gofunc moves
@@ -533,6 +600,7 @@ static const gh_rtlayout layouts[] = {
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_121),
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_121,
+		GH_MEMSTATS_121,
 	},
 	{
 		.minor = 22, .tested = 1,
@@ -547,6 +615,7 @@ static const gh_rtlayout layouts[] = {
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_122),
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
+		GH_MEMSTATS_122(64, 40),
 	},
 	{
 		/* debug.profstackdepth capped at maxProfStackDepth = 1024;
@@ -566,6 +635,7 @@ static const gh_rtlayout layouts[] = {
 		.tb_exported_rcvr = 1,
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
+		GH_MEMSTATS_122(56, 40),
 	},
 	{
 		.minor = 24, .tested = 1,
@@ -585,6 +655,7 @@ static const gh_rtlayout layouts[] = {
 		GH_BUBBLE_124,
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
+		GH_MEMSTATS_122(56, 48),
 	},
 	{
 		.minor = 25, .tested = 1,
@@ -605,6 +676,7 @@ static const gh_rtlayout layouts[] = {
 		GH_BUBBLE_125, .tb_durable = 1, .idle_in_synctest = GH_IDLE_125,
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
+		GH_MEMSTATS_125(92392),
 	},
 	{
 		/* moduledata gains epclntab after gofunc (gofunc stays word
@@ -629,6 +701,7 @@ static const gh_rtlayout layouts[] = {
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304), .heap_greentea = 1,
+		GH_MEMSTATS_125(92464),
 	},
 	{
 		/* memRecordCycle {allocs, frees} (bytes = n x bucket.size),
@@ -656,6 +729,7 @@ static const gh_rtlayout layouts[] = {
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_17,
 		GH_HEAP_122(312), .heap_greentea = 1,
+		GH_MEMSTATS_125(92464),
 	},
 };
 

@@ -203,6 +203,55 @@ typedef struct gh_rtlayout {
 	int heap_type_old;
 	unsigned ty_size, ty_ptrbytes, ty_tflag, ty_kind, ty_str;
 	unsigned md_types, md_etypes;
+
+	/* ---- runtime.MemStats (memstats.c: mstats.go readmemstats_m,
+	 * flushallmcaches -> mcache.go releaseAll, mgcpacer.go heapGoal;
+	 * byte offsets on 64-bit targets from each release's DWARF,
+	 * tests/dwarfcheck.c).  mstats_verified 0: -p memstats is refused.
+	 * The sums are the same from 1.19 to 1.27 but for
+	 * heapStatsDelta.inPtrScalarBits (gone in 1.25) and the memory
+	 * limit's headroom (1.19: 1 MiB; 1.21+: 3 %, at least 1 MiB). */
+	int mstats_verified;
+	/* runtime.mstats (heapStats, a consistentHeapStats whose
+	 * stats [3]heapStatsDelta come first, is at 0) */
+	unsigned mst_stacks_sys, mst_mspan_sys, mst_mcache_sys,
+		 mst_buckhash_sys, mst_gcmisc_sys, mst_other_sys,
+		 mst_last_gc_unix, mst_pause_total_ns, mst_pause_ns,
+		 mst_pause_end, mst_numgc, mst_numforcedgc, mst_gc_cpu_fraction;
+	/* runtime.heapStatsDelta: its size and fields (hsd_inptrscalar 0:
+	 * none, 1.25+); smallAllocCount/smallFreeCount are [68]uint64 */
+	unsigned hsd_size, hsd_instacks, hsd_inworkbufs, hsd_inptrscalar,
+		 hsd_tiny, hsd_largealloc, hsd_largealloccount, hsd_smallalloc,
+		 hsd_largefree, hsd_largefreecount, hsd_smallfree;
+	/* runtime.gcControllerState */
+	unsigned gcc_memorylimit, gcc_gcpercentgoal, gcc_sweepdisttrigger,
+		 gcc_triggered, gcc_heapmarked, gcc_heapinuse, gcc_heapreleased,
+		 gcc_heapfree, gcc_totalalloc, gcc_totalfree, gcc_mappedready;
+	/* mheap.spanalloc/cachealloc (fixalloc.inuse at fa_inuse), p.mcache,
+	 * mcache.tinyAllocs and alloc [136]*mspan, and
+	 * mspan.allocCountBeforeCache (uint16) */
+	unsigned mh_spanalloc, mh_cachealloc, fa_inuse, p_mcache,
+		 mc_tinyallocs, mc_alloc, ms_alloccount_bc;
+	/* memoryLimitHeapGoal's headroom: 0 = a fixed 1 MiB (1.19), else
+	 * this percent of the goal, at least 1 MiB */
+	unsigned memlimit_headroom_pct;
+	/* The flush's side effect on GCSys/OtherSys: uncacheSpan pushes each
+	 * cached span on mheap_.central[spc].mcentral.partial or .full
+	 * [sweepgen/2%2] (a spanSet), whose push may grow the spine
+	 * (persistentalloc(cap*8, &gcMiscSys)) or take a spanSetBlock
+	 * (spanSetBlockPool's lfstack, else persistentalloc(ssb_size)), moving
+	 * those bytes from other_sys to gcMiscSys.  mh_central: the
+	 * [136]struct{mcentral; pad} array (central_stride apart);
+	 * spanSet {spineLock; spine; spineLen; spineCap; index}; a tagged
+	 * lfstack pointer is (v >> lf_tagbits) << lf_alignbits. */
+	unsigned mh_central, central_stride, mc_partial, mc_full, ss_size,
+		 ss_spine, ss_spinelen, ss_spinecap, ss_index, ssb_size,
+		 lf_tagbits, lf_alignbits;
+	/* arm64 pads to 128-byte cache lines (internal/cpu
+	 * CacheLinePadSize, 1.21+): mheap.central moves by
+	 * a64_central_delta and its elements are a64_stride apart, moving
+	 * spanalloc and cachealloc too (gh_rt_mheap_a64); 0: as amd64 */
+	unsigned a64_central_delta, a64_stride;
 } gh_rtlayout;
 
 /*
@@ -242,6 +291,25 @@ typedef struct gh_rt_filemark {
 
 extern const gh_rt_filemark gh_rt_filemarks[];
 extern const size_t gh_rt_nfilemarks;
+
+/* mheap.central, its stride, spanalloc and cachealloc for a target that
+ * is arm64 (a64 1) or not. */
+static inline void gh_rt_mheap_a64(const gh_rtlayout *rt, int a64,
+				   unsigned *central, unsigned *stride,
+				   unsigned *spanalloc, unsigned *cachealloc)
+{
+	unsigned d = 0, st = rt->central_stride;
+
+	if (a64 && rt->a64_stride != 0) {
+		st = rt->a64_stride;
+		d = rt->a64_central_delta;
+	}
+	*central = rt->mh_central + d;
+	*stride = st;
+	/* 136 (numSpanClasses) elements lie between central and spanalloc */
+	*spanalloc = rt->mh_spanalloc + d + 136 * (st - rt->central_stride);
+	*cachealloc = rt->mh_cachealloc + d + 136 * (st - rt->central_stride);
+}
 
 /* Oldest and newest supported minor versions, for messages. */
 int gh_rtlayout_oldest(void);

@@ -33,6 +33,7 @@
 #include "locate.h"
 #include "goroutine.h"
 #include "heapwalk.h"
+#include "memstats.h"
 
 
 static goheap_session *session_new(void)
@@ -763,6 +764,22 @@ static int walk_limited(goheap_session *s, gh_profile *p,
 	return rc;
 }
 
+/* The MemStats of heap?debug=1's trailer, read from s's target (the
+ * profile's) as the text is written; NULL (no trailer, the profile
+ * itself unaffected) when they cannot be read.  Freed by the caller. */
+static gh_memstats *memstats_trailer(goheap_session *s)
+{
+	gh_err saved = s->err;
+	gh_profile tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	s->mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
+	if (gh_memstats_collect(&tmp, s) != 0)
+		s->err = saved;
+	s->mem.deadline = 0;
+	return tmp.memstats;
+}
+
 /* goheap_profile_collect; objects: -p types' one line per object too */
 static int collect(goheap_profile **out, goheap_session *s, int kind,
 		   int objects)
@@ -775,7 +792,7 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 		return s != NULL ? gh_errf(&s->err, GOHEAP_EINVAL,
 					   "session is not open") :
 				   GOHEAP_EINVAL;
-	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_TYPES)
+	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_MEMSTATS)
 		return gh_errf(&s->err, GOHEAP_EINVAL, "unknown profile kind %d",
 			       kind);
 	p = profile_new(s, kind);
@@ -791,6 +808,17 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 		if (rc != 0)
 			goto fail;
 		goto maps;
+	}
+	if (kind == GOHEAP_PROFILE_MEMSTATS) {
+		/* memstats.c: readmemstats_m's words */
+		s->mem.deadline = s->time_limit > 0 ?
+				  gh_now() + s->time_limit : 0;
+		rc = gh_memstats_collect(p, s);
+		s->mem.deadline = 0;
+		if (rc != 0)
+			goto fail;
+		*out = p;
+		return 0;
 	}
 	if (kind == GOHEAP_PROFILE_TYPES) {
 		/* heapwalk.c: allspans, allocation bits, type headers */
@@ -957,6 +985,7 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	gh_wstats ws = { 0, 0, 0, 0 };
 	double t0 = gh_now();
 	gh_wctx w;
+	gh_memstats *trailer = NULL;
 	int rc;
 
 	*out_buf = NULL;
@@ -973,7 +1002,19 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	rc = write_setup(s, &wo, &def, &w, &ws);
 	if (rc != 0)
 		return rc;
-	if (p->kind == GOHEAP_PROFILE_TYPES) {
+	w.memstats = NULL;
+	if (p->kind == GOHEAP_PROFILE_MEMSTATS) {
+		/* fmt_memstats.c: text (or the default, top) only */
+		if (p->memstats == NULL)
+			rc = gh_errf(&s->err, GOHEAP_EINVAL, "no MemStats in "
+				     "this profile");
+		else if (wo->format != GOHEAP_FORMAT_TEXT &&
+			 wo->format != GOHEAP_FORMAT_TOP)
+			rc = gh_errf(&s->err, GOHEAP_EUNSUPPORTED, "-p memstats "
+				     "is written as text (-f text) only");
+		else
+			rc = gh_write_memstats(p->memstats, 0, &b);
+	} else if (p->kind == GOHEAP_PROFILE_TYPES) {
 		rc = gh_write_types(p, &w, wo->format, &b, &s->err);
 	} else if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* fmt_goroutine.c */
@@ -1006,7 +1047,13 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		rc = gh_write_pprof(p, &w, &b, &s->err);
 		break;
 	case GOHEAP_FORMAT_TEXT:
+		/* heap?debug=1 ends with runtime.MemStats (memstats.c) */
+		if (p->kind == GOHEAP_PROFILE_HEAP ||
+		    p->kind == GOHEAP_PROFILE_ALLOCS)
+			trailer = memstats_trailer(s);
+		w.memstats = trailer;
 		rc = gh_write_text(p, &w, &b, &s->err);
+		free(trailer);
 		break;
 	case GOHEAP_FORMAT_TOP:
 		rc = gh_write_top(p, &w, &b, &s->err);

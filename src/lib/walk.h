@@ -51,6 +51,9 @@ typedef struct gh_rtaddrs {
 	/* -p types (heapwalk.c): runtime.mheap_ (stripped: located in
 	 * sweepone) */
 	uint64_t mheap;
+	/* -p memstats (memstats.c): runtime.memstats, gcController, allp
+	 * of stripped binaries (locate.c; 0 when unknown) */
+	uint64_t memstats, gccontroller, allp;
 } gh_rtaddrs;
 
 /*

@@ -75,7 +75,7 @@ static const struct opt_def opts[] = {
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "no-stop", 0, ARG_NONE, OPT_NO_STOP, NULL,
-	  "goroutine or types profile of a live process: do not stop it\n"
+	  "goroutine, types or memstats of a live process: do not stop it\n"
 	  "for a consistent snapshot (best-effort, marked in the output)",
 	  NULL, 0 },
 	{ "output", 'o', ARG_REQUIRED, OPT_OUTPUT, "FILE",
@@ -83,8 +83,9 @@ static const struct opt_def opts[] = {
 	  NULL, 0 },
 	{ "profile", 'p', ARG_REQUIRED, OPT_PROFILE, "K",
 	  "heap (default) | allocs | block | mutex | goroutine | types\n"
-	  "(every heap object by type: -f top, text, collapsed, objects)",
-	  "heap|allocs|block|mutex|goroutine|types", 0 },
+	  "(every heap object by type: -f top, text, collapsed, objects)\n"
+	  "| memstats (runtime.MemStats as heap?debug=1's trailer)",
+	  "heap|allocs|block|mutex|goroutine|types|memstats", 0 },
 	{ "quiet", 'q', ARG_NONE, OPT_QUIET, NULL, "print errors only",
 	  NULL, 0 },
 	{ "sample-index", 's', ARG_REQUIRED, OPT_SAMPLE_INDEX, "I",
@@ -156,7 +157,8 @@ static const char *const format_names[] = { "pprof", "text", "top",
 					    "collapsed", "traceback", "list",
 					    "objects" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
-					     "mutex", "goroutine", "types" };
+					     "mutex", "goroutine", "types",
+					     "memstats" };
 static const char *const sample_names[] = { "alloc_objects", "alloc_space",
 					    "inuse_objects", "inuse_space" };
 static const char *const contention_names[] = { "contentions", "delay" };
@@ -248,7 +250,8 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 			   sizeof(profile_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown profile '%s' (heap, "
-				 "allocs, block, mutex, goroutine, types)", val);
+				 "allocs, block, mutex, goroutine, types, "
+				 "memstats)", val);
 			return 2;
 		}
 		c->profile = k;

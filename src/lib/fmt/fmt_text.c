@@ -27,10 +27,12 @@
  * around that; for block/mutex the tabwriter wraps the raw writer (the
  * bufio.Writer is created but never written).  Both give the same bytes.
  *
- * The runtime.MemStats trailer of the heap text is left out on purpose: it
- * needs runtime.ReadMemStats, a stop-the-world call that flushes every
- * mcache, which cannot be reproduced from outside without writing to the
- * target; approximate numbers would look authoritative and be wrong.
+ * The runtime.MemStats trailer of the heap text is written when the writer
+ * is given MemStats (w->memstats: the session reads them from the
+ * profile's target as it writes, as Go's handler calls ReadMemStats
+ * first; memstats.c computes what ReadMemStats would, the mcaches' flush
+ * included, from a stopped or dead target; fmt_memstats.c writes the
+ * lines); without them it is left out rather than approximated.
  *
  * Stacks are expanded through the writers' per-PC frame cache (gh_stackx,
  * fmt_common.c), and records are put in Go's order by gh_record_order.
@@ -42,6 +44,7 @@
 
 #include "fmt_common.h"
 #include "tabwriter.h"
+#include "memstats.h"
 
 /* ---- line building --------------------------------------------------------- */
 
@@ -401,6 +404,11 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	}
 	if (rc == 0)
 		rc = gh_tabwriter_flush(&c->tw);
+	/* the trailer's lines have no tab: the tabwriter passes them as
+	 * they are, so they are appended after its flush */
+	if (rc == 0 && w->memstats != NULL &&
+	    (p->kind == GOHEAP_PROFILE_HEAP || p->kind == GOHEAP_PROFILE_ALLOCS))
+		rc = gh_write_memstats(w->memstats, 1, out);
 	/* Not in Go's format: only when a goroutine profile is not what the
 	 * runtime would have written (running goroutines of a live target,
 	 * partial tracebacks, unreadable g's), so a clean read stays equal. */

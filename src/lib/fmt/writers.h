@@ -23,6 +23,9 @@ typedef struct gh_wctx {
 	int top_n;
 	const char *exe_path; /* for the summary */
 	gh_wstats *stats;     /* NULL: no timing */
+	/* heap/allocs text: the # runtime.MemStats trailer's numbers
+	 * (memstats.h), read when the profile is written; NULL: none */
+	const struct gh_memstats *memstats;
 } gh_wctx;
 
 /* gzip'd profile.proto as runtime/pprof writeHeapProto / printCountProfile. */
