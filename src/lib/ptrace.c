@@ -762,7 +762,9 @@ static int capture_stacks(gh_ptrace *pt, gh_err *err)
  * sleep (state D) does not stop until its system call completes, which
  * may be never (a hung NFS server).  So: one non-blocking waitpid; if t
  * has not stopped yet and is not in D, a blocking one (the fastest: our
- * CPU is free for t the moment it can run); if it is in D, polls until
+ * CPU is free for t the moment it can run), except for the group leader,
+ * which is polled and given up as gone once it is a zombie (the process
+ * died during the stop); if it is in D, polls until
  * `deadline` (gh_now's clock) and returns -1 if t has not stopped by then,
  * with t still PT_ATTACHED and its interrupt pending.  deadline 0: only
  * the non-blocking waitpid.  The pauses between polls double from
@@ -778,6 +780,7 @@ static int wait_stop(gh_ptrace *pt, pt_thread *t, double deadline)
 	int block = 0, flags = __WALL | WNOHANG;
 	pid_t r;
 	int st = 0;
+	char c;
 
 	for (;;) {
 		r = waitpid(t->tid, &st, flags);
@@ -787,14 +790,25 @@ static int wait_stop(gh_ptrace *pt, pt_thread *t, double deadline)
 			continue;       /* EINTR */
 		if (deadline == 0)
 			return -1;
+		c = thread_state(pt->taskfd, t->tid);
+		/* The process died during the stop (SIGKILL): its zombie
+		 * leader is reported only once every other thread has been
+		 * reaped, and those are ours to reap.  Never a blocking wait
+		 * for the leader, then: it is polled, and gone once a
+		 * zombie. */
+		if (t->tid == pt->pid && (c == 'Z' || c == 'X')) {
+			t->state = PT_GONE;
+			pt->leader_gone = 1;
+			return 0;
+		}
 		if (!block) {
 			block = 1;
-			if (thread_state(pt->taskfd, t->tid) != 'D') {
+			if (t->tid != pt->pid && c != 'D') {
 				flags = __WALL;
 				continue;
 			}
 		}
-		if (gh_now() > deadline)
+		if (c == 'D' && gh_now() > deadline)
 			return -1;
 		sleep_us(pause);
 		if (pause < GH_PT_POLL_MAX_US)
