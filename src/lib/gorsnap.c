@@ -266,32 +266,22 @@ int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 		     uint64_t len0, uint64_t *len_out)
 {
 	goheap_session *s = bd->s;
-	int (*stop)(void *) = GH_OPS_V2(s, stop);
-	int (*resume)(void *) = GH_OPS_V2(s, resume);
 	gh_thread_regs *regs = NULL;
 	uint32_t *chg = NULL;
 	size_t nregs = 0, nchg = 0, j;
 	uint64_t arr, len, i;
-	double t0, t1, b, e;
-	int rc, rrc, fing0 = bd->fing_running;
+	double t0, t1;
+	int rc, fing0 = bd->fing_running;
 	gor_plan pl;
 
 	rc = snap_plan(bd, (size_t)len0, &pl);
 	if (rc != 0)
 		return gh_errf(&s->err, rc, "out of memory");
-	rc = stop(s->ctx);
+	rc = gh_session_stop(s, "goroutine profile", "snapshot", &t0);
 	if (rc != 0) {
-		char why[sizeof(s->err.msg)];
-
 		plan_free(&pl);
-		snprintf(why, sizeof(why), "%s", s->err.msg[0] ? s->err.msg :
-			 goheap_strerror(rc));
-		return gh_errf(&s->err, rc, "goroutine profile: cannot stop "
-			       "the target for a consistent snapshot (%s); "
-			       "--no-stop reads it without stopping "
-			       "(best-effort)", why);
+		return rc;
 	}
-	t0 = gh_now();
 	gh_mem_invalidate(&s->mem);
 	rc = s->caps->stopped_threads == NULL ? GOHEAP_EUNSUPPORTED :
 	     s->caps->stopped_threads(s->ctx, &regs, &nregs);
@@ -354,27 +344,12 @@ int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 resume:
 	t1 = gh_now();
 	p->gor_stop_threads = nregs;
-	rrc = resume(s->ctx);
+	rc = gh_session_resume(s, p, t0, t1, rc);
 	bd->threads = NULL;
 	bd->nthreads = 0;
 	free(regs);
 	free(chg);
 	plan_free(&pl);
-	/* the live source knows when its threads actually stopped */
-	if (s->caps->stop_window != NULL &&
-	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
-		p->gor_stop_begin = b;
-		p->gor_stop_end = e;
-	} else {
-		p->gor_stop_begin = t0;
-		p->gor_stop_end = t1;
-	}
-	if (rc == 0 && rrc != 0) {
-		char why[sizeof(s->err.msg)];
-
-		snprintf(why, sizeof(why), "%s", s->err.msg);
-		rc = gh_errf(&s->err, rrc, "resuming the target: %s", why);
-	}
 	return rc;
 }
 

@@ -878,41 +878,15 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 static int walk_stopped(hw *w, uint64_t mheap, int mode)
 {
 	goheap_session *s = w->s;
-	int (*stop)(void *) = GH_OPS_V2(s, stop);
-	int (*resume)(void *) = GH_OPS_V2(s, resume);
-	double t0, t1, b, e;
-	int rc, rrc;
+	double t0;
+	int rc;
 
-	rc = stop(s->ctx);
-	if (rc != 0) {
-		char why[sizeof(s->err.msg)];
-
-		snprintf(why, sizeof(why), "%s", s->err.msg[0] ? s->err.msg :
-			 goheap_strerror(rc));
-		return gh_errf(&s->err, rc, "-p types: cannot stop the target "
-			       "for a consistent snapshot (%s); --no-stop reads "
-			       "it without stopping (best-effort)", why);
-	}
-	t0 = gh_now();
+	rc = gh_session_stop(s, "-p types", "snapshot", &t0);
+	if (rc != 0)
+		return rc;
 	gh_mem_invalidate(w->m);
 	rc = walk_all(w, mheap, mode);
-	t1 = gh_now();
-	rrc = resume(s->ctx);
-	if (s->caps->stop_window != NULL &&
-	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
-		w->p->gor_stop_begin = b;
-		w->p->gor_stop_end = e;
-	} else {
-		w->p->gor_stop_begin = t0;
-		w->p->gor_stop_end = t1;
-	}
-	if (rc == 0 && rrc != 0) {
-		char why[sizeof(s->err.msg)];
-
-		snprintf(why, sizeof(why), "%s", s->err.msg);
-		rc = gh_errf(&s->err, rrc, "resuming the target: %s", why);
-	}
-	return rc;
+	return gh_session_resume(s, w->p, t0, gh_now(), rc);
 }
 
 int gh_types_collect(gh_profile *p, goheap_session *s, int objects)

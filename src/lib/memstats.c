@@ -556,22 +556,12 @@ static int read_vmhwm(int pid, uint64_t *out)
 static int read_stopped(goheap_session *s, gh_profile *p,
 			const gh_rtlayout *l, const msaddrs *a, msraw *r)
 {
-	int (*stop)(void *) = GH_OPS_V2(s, stop);
-	int (*resume)(void *) = GH_OPS_V2(s, resume);
-	double t0, t1, b, e;
-	int rc, rrc;
+	double t0;
+	int rc;
 
-	rc = stop(s->ctx);
-	if (rc != 0) {
-		char why[sizeof(s->err.msg)];
-
-		snprintf(why, sizeof(why), "%s", s->err.msg[0] ? s->err.msg :
-			 goheap_strerror(rc));
-		return gh_errf(&s->err, rc, "-p memstats: cannot stop the "
-			       "target for a consistent read (%s); --no-stop "
-			       "reads it without stopping (best-effort)", why);
-	}
-	t0 = gh_now();
+	rc = gh_session_stop(s, "-p memstats", "read", &t0);
+	if (rc != 0)
+		return rc;
 	if (s->caps->stopped_threads != NULL) {
 		gh_thread_regs *regs = NULL;
 		size_t n = 0;
@@ -582,23 +572,8 @@ static int read_stopped(goheap_session *s, gh_profile *p,
 	}
 	gh_mem_invalidate(&s->mem);
 	rc = read_all(s, l, a, r);
-	t1 = gh_now();
-	rrc = resume(s->ctx);
-	if (s->caps->stop_window != NULL &&
-	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
-		p->gor_stop_begin = b;
-		p->gor_stop_end = e;
-	} else {
-		p->gor_stop_begin = t0;
-		p->gor_stop_end = t1;
-	}
+	rc = gh_session_resume(s, p, t0, gh_now(), rc);
 	gh_mem_invalidate(&s->mem);
-	if (rc == 0 && rrc != 0) {
-		char why[sizeof(s->err.msg)];
-
-		snprintf(why, sizeof(why), "%s", s->err.msg);
-		rc = gh_errf(&s->err, rrc, "resuming the target: %s", why);
-	}
 	return rc;
 }
 

@@ -274,6 +274,53 @@ static int find_globals(goheap_session *s)
 	return 0;
 }
 
+/* ---- the brief stop of the snapshots ------------------------------------ */
+
+int gh_session_stop(goheap_session *s, const char *what, const char *noun,
+		    double *t0)
+{
+	int (*stop)(void *) = GH_OPS_V2(s, stop);
+	int rc;
+
+	rc = stop != NULL ? stop(s->ctx) : GOHEAP_EUNSUPPORTED;
+	if (rc != 0) {
+		char why[sizeof(s->err.msg)];
+
+		snprintf(why, sizeof(why), "%s", s->err.msg[0] ? s->err.msg :
+			 goheap_strerror(rc));
+		return gh_errf(&s->err, rc, "%s: cannot stop the target for a "
+			       "consistent %s (%s); --no-stop reads it without "
+			       "stopping (best-effort)", what, noun, why);
+	}
+	*t0 = gh_now();
+	return 0;
+}
+
+int gh_session_resume(goheap_session *s, gh_profile *p, double t0, double t1,
+		      int rc)
+{
+	int (*resume)(void *) = GH_OPS_V2(s, resume);
+	double b, e;
+	int rrc = resume != NULL ? resume(s->ctx) : 0;
+
+	/* the live source knows when its threads actually stopped */
+	if (s->caps->stop_window != NULL &&
+	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
+		p->gor_stop_begin = b;
+		p->gor_stop_end = e;
+	} else {
+		p->gor_stop_begin = t0;
+		p->gor_stop_end = t1;
+	}
+	if (rc == 0 && rrc != 0) {
+		char why[sizeof(s->err.msg)];
+
+		snprintf(why, sizeof(why), "%s", s->err.msg);
+		rc = gh_errf(&s->err, rrc, "resuming the target: %s", why);
+	}
+	return rc;
+}
+
 /* ---- open ------------------------------------------------------------ */
 
 static int session_init(goheap_session *s, const goheap_options *opts)

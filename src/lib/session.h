@@ -40,6 +40,24 @@ struct goheap_session {
 	char info[8192];          /* goheap_describe's text */
 };
 
+/*
+ * The brief stop of a live target for a consistent read (the goroutine,
+ * heap-by-type and MemStats snapshots; the source's stop slot).  0 with
+ * *t0 the time it began, or the error in s->err: "WHAT: cannot stop the
+ * target for a consistent NOUN (why); --no-stop reads it without stopping
+ * (best-effort)".
+ */
+struct goheap_profile;
+int gh_session_stop(goheap_session *s, const char *what, const char *noun,
+		    double *t0);
+/*
+ * Resume after gh_session_stop and record the stop in p (the source's
+ * own window when it has one, else t0..t1); rc is the stopped work's
+ * result, returned unless it was 0 and the resume failed.
+ */
+int gh_session_resume(goheap_session *s, struct goheap_profile *p, double t0,
+		      double t1, int rc);
+
 /* The version-2 slots of the ops table, or NULL for a version-1 table. */
 #define GH_OPS_V2(s, slot) \
 	((s)->ops->version >= 2 ? (s)->ops->slot : NULL)
