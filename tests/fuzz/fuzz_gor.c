@@ -941,6 +941,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	goheap_profile *p = NULL, *q = NULL;
 	const goheap_memsrc_ops *ops0;
 	void *ctx0;
+	const gh_memsrc_caps *caps0;
 	size_t off = 1, np = 0, ns = 0;
 	unsigned flags;
 	int rc;
@@ -1031,9 +1032,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n->ov.resume_fails = (flags >> 5) & 1;
 	ops0 = s->ops;
 	ctx0 = s->ctx;
+	caps0 = s->caps;
 	if (flags & 8) {
+		/* a caller's source that can stop: no built-in abilities
+		 * (they take the core's ctx) */
 		s->ops = &ov_stop_ops;
 		s->ctx = &n->ov;
+		s->caps = &gh_no_caps;
 	}
 	gh_mem_invalidate(&s->mem);
 	s->gor_no_tb = 0;
@@ -1072,6 +1077,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			s->ops = ops0;
 			s->ctx = ctx0;
+			s->caps = caps0;
 			n->ov.phase = 0;
 			gh_mem_invalidate(&s->mem);
 			crc = goheap_profile_collect(&c, s,
@@ -1081,6 +1087,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			goheap_profile_free(c);
 			s->ops = &ov_stop_ops;
 			s->ctx = &n->ov;
+			s->caps = &gh_no_caps;
 		}
 	}
 	if (flags & 4) {
@@ -1108,6 +1115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	goheap_profile_free(q);
 	s->ops = ops0;
 	s->ctx = ctx0;
+	s->caps = caps0;
 	n->ov.np = 0;
 	n->ov.phase = 0;
 	if (n->regs != NULL)
