@@ -833,6 +833,15 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 	return buf;
 }
 
+/* The message names values from the file, which may hold line breaks (a
+ * plain scalar folded over empty lines): keep it one line. */
+static void one_line(char *err)
+{
+	for (; *err != '\0'; err++)
+		if ((unsigned char)*err < 0x20 || *err == 0x7f)
+			*err = '?';
+}
+
 int wc_load(const char *path, wc_config *c, char *err, size_t errlen)
 {
 	static const char *const names[] = { "tls_server_config",
@@ -868,6 +877,7 @@ int wc_load(const char *path, wc_config *c, char *err, size_t errlen)
 			 parser.problem ? parser.problem : "unknown",
 			 parser.context ? " " : "",
 			 parser.context ? parser.context : "");
+		one_line(err);
 		yaml_parser_delete(&parser);
 		free(dirbuf);
 		free(buf);
@@ -900,6 +910,7 @@ int wc_load(const char *path, wc_config *c, char *err, size_t errlen)
 	free(dirbuf);
 	OPENSSL_cleanse(buf, len);      /* inline keys */
 	free(buf);
+	one_line(err);
 	return rc;
 }
 
