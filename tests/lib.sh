@@ -273,6 +273,20 @@ gh_real_goheap() {
 
 # gh_can_read_mem PID: can this user read the target's memory (ptrace
 # access mode ATTACH, as process_vm_readv and /proc/PID/mem need)?
+# gh_qemu_probe: can arm64 programs run under qemu-user and leave cores here?  Sets have_qemu (1 or
+# 0) and why_qemu (the reason, for the SKIP line).  Each script raises its own core-size limit.
+gh_qemu_probe() {
+	have_qemu=1
+	why_qemu=
+	if ! command -v qemu-aarch64-static >/dev/null 2>&1; then
+		have_qemu=0
+		why_qemu="qemu-aarch64-static not installed (Debian package qemu-user-static, scripts/install-deps.sh)"
+	elif [ "$(ulimit -H -c)" = 0 ]; then
+		have_qemu=0
+		why_qemu="core dumps are disabled (ulimit -c hard limit 0)"
+	fi
+}
+
 gh_can_read_mem() {
 	python3 - "$1" <<'PY' 2>/dev/null
 import sys

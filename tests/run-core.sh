@@ -58,15 +58,7 @@ elif [ "${pattern#|}" != "$pattern" ] || [ "${pattern#*/}" != "$pattern" ]; then
 	have_kcore=0
 	why_kcore="kernel.core_pattern is '$pattern': cores are not written to the working directory"
 fi
-have_qemu=1
-why_qemu=
-if ! command -v qemu-aarch64-static >/dev/null 2>&1; then
-	have_qemu=0
-	why_qemu="qemu-aarch64-static not installed (Debian package qemu-user-static)"
-elif [ "$(ulimit -c)" = 0 ]; then
-	have_qemu=0
-	why_qemu="core dumps are disabled (ulimit -c hard limit 0)"
-fi
+gh_qemu_probe
 
 # ---- helpers ---------------------------------------------------------------------------------
 

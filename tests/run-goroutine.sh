@@ -464,15 +464,7 @@ spin_core() {
 # guest's core (qemu_goroutineprog_*.core, as in tests/run-core.sh).  Every goroutine is parked
 # at that point (main in main.idleForever, dropped from both sides as for the amd64 checks; the
 # signal lands on an idle M), so the crash path changes no other goroutine.
-have_qemu=1
-why_qemu=
-if ! command -v qemu-aarch64-static >/dev/null 2>&1; then
-	have_qemu=0
-	why_qemu="qemu-aarch64-static not installed (Debian package qemu-user-static, scripts/install-deps.sh)"
-elif [ "$(ulimit -H -c)" = 0 ]; then
-	have_qemu=0
-	why_qemu="core dumps are disabled (ulimit -c hard limit 0)"
-fi
+gh_qemu_probe
 
 # build_arm64 GONAME GOROOT VARIANT: goroutineprog for GOARCH=arm64 (gh_go clears GOARCH), cached;
 # VARIANT default or stripped (-ldflags=-s -w).
