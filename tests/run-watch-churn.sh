@@ -529,6 +529,10 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	gh_skip "valgrind: not installed"
 	gh_summary
 fi
+if ldd "$GH_GOHEAP" 2>/dev/null | grep -q libasan; then
+	gh_skip "valgrind: this is the sanitizer build (valgrind cannot run it; ASan and UBSan watched the churn above)"
+	gh_summary
+fi
 echo "# valgrind: watch under memcheck, 12 s of churn, an sh -> Go and a Go -> Go exec, exited PIDs asked for"
 vlog="$d/vg.log"
 rm -rf "$out"/*
