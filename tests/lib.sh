@@ -273,6 +273,30 @@ gh_real_goheap() {
 
 # gh_can_read_mem PID: can this user read the target's memory (ptrace
 # access mode ATTACH, as process_vm_readv and /proc/PID/mem need)?
+# gh_build_arm64 PROG GONAME GOROOT VARIANT: tests/go/PROG for GOARCH=arm64 (default, or
+# stripped: -ldflags=-s -w), cached like gh_build (gh_go would clear GOARCH); the binary's path.
+gh_build_arm64() {
+	local prog=$1 goname=$2 root=$3 variant=$4 src="$top_srcdir/tests/go/$1/main.go" dir want ld=
+	[ "$variant" = stripped ] && ld="-s -w"
+	dir="$GH_CACHE/build/$prog-$goname-arm64-$variant"
+	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo "arm64 $ld"; } | sha256sum | cut -d' ' -f1)
+	if [ -x "$dir/$prog" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
+		echo "$dir/$prog"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	rm -f "$dir/stamp"
+	if ! (cd "$(dirname "$src")" && env GOROOT="$root" \
+		GOCACHE="$GH_CACHE/gocache-go$(basename "$root" | sed 's/^go-//')" \
+		GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
+		GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
+		"$root/bin/go" build -ldflags="$ld" -o "$dir/$prog.tmp" main.go) >"$dir/build.log" 2>&1; then
+		sed 's/^/    | /' "$dir/build.log" >&2
+		return 1
+	fi
+	mv -f "$dir/$prog.tmp" "$dir/$prog" && echo "$want" >"$dir/stamp" && echo "$dir/$prog"
+}
+
 # gh_qemu_probe: can arm64 programs run under qemu-user and leave cores here?  Sets have_qemu (1 or
 # 0) and why_qemu (the reason, for the SKIP line).  Each script raises its own core-size limit.
 gh_qemu_probe() {

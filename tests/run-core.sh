@@ -131,27 +131,8 @@ wait_exit() {
 	gh_stop "$1"
 }
 
-# build_arm64 GONAME GOROOT: like gh_build, for GOARCH=arm64 (gh_go clears GOARCH).
-build_arm64() {
-	local goname=$1 root=$2 dir want
-	dir="$GH_CACHE/build/heapprog-$goname-arm64"
-	want=$( { sha256sum <"$SRC"; echo "$root"; "$root/bin/go" version; echo arm64; } | sha256sum | cut -d' ' -f1)
-	if [ -x "$dir/heapprog" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
-		echo "$dir/heapprog"
-		return 0
-	fi
-	mkdir -p "$dir" || return 1
-	rm -f "$dir/stamp"
-	if ! (cd "$(dirname "$SRC")" && env GOROOT="$root" \
-		GOCACHE="$GH_CACHE/gocache-go$(basename "$root" | sed 's/^go-//')" \
-		GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
-		GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
-		"$root/bin/go" build -o "$dir/heapprog.tmp" "$(basename "$SRC")") >"$dir/build.log" 2>&1; then
-		sed 's/^/    | /' "$dir/build.log" >&2
-		return 1
-	fi
-	mv -f "$dir/heapprog.tmp" "$dir/heapprog" && echo "$want" >"$dir/stamp" && echo "$dir/heapprog"
-}
+# build_arm64 GONAME GOROOT: heapprog for GOARCH=arm64 (gh_build_arm64).
+build_arm64() { gh_build_arm64 heapprog "$1" "$2" default; }
 
 # elf_layout CORE: "PHDRS_END NOTES_START NOTES_END" of a 64-bit little-endian core.
 elf_layout() {

@@ -466,30 +466,8 @@ spin_core() {
 # signal lands on an idle M), so the crash path changes no other goroutine.
 gh_qemu_probe
 
-# build_arm64 GONAME GOROOT VARIANT: goroutineprog for GOARCH=arm64 (gh_go clears GOARCH), cached;
-# VARIANT default or stripped (-ldflags=-s -w).
-build_arm64() {
-	local goname=$1 root=$2 variant=$3 dir want src="$top_srcdir/tests/go/goroutineprog/main.go" ld=
-	[ "$variant" = stripped ] && ld="-s -w"
-	dir="$GH_CACHE/build/goroutineprog-$goname-arm64-$variant"
-	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo "arm64 $ld"; } | sha256sum | cut -d' ' -f1)
-	if [ -x "$dir/goroutineprog" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
-		echo "$dir/goroutineprog"
-		return 0
-	fi
-	mkdir -p "$dir" || return 1
-	rm -f "$dir/stamp"
-	if ! (cd "$(dirname "$src")" && env GOROOT="$root" \
-		GOCACHE="$GH_CACHE/gocache-go$(basename "$root" | sed 's/^go-//')" \
-		GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
-		GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
-		"$root/bin/go" build -ldflags="$ld" -o "$dir/goroutineprog.tmp" main.go) >"$dir/build.log" 2>&1; then
-		sed 's/^/    | /' "$dir/build.log" >&2
-		return 1
-	fi
-	mv -f "$dir/goroutineprog.tmp" "$dir/goroutineprog" && echo "$want" >"$dir/stamp" &&
-		echo "$dir/goroutineprog"
-}
+# build_arm64 GONAME GOROOT VARIANT: goroutineprog for GOARCH=arm64 (gh_build_arm64).
+build_arm64() { gh_build_arm64 goroutineprog "$@"; }
 
 # qemu_core BIN DIR GODEBUG WAITFOR [ARGS...]: run BIN under qemu-aarch64-static in DIR/run
 # (profiles into DIR/out) with GOTRACEBACK=crash, wait for a stdout line starting with WAITFOR,

@@ -273,30 +273,8 @@ PY
 	fi
 }
 
-# build_arm64 GONAME GOROOT VARIANT: memstatsprog for GOARCH=arm64 (gh_go clears GOARCH)
-build_arm64() {
-	local goname=$1 root=$2 variant=$3 dir want src="$top_srcdir/tests/go/memstatsprog/main.go"
-	local flags=()
-	[ "$variant" = stripped ] && flags=(-ldflags=-s\ -w)
-	dir="$GH_CACHE/build/memstatsprog-$goname-arm64-$variant"
-	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo arm64 "$variant"; } | sha256sum | cut -d' ' -f1)
-	if [ -x "$dir/memstatsprog" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
-		echo "$dir/memstatsprog"
-		return 0
-	fi
-	mkdir -p "$dir" || return 1
-	rm -f "$dir/stamp"
-	if ! (cd "$(dirname "$src")" && env GOROOT="$root" \
-		GOCACHE="$GH_CACHE/gocache-go$(basename "$root" | sed 's/^go-//')-arm64" \
-		GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
-		GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
-		"$root/bin/go" build "${flags[@]}" -o "$dir/memstatsprog.tmp" main.go) >"$dir/build.log" 2>&1; then
-		sed 's/^/    | /' "$dir/build.log" >&2
-		return 1
-	fi
-	mv -f "$dir/memstatsprog.tmp" "$dir/memstatsprog" && echo "$want" >"$dir/stamp" &&
-		echo "$dir/memstatsprog"
-}
+# build_arm64 GONAME GOROOT VARIANT: memstatsprog for GOARCH=arm64 (gh_build_arm64).
+build_arm64() { gh_build_arm64 memstatsprog "$@"; }
 
 # arm64 GONAME GOROOT VARIANT: a qemu core of memstatsprog (mode before) against its lines
 arm64() {

@@ -295,27 +295,8 @@ fi
 
 # ---- an arm64 core -----------------------------------------------------------------------------
 QEMU=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)
-# build_arm64 VARIANT: heapprog for GOARCH=arm64 (default or stripped), cached like gh_build.
-build_arm64() {
-	local variant=$1 src="$top_srcdir/tests/go/heapprog/main.go" dir want flags=
-	[ "$variant" = stripped ] && flags="-s -w"
-	dir="$GH_CACHE/build/heapprog-$goname-arm64-$variant"
-	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo "arm64 $flags"; } | sha256sum | cut -d' ' -f1)
-	if [ -x "$dir/heapprog" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ]; then
-		echo "$dir/heapprog"
-		return 0
-	fi
-	mkdir -p "$dir" || return 1
-	if ! (cd "$(dirname "$src")" && env GOROOT="$root" \
-		GOCACHE="$GH_CACHE/gocache-go${root##*/go-}" GOPATH="$GH_CACHE/gopath" GO111MODULE=off \
-		GOFLAGS= GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 \
-		CGO_ENABLED=0 "$root/bin/go" build -ldflags="$flags" -o "$dir/heapprog.tmp" main.go) \
-		>"$dir/build.log" 2>&1; then
-		sed 's/^/    | /' "$dir/build.log" >&2
-		return 1
-	fi
-	mv -f "$dir/heapprog.tmp" "$dir/heapprog" && echo "$want" >"$dir/stamp" && echo "$dir/heapprog"
-}
+# build_arm64 VARIANT: heapprog for GOARCH=arm64 (gh_build_arm64).
+build_arm64() { gh_build_arm64 heapprog "$goname" "$root" "$1"; }
 if [ -z "$QEMU" ]; then
 	gh_skip "$tag: arm64 core: qemu-aarch64-static not installed (Debian package qemu-user-static)"
 elif [ "$(ulimit -H -c)" = 0 ]; then
