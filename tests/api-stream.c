@@ -153,8 +153,9 @@ static int same_stats(const goheap_profile_stats *a,
 static void compare(goheap_session *s, int kind, int format, const char *name)
 {
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
-	goheap_write_stats ws;
-	goheap_profile_stats st1, st2;
+	goheap_write_stats ws = GOHEAP_WRITE_STATS_INIT;
+	goheap_profile_stats st1 = GOHEAP_PROFILE_STATS_INIT;
+	goheap_profile_stats st2 = GOHEAP_PROFILE_STATS_INIT;
 	goheap_profile *p = NULL;
 	unsigned char *b1 = NULL, *b2 = NULL, *u1 = NULL, *u2 = NULL;
 	size_t n1 = 0, n2 = 0, m1 = 0, m2 = 0, k1, k2;
@@ -175,7 +176,7 @@ static void compare(goheap_session *s, int kind, int format, const char *name)
 		check(0, what, goheap_errmsg(s));
 		return;
 	}
-	memset(&ws, 0, sizeof(ws));
+	ws = (goheap_write_stats)GOHEAP_WRITE_STATS_INIT;
 	rc = goheap_profile_collect_write(s, kind, &wo, &b2, &n2, &st2);
 	if (rc != 0) {
 		check(0, what, goheap_errmsg(s));

@@ -77,19 +77,19 @@ static uint16_t le16(const unsigned char *p)
 }
 
 /* runtime.<name>'s address, from .symtab (or 0 with the error set). */
-static int global(goheap_session *s, const char *name, uint64_t located,
+static int global(gh_target *tg, const char *name, uint64_t located,
 		  uint64_t *addr)
 {
-	if (gh_exe_symbol(s->exe, name, addr, NULL) == 0) {
-		*addr += s->bias;
+	if (gh_exe_symbol(tg->exe, name, addr, NULL) == 0) {
+		*addr += tg->bias;
 		return 0;
 	}
-	if (!gh_exe_has_symtab(s->exe) && located != 0) {
+	if (!gh_exe_has_symtab(tg->exe) && located != 0) {
 		*addr = located;
 		return 0;
 	}
-	return gh_errf(&s->err, GOHEAP_ENOSYM, "-p memstats: %s not found%s",
-		       name, gh_exe_has_symtab(s->exe) ? "" :
+	return gh_errf(&tg->err, GOHEAP_ENOSYM, "-p memstats: %s not found%s",
+		       name, gh_exe_has_symtab(tg->exe) ? "" :
 		       " (stripped: not located)");
 }
 
@@ -111,13 +111,13 @@ typedef struct mspush {
 
 /* How many spanSetBlocks spanSetBlockPool's lfstack holds (at most
  * GH_MS_MAX_POOL); a node that cannot be read ends the count. */
-static uint64_t pool_count(goheap_session *s, const gh_rtlayout *l,
+static uint64_t pool_count(gh_target *tg, const gh_rtlayout *l,
 			   uint64_t pool)
 {
 	uint64_t v, n = 0;
 	unsigned char w[8];
 
-	if (gh_mem_read(&s->mem, pool, w, 8, "spanSetBlockPool") != 0)
+	if (gh_mem_read(&tg->mem, pool, w, 8, "spanSetBlockPool") != 0)
 		return 0;
 	v = le64(w);
 	while (v != 0 && n < GH_MS_MAX_POOL) {
@@ -125,7 +125,7 @@ static uint64_t pool_count(goheap_session *s, const gh_rtlayout *l,
 				l->lf_alignbits;
 
 		n++;
-		if (node == 0 || gh_mem_read(&s->mem, node, w, 8,
+		if (node == 0 || gh_mem_read(&tg->mem, node, w, 8,
 					     "lfnode") != 0)
 			break;
 		v = le64(w);
@@ -138,7 +138,7 @@ static uint64_t pool_count(goheap_session *s, const gh_rtlayout *l,
  * free: the push on mcentral.partial or full [sweepgen/2%2], with what
  * it would persistentalloc (spanSet.push).
  */
-static int sim_push(goheap_session *s, const gh_rtlayout *l,
+static int sim_push(gh_target *tg, const gh_rtlayout *l,
 		    const msaddrs *a, mspush *ps, msraw *r, unsigned spc,
 		    int full)
 {
@@ -159,9 +159,9 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 
 		if (ps->nsets == GH_MS_MAX_SETS || l->ss_size > sizeof(b))
 			return 0;
-		rc = gh_mem_read(&s->mem, addr, b, l->ss_size, "spanSet");
+		rc = gh_mem_read(&tg->mem, addr, b, l->ss_size, "spanSet");
 		if (rc != 0)
-			return gh_errf(&s->err, rc, "-p memstats: reading "
+			return gh_errf(&tg->err, rc, "-p memstats: reading "
 				       "mheap_.central[%u]'s spanSet", spc);
 		set = &ps->sets[ps->nsets++];
 		set->addr = addr;
@@ -169,7 +169,7 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 		set->spinecap = le64(b + l->ss_spinecap);
 		set->tail = le32(b + l->ss_index);   /* headTailIndex's tail */
 		if (set->spinelen > set->spinecap || set->spinecap > (1u << 24))
-			return gh_errf(&s->err, GOHEAP_ECORRUPT, "-p memstats: "
+			return gh_errf(&tg->err, GOHEAP_ECORRUPT, "-p memstats: "
 				       "mheap_.central[%u]'s spanSet is damaged "
 				       "(spine %llu of %llu)", spc,
 				       (unsigned long long)set->spinelen,
@@ -188,7 +188,7 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 	}
 	if (!ps->pool_read) {
 		ps->pool_read = 1;
-		ps->pool_avail = a->pool != 0 ? pool_count(s, l, a->pool) :
+		ps->pool_avail = a->pool != 0 ? pool_count(tg, l, a->pool) :
 				 ~(uint64_t)0;
 	}
 	if (ps->pool_avail > 0)
@@ -200,12 +200,12 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 }
 
 /* The Ps' mcaches, as flushmcache would release them. */
-static int flush_ps(goheap_session *s, const gh_rtlayout *l,
+static int flush_ps(gh_target *tg, const gh_rtlayout *l,
 		    const msaddrs *a, msraw *r, mspush *ps, uint64_t arr,
 		    uint64_t len, unsigned char *cache, size_t clen,
 		    unsigned char *span, size_t slen, uint64_t *emptyp)
 {
-	gh_mem *m = &s->mem;
+	gh_mem *m = &tg->mem;
 	uint64_t i, empty = *emptyp;
 	int rc;
 
@@ -215,21 +215,21 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 
 		rc = gh_mem_read(m, arr + 8 * i, w, 8, "allp[i]");
 		if (rc != 0)
-			return gh_errf(&s->err, rc, "-p memstats: reading "
+			return gh_errf(&tg->err, rc, "-p memstats: reading "
 				       "allp[%llu]", (unsigned long long)i);
 		pp = le64(w);
 		if (pp == 0)
 			continue;
 		rc = gh_mem_read(m, pp + l->p_mcache, w, 8, "p.mcache");
 		if (rc != 0)
-			return gh_errf(&s->err, rc, "-p memstats: reading "
+			return gh_errf(&tg->err, rc, "-p memstats: reading "
 				       "allp[%llu].mcache", (unsigned long long)i);
 		c = le64(w);
 		if (c == 0)
 			continue;
 		rc = gh_mem_read(m, c, cache, clen, "mcache");
 		if (rc != 0)
-			return gh_errf(&s->err, rc, "-p memstats: reading the "
+			return gh_errf(&tg->err, rc, "-p memstats: reading the "
 				       "mcache of allp[%llu]",
 				       (unsigned long long)i);
 		r->flush_tiny += le64(cache + l->mc_tinyallocs);
@@ -240,7 +240,7 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 
 			sp = le64(cache + l->mc_alloc + 8 * j);
 			if (sp == 0 || (sp & 7) != 0)
-				return gh_errf(&s->err, GOHEAP_ECORRUPT,
+				return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 					       "-p memstats: the mcache of "
 					       "allp[%llu] is damaged (alloc[%llu]"
 					       " = %#llx)",
@@ -251,7 +251,7 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 				continue;
 			rc = gh_mem_read(m, sp, span, slen, "mspan");
 			if (rc != 0)
-				return gh_errf(&s->err, rc, "-p memstats: "
+				return gh_errf(&tg->err, rc, "-p memstats: "
 					       "reading a cached span");
 			used = (int64_t)le16(span + l->ms_alloccount) -
 			       (int64_t)le16(span + l->ms_alloccount_bc);
@@ -267,7 +267,7 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 			}
 			if (nelems < le16(span + l->ms_alloccount) ||
 			    nelems > 8192)
-				return gh_errf(&s->err, GOHEAP_ECORRUPT,
+				return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 					       "-p memstats: a cached span at "
 					       "%#llx is damaged (nelems %llu)",
 					       (unsigned long long)sp,
@@ -276,7 +276,7 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 				/* stale: uncacheSpan would sweep it */
 				r->stale++;
 			} else {
-				rc = sim_push(s, l, a, ps, r, (unsigned)j,
+				rc = sim_push(tg, l, a, ps, r, (unsigned)j,
 					      nelems == le16(span +
 							     l->ms_alloccount));
 				if (rc != 0)
@@ -285,7 +285,7 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 			if (used == 0)
 				continue;
 			if (used < 0 || elemsize > 32768)
-				return gh_errf(&s->err, GOHEAP_ECORRUPT,
+				return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 					       "-p memstats: a cached span at "
 					       "%#llx is damaged (allocCount %u,"
 					       " before cache %u, elemsize "
@@ -307,10 +307,10 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
  * tinyAllocs and each cached span's allocCount - allocCountBeforeCache
  * (emptymspan, all zeros, adds nothing).
  */
-static int read_mcaches(goheap_session *s, const gh_rtlayout *l,
+static int read_mcaches(gh_target *tg, const gh_rtlayout *l,
 			const msaddrs *a, msraw *r)
 {
-	gh_mem *m = &s->mem;
+	gh_mem *m = &tg->mem;
 	unsigned char hdr[24], cache[GH_MS_NSPANCLASSES * 8 + 64],
 		      span[256];
 	uint64_t arr, len, empty = 0;
@@ -322,15 +322,15 @@ static int read_mcaches(goheap_session *s, const gh_rtlayout *l,
 	if (clen > sizeof(cache) || slen > sizeof(span) ||
 	    (size_t)l->ms_alloccount_bc + 2 > slen ||
 	    (size_t)l->ms_nelems + 8 > slen || (size_t)l->ms_sweepgen + 4 > slen)
-		return gh_errf(&s->err, GOHEAP_EVERSION, "unsupported runtime "
+		return gh_errf(&tg->err, GOHEAP_EVERSION, "unsupported runtime "
 			       "layout: mcache of %zu bytes", clen);
 	rc = gh_mem_read(m, a->allp, hdr, sizeof(hdr), "runtime.allp");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading runtime.allp");
+		return gh_errf(&tg->err, rc, "-p memstats: reading runtime.allp");
 	arr = le64(hdr);
 	len = le64(hdr + 8);
 	if (len == 0 || len > GH_MS_MAX_PROCS || arr == 0 || (arr & 7) != 0)
-		return gh_errf(&s->err, GOHEAP_ECORRUPT, "-p memstats: "
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT, "-p memstats: "
 			       "runtime.allp is damaged (len %llu at %#llx)",
 			       (unsigned long long)len,
 			       (unsigned long long)arr);
@@ -338,24 +338,24 @@ static int read_mcaches(goheap_session *s, const gh_rtlayout *l,
 	rc = gh_mem_read(m, a->mheap + l->mh_sweepgen, hdr, 4,
 			 "mheap_.sweepgen");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading "
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
 			       "mheap_.sweepgen");
 	ps = gh_calloc(1, sizeof(*ps));
 	if (ps == NULL)
-		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 	ps->sweepgen = le32(hdr);
 	r->pool_unknown = a->pool == 0;
-	rc = flush_ps(s, l, a, r, ps, arr, len, cache, clen, span, slen,
+	rc = flush_ps(tg, l, a, r, ps, arr, len, cache, clen, span, slen,
 		      &empty);
 	free(ps);
 	return rc;
 }
 
 /* Every word readmemstats_m uses, into r (reset first). */
-static int read_all(goheap_session *s, const gh_rtlayout *l,
+static int read_all(gh_target *tg, const gh_rtlayout *l,
 		    const msaddrs *a, msraw *r)
 {
-	gh_mem *m = &s->mem;
+	gh_mem *m = &tg->mem;
 	unsigned char w[8];
 	int rc;
 
@@ -368,22 +368,22 @@ static int read_all(goheap_session *s, const gh_rtlayout *l,
 		rc = gh_mem_read(m, a->gccontroller, r->gcc, r->gcc_len,
 				 "runtime.gcController");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading %s",
-			       s->err.msg[0] ? s->err.msg : "the runtime's "
+		return gh_errf(&tg->err, rc, "-p memstats: reading %s",
+			       tg->err.msg[0] ? tg->err.msg : "the runtime's "
 			       "statistics");
 	rc = gh_mem_read(m, a->mheap + a->spanalloc + l->fa_inuse, w, 8,
 			 "mheap_.spanalloc.inuse");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading "
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
 			       "mheap_.spanalloc");
 	r->span_inuse = le64(w);
 	rc = gh_mem_read(m, a->mheap + a->cachealloc + l->fa_inuse, w, 8,
 			 "mheap_.cachealloc.inuse");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading "
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
 			       "mheap_.cachealloc");
 	r->cache_inuse = le64(w);
-	return read_mcaches(s, l, a, r);
+	return read_mcaches(tg, l, a, r);
 }
 
 /* gcControllerState.heapGoal() (mgcpacer.go heapGoalInternal and
@@ -553,60 +553,60 @@ static int read_vmhwm(int pid, uint64_t *out)
 }
 
 /* Stop the target, read everything again, resume it on every path. */
-static int read_stopped(goheap_session *s, gh_profile *p,
+static int read_stopped(gh_target *tg, gh_profile *p,
 			const gh_rtlayout *l, const msaddrs *a, msraw *r)
 {
 	double t0;
 	int rc;
 
-	rc = gh_session_stop(s, "-p memstats", "read", &t0);
+	rc = gh_target_stop(tg, "-p memstats", "read", &t0);
 	if (rc != 0)
 		return rc;
-	if (s->caps->stopped_threads != NULL) {
+	if (tg->caps->stopped_threads != NULL) {
 		gh_thread_regs *regs = NULL;
 		size_t n = 0;
 
-		if (s->caps->stopped_threads(s->ctx, &regs, &n) == 0)
+		if (tg->caps->stopped_threads(tg->ctx, &regs, &n) == 0)
 			p->gor_stop_threads = n;
 		free(regs);
 	}
-	gh_mem_invalidate(&s->mem);
-	rc = read_all(s, l, a, r);
-	rc = gh_session_resume(s, p, t0, gh_now(), rc);
-	gh_mem_invalidate(&s->mem);
+	gh_mem_invalidate(&tg->mem);
+	rc = read_all(tg, l, a, r);
+	rc = gh_target_resume(tg, p, t0, gh_now(), rc);
+	gh_mem_invalidate(&tg->mem);
 	return rc;
 }
 
-int gh_memstats_collect(gh_profile *p, goheap_session *s)
+int gh_memstats_collect(gh_profile *p, gh_target *tg)
 {
-	const gh_rtlayout *l = s->lay;
+	const gh_rtlayout *l = tg->lay;
 	gh_memstats *o;
 	msaddrs a;
 	msraw r;
 	int rc, snap;
 
-	if (!l->mstats_verified || s->mem.ptr_size != 8)
-		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED, "-p memstats: "
+	if (!l->mstats_verified || tg->mem.ptr_size != 8)
+		return gh_errf(&tg->err, GOHEAP_EUNSUPPORTED, "-p memstats: "
 			       "unsupported runtime layout for go1.%d on a "
 			       "%u-bit target (64-bit go1.19 and go1.21 to "
-			       "go1.27 are known)", s->ver.minor,
-			       s->mem.ptr_size * 8);
+			       "go1.27 are known)", tg->ver.minor,
+			       tg->mem.ptr_size * 8);
 	memset(&a, 0, sizeof(a));
-	rc = global(s, "runtime.memstats", s->addrs.memstats, &a.memstats);
+	rc = global(tg, "runtime.memstats", tg->addrs.memstats, &a.memstats);
 	if (rc == 0)
-		rc = global(s, "runtime.gcController", s->addrs.gccontroller,
+		rc = global(tg, "runtime.gcController", tg->addrs.gccontroller,
 			    &a.gccontroller);
 	if (rc == 0)
-		rc = global(s, "runtime.mheap_", s->addrs.mheap, &a.mheap);
+		rc = global(tg, "runtime.mheap_", tg->addrs.mheap, &a.mheap);
 	if (rc == 0)
-		rc = global(s, "runtime.allp", s->addrs.allp, &a.allp);
+		rc = global(tg, "runtime.allp", tg->addrs.allp, &a.allp);
 	if (rc != 0)
 		return rc;
-	gh_rt_mheap_a64(l, gh_exe_machine(s->exe) == EM_AARCH64,
+	gh_rt_mheap_a64(l, gh_exe_machine(tg->exe) == EM_AARCH64,
 			&a.central, &a.stride, &a.spanalloc, &a.cachealloc);
-	if (gh_exe_symbol(s->exe, "runtime.spanSetBlockPool", &a.pool,
+	if (gh_exe_symbol(tg->exe, "runtime.spanSetBlockPool", &a.pool,
 			  NULL) == 0)
-		a.pool += s->bias;
+		a.pool += tg->bias;
 	else
 		a.pool = 0;
 	memset(&r, 0, sizeof(r));
@@ -614,32 +614,32 @@ int gh_memstats_collect(gh_profile *p, goheap_session *s)
 	r.gcc_len = l->gcc_mappedready + 8;
 	if (r.gcc_len > sizeof(r.gcc) || r.mst_len > 16384 ||
 	    (size_t)3 * l->hsd_size > r.mst_len)
-		return gh_errf(&s->err, GOHEAP_EVERSION, "unsupported runtime "
+		return gh_errf(&tg->err, GOHEAP_EVERSION, "unsupported runtime "
 			       "layout: runtime.mstats of %zu bytes", r.mst_len);
 	r.mst = gh_calloc(1, r.mst_len);
 	o = gh_calloc(1, sizeof(*o));
 	if (r.mst == NULL || o == NULL) {
 		free(r.mst);
 		free(o);
-		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 	}
 	/* a live target: read running (which also pages in the block cache's
 	 * view of the Ps), then stopped; --no-stop: the running read */
-	snap = GH_OPS_V2(s, stop) == NULL || GH_OPS_V2(s, resume) == NULL ?
-	       0 : s->gor_no_stop ? 2 : 1;
+	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
+	       0 : tg->no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
-	rc = read_all(s, l, &a, &r);
+	rc = read_all(tg, l, &a, &r);
 	/* the running read only warms the cache when a stop follows: a
 	 * word caught mid-update there (a span being cached) is no reason
 	 * to give up before the consistent read */
 	if (snap == 1 && rc != GOHEAP_ENOMEM)
-		rc = read_stopped(s, p, l, &a, &r);
+		rc = read_stopped(tg, p, l, &a, &r);
 	if (rc == 0) {
 		compute(l, &r, o);
 		o->snapshot = snap;
 		o->t_stop = snap == 1 ? p->gor_stop_end - p->gor_stop_begin : 0;
 		p->gor_rewalked = p->gor_checked = r.nprocs;
-		if (s->pid > 0 && read_vmhwm(s->pid, &o->maxrss) == 0)
+		if (tg->pid > 0 && read_vmhwm(tg->pid, &o->maxrss) == 0)
 			o->have_maxrss = 1;
 		p->memstats = o;
 		o = NULL;

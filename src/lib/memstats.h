@@ -18,7 +18,7 @@
 #define GH_MEMSTATS_H
 
 #include "profile.h"
-#include "session.h"
+#include "target.h"
 
 #define GH_MS_NPAUSE 256            /* len(memstats.pause_ns) */
 #define GH_MS_NCLASSES 68           /* _NumSizeClasses */
@@ -49,10 +49,10 @@ typedef struct gh_memstats {
 } gh_memstats;
 
 /*
- * Fill p->memstats from s's target.  0, or a GOHEAP_E* code with s->err
+ * Fill p->memstats from s's target.  0, or a GOHEAP_E* code with tg->err
  * set (unsupported release, symbols not found, damaged data).
  */
-int gh_memstats_collect(gh_profile *p, goheap_session *s);
+int gh_memstats_collect(gh_profile *p, gh_target *tg);
 
 /* fmt_memstats.c: the trailer's lines as runtime/pprof writes them
  * (pprof.go writeHeapInternal), with its leading blank line when

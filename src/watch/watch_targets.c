@@ -644,8 +644,8 @@ static int bucket_cmp(const void *a, const void *b)
  */
 static int account(target *t, const goheap_profile *p)
 {
-	goheap_profile_stats st;
-	goheap_record r;
+	goheap_profile_stats st = GOHEAP_PROFILE_STATS_INIT;
+	goheap_record r = GOHEAP_RECORD_INIT;
 	bucket_count *cur = NULL;
 	size_t i, j, k, n, ncur = 0;
 	double c, s, ao = 0, ab = 0;
@@ -752,8 +752,8 @@ static void release_session(target *t, size_t ngo)
 static void collect_target(wt_fleet *f, target *t)
 {
 	goheap_profile *p = NULL;
-	goheap_profile_stats st;
-	goheap_force_result fr;
+	goheap_profile_stats st = GOHEAP_PROFILE_STATS_INIT;
+	goheap_force_result fr = GOHEAP_FORCE_RESULT_INIT;
 	int rc;
 
 	/* The program the process runs now, or none: an exec since the
