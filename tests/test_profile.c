@@ -447,7 +447,7 @@ static size_t sample_counts(const gh_buf *gz, int64_t *out, size_t max)
  * included.  Up to 12 records that is insertion sort (stable); above, the
  * writer used to keep equal Cycles in input order (a stable merge sort),
  * which is not Go's.  The 20 records here have Cycles in {0, 1, 2}, those
- * of tests/test_text.c's sort case (0, 0, 20); Go's permutation, from Go
+ * of tests/test_fmt_text.c's sort case (0, 0, 20); Go's permutation, from Go
  * 1.22 and 1.27 (sort.Slice and slices.SortFunc agree on it):
  *
  *   p := make([]rec, 20) // Count i+1, Cycles keys()[i]

@@ -34,7 +34,7 @@
  * `short pr_cursig`, on every Linux architecture and in both classes
  * (include/uapi/linux/elfcore.h; the arch-specific part comes later).  So
  * the current signal is at byte 12 of NT_PRSTATUS for amd64, arm64, i386,
- * arm...; test_core checks this against the host's <sys/procfs.h>.
+ * arm...; test_memsrc_core checks this against the host's <sys/procfs.h>.
  */
 #define PRSTATUS_CURSIG_OFF 12
 
