@@ -399,6 +399,13 @@ GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p);
  */
 GOHEAP_EXTERN int goheap_set_time_limit(goheap_session *s, double seconds);
 
+/*
+ * Change goheap_options.no_stop for the later collections on s (1: never
+ * stop the target, numbers best-effort; 0: the brief stop where one is
+ * needed).  0, or GOHEAP_EINVAL.
+ */
+GOHEAP_EXTERN int goheap_set_no_stop(goheap_session *s, int no_stop);
+
 /* Its kind (enum goheap_profile_kind). */
 GOHEAP_EXTERN int goheap_profile_kind(const goheap_profile *p);
 
@@ -484,6 +491,36 @@ typedef struct goheap_profile_stats {
 
 GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 					   goheap_profile_stats *out);
+
+/*
+ * The numbers of client_golang's Go collector (v1.14, the one Debian 12
+ * ships; prometheus/go_collector.go, go_collector_latest.go) for a
+ * GOHEAP_PROFILE_MEMSTATS profile: go_memstats_* as memStatsFromRM
+ * derives them from runtime/metrics (no mcache flush; Lookups 0; no
+ * gc_cpu_fraction), go_gc_duration_seconds as debug.ReadGCStats' pause
+ * quantiles, go_goroutines (runtime.NumGoroutine), go_threads
+ * (runtime.ThreadCreateProfile), go_info's version.  doc/watch.md.
+ */
+typedef struct goheap_gometrics {
+	uint64_t alloc, total_alloc, sys, lookups, mallocs, frees,
+		 heap_alloc, heap_sys, heap_idle, heap_inuse, heap_released,
+		 heap_objects, stack_inuse, stack_sys, mspan_inuse, mspan_sys,
+		 mcache_inuse, mcache_sys, buckhash_sys, gc_sys, other_sys,
+		 next_gc;
+	uint64_t last_gc_unix_ns;   /* memstats.last_gc_unix (0: none yet) */
+	uint64_t num_gc, pause_total_ns;
+	/* quantiles 0, .25, .5, .75, 1 of the last min(NumGC, 256) pauses,
+	 * ns: sorted[n*i/4], sorted[n-1] (all 0 before the first GC) */
+	uint64_t pause_quantiles[5];
+	int64_t goroutines, threads;   /* -1: not known (stripped binary) */
+	char go_version[64];        /* runtime.Version() */
+	/* 1 read stopped (consistent), 2 running (best-effort), 0 a core */
+	int snapshot;
+} goheap_gometrics;
+
+/* 0, or GOHEAP_EINVAL when p is not a GOHEAP_PROFILE_MEMSTATS profile. */
+GOHEAP_EXTERN int goheap_profile_gometrics(const goheap_profile *p,
+					   goheap_gometrics *out);
 
 /* Time spent in the stages of goheap_profile_write, in seconds. */
 typedef struct goheap_write_stats {

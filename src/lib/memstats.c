@@ -42,6 +42,10 @@ typedef struct msraw {
 	 * to gcMiscSys; stale spans it would sweep (not done: counted) */
 	uint64_t moved, stale;
 	int pool_unknown;            /* spanSetBlockPool not found */
+	/* gcount's and ThreadCreateProfile's words (have_counts 0: not
+	 * located) */
+	int have_counts;
+	int64_t allglen, sched_gfree, ngsys, p_gfree, nthreads;
 } msraw;
 
 /* A spanSet as the flush's pushes leave it. */
@@ -96,6 +100,8 @@ static int global(gh_target *tg, const char *name, uint64_t located,
 typedef struct msaddrs {
 	uint64_t memstats, gccontroller, mheap, allp;
 	uint64_t pool;               /* runtime.spanSetBlockPool, 0 unknown */
+	/* runtime.allglen (or allgs' length word), sched, allm; 0 unknown */
+	uint64_t allglen, sched, allm;
 	/* mheap_'s offsets for this target's machine (gh_rt_mheap_a64) */
 	unsigned central, stride, spanalloc, cachealloc;
 } msaddrs;
@@ -351,6 +357,75 @@ static int read_mcaches(gh_target *tg, const gh_rtlayout *l,
 	return rc;
 }
 
+#define GH_MS_MAX_MS (1u << 20)      /* Ms on allm beyond this: damaged */
+
+static int32_t rd32(gh_target *tg, uint64_t addr, int *rc)
+{
+	unsigned char w[4];
+
+	if (*rc == 0)
+		*rc = gh_mem_read(&tg->mem, addr, w, 4, "int32");
+	return *rc == 0 ? (int32_t)le32(w) : 0;
+}
+
+/*
+ * gcount's words (allglen, sched.gFree's counts, sched.ngsys, each P's
+ * gFree count) and the Ms on allm (ThreadCreateProfile counts them).
+ */
+static int read_counts(gh_target *tg, const gh_rtlayout *l,
+		       const msaddrs *a, msraw *r)
+{
+	gh_mem *m = &tg->mem;
+	unsigned char w[16];
+	uint64_t arr, len, i, mp;
+	int rc = 0;
+
+	r->have_counts = 0;
+	if (a->allglen == 0 || a->sched == 0 || a->allm == 0 ||
+	    l->sched_ngsys == 0)
+		return 0;
+	rc = gh_mem_read(m, a->allglen, w, 8, "runtime.allglen");
+	r->allglen = (int64_t)le64(w);
+	r->sched_gfree = rd32(tg, a->sched + l->sched_gfree_n, &rc);
+	if (l->sched_gfree_n2 != 0)
+		r->sched_gfree += rd32(tg, a->sched + l->sched_gfree_n2, &rc);
+	r->ngsys = rd32(tg, a->sched + l->sched_ngsys, &rc);
+	if (rc == 0)
+		rc = gh_mem_read(m, a->allp, w, 16, "runtime.allp");
+	if (rc != 0)
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
+			       "runtime.sched's goroutine counts");
+	arr = le64(w);
+	len = le64(w + 8);
+	if (len > GH_MS_MAX_PROCS)
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT, "-p memstats: "
+			       "runtime.allp is damaged (len %llu)",
+			       (unsigned long long)len);
+	r->p_gfree = 0;
+	for (i = 0; i < len && rc == 0; i++) {
+		rc = gh_mem_read(m, arr + 8 * i, w, 8, "allp[i]");
+		if (rc == 0 && le64(w) != 0)
+			r->p_gfree += rd32(tg, le64(w) + l->p_gfree_n, &rc);
+	}
+	if (rc == 0)
+		rc = gh_mem_read(m, a->allm, w, 8, "runtime.allm");
+	r->nthreads = 0;
+	for (mp = rc == 0 ? le64(w) : 0; mp != 0 && rc == 0;
+	     r->nthreads++) {
+		if (r->nthreads == GH_MS_MAX_MS)
+			return gh_errf(&tg->err, GOHEAP_ECORRUPT, "-p memstats: "
+				       "runtime.allm is damaged (over %u Ms)",
+				       GH_MS_MAX_MS);
+		rc = gh_mem_read(m, mp + l->m_alllink, w, 8, "m.alllink");
+		mp = le64(w);
+	}
+	if (rc != 0)
+		return gh_errf(&tg->err, rc, "-p memstats: reading the Ps' "
+			       "free goroutines or allm");
+	r->have_counts = 1;
+	return 0;
+}
+
 /* Every word readmemstats_m uses, into r (reset first). */
 static int read_all(gh_target *tg, const gh_rtlayout *l,
 		    const msaddrs *a, msraw *r)
@@ -383,7 +458,8 @@ static int read_all(gh_target *tg, const gh_rtlayout *l,
 		return gh_errf(&tg->err, rc, "-p memstats: reading "
 			       "mheap_.cachealloc");
 	r->cache_inuse = le64(w);
-	return read_mcaches(tg, l, a, r);
+	rc = read_mcaches(tg, l, a, r);
+	return rc != 0 ? rc : read_counts(tg, l, a, r);
 }
 
 /* gcControllerState.heapGoal() (mgcpacer.go heapGoalInternal and
@@ -428,6 +504,79 @@ static uint64_t heap_goal(const gh_rtlayout *l, const unsigned char *g,
 	if (triggered != ~(uint64_t)0 && goal < triggered + (64u << 10))
 		goal = triggered + (64u << 10);
 	return goal;
+}
+
+/*
+ * runtime/metrics' arithmetic (metrics.go, 1.19-1.27 alike) on the same
+ * words, without the flush, and client_golang 1.14's memStatsFromRM on
+ * top: Mallocs/Frees = allocs/frees:objects + tiny/allocs:objects, Sys =
+ * total:bytes, HeapAlloc = Alloc = heap/objects:bytes, HeapInuse =
+ * objects + unused = inHeap, HeapIdle = released + free, GCSys =
+ * metadata/other, NextGC = heap/goal (heapGoal with totalAlloc as the
+ * runtime holds it, unflushed).
+ */
+static void compute_rm(const gh_rtlayout *l, const msraw *r, gh_memstats *o)
+{
+	const unsigned char *mst = r->mst, *g = r->gcc;
+	uint64_t committed = 0, released = 0, in_heap = 0, in_stacks = 0,
+		 in_wb = 0, in_psb = 0, tiny = 0, allocs = 0, frees = 0,
+		 allocated = 0, freed = 0, free_bytes;
+	unsigned i, k;
+
+	for (k = 0; k < 3; k++) {
+		const unsigned char *d = mst + (size_t)k * l->hsd_size;
+
+		committed += le64(d + l->hsd_committed);
+		released += le64(d + l->hsd_released);
+		in_heap += le64(d + l->hsd_inheap);
+		in_stacks += le64(d + l->hsd_instacks);
+		in_wb += le64(d + l->hsd_inworkbufs);
+		if (l->hsd_inptrscalar != 0)
+			in_psb += le64(d + l->hsd_inptrscalar);
+		tiny += le64(d + l->hsd_tiny);
+		allocated += le64(d + l->hsd_largealloc);
+		allocs += le64(d + l->hsd_largealloccount);
+		freed += le64(d + l->hsd_largefree);
+		frees += le64(d + l->hsd_largefreecount);
+		for (i = 0; i < GH_MS_NCLASSES; i++) {
+			uint64_t size = i == 0 || i > l->nsize_classes ? 0 :
+					l->size_classes[i - 1];
+			uint64_t a = le64(d + l->hsd_smallalloc + 8 * i);
+			uint64_t f = le64(d + l->hsd_smallfree + 8 * i);
+
+			allocated += a * size;
+			allocs += a;
+			freed += f * size;
+			frees += f;
+		}
+	}
+	free_bytes = committed - in_heap - in_stacks - in_wb - in_psb;
+	o->rm.mallocs = allocs + tiny;
+	o->rm.frees = frees + tiny;
+	o->rm.total_alloc = allocated;
+	o->rm.sys = committed + released + le64(mst + l->mst_stacks_sys) +
+		    le64(mst + l->mst_mspan_sys) +
+		    le64(mst + l->mst_mcache_sys) +
+		    le64(mst + l->mst_buckhash_sys) +
+		    le64(mst + l->mst_gcmisc_sys) + le64(mst + l->mst_other_sys);
+	o->rm.heap_alloc = o->rm.alloc = allocated - freed;
+	o->rm.heap_inuse = o->rm.heap_alloc + (in_heap - o->rm.heap_alloc);
+	o->rm.heap_released = released;
+	o->rm.heap_idle = released + free_bytes;
+	o->rm.heap_sys = o->rm.heap_inuse + o->rm.heap_idle;
+	o->rm.heap_objects = allocs - frees;
+	o->rm.stack_inuse = in_stacks;
+	o->rm.stack_sys = in_stacks + le64(mst + l->mst_stacks_sys);
+	o->rm.mspan_inuse = r->span_inuse;
+	o->rm.mspan_sys = r->span_inuse + (le64(mst + l->mst_mspan_sys) -
+					   r->span_inuse);
+	o->rm.mcache_inuse = r->cache_inuse;
+	o->rm.mcache_sys = r->cache_inuse + (le64(mst + l->mst_mcache_sys) -
+					     r->cache_inuse);
+	o->rm.buckhash_sys = le64(mst + l->mst_buckhash_sys);
+	o->rm.gc_sys = in_wb + in_psb + le64(mst + l->mst_gcmisc_sys);
+	o->rm.other_sys = le64(mst + l->mst_other_sys);
+	o->rm.next_gc = heap_goal(l, g, le64(g + l->gcc_totalalloc));
 }
 
 /* readmemstats_m's arithmetic on what was read. */
@@ -526,6 +675,17 @@ static void compute(const gh_rtlayout *l, const msraw *r, gh_memstats *o)
 	o->debug_gc = 0;
 	o->nprocs = r->nprocs;
 	o->cached_spans = r->cached_spans;
+	compute_rm(l, r, o);
+	o->goroutines = o->threads = -1;
+	if (r->have_counts) {
+		/* gcount: at least 1 (the caller runs) */
+		int64_t n = (int64_t)(int32_t)((uint32_t)r->allglen -
+			     (uint32_t)r->sched_gfree - (uint32_t)r->ngsys -
+			     (uint32_t)r->p_gfree);
+
+		o->goroutines = n < 1 ? 1 : n;
+		o->threads = r->nthreads;
+	}
 }
 
 /* VmHWM of /proc/PID/status, in bytes (getrusage's ru_maxrss x 1024). */
@@ -609,6 +769,16 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 		a.pool += tg->bias;
 	else
 		a.pool = 0;
+	/* go_goroutines and go_threads: not located in a stripped binary
+	 * (allgs is: its slice's length word is allglen) */
+	if (gh_exe_symbol(tg->exe, "runtime.allglen", &a.allglen, NULL) == 0)
+		a.allglen += tg->bias;
+	else
+		a.allglen = tg->addrs.allgs != 0 ? tg->addrs.allgs + 8 : 0;
+	if (gh_exe_symbol(tg->exe, "runtime.sched", &a.sched, NULL) == 0)
+		a.sched += tg->bias;
+	if (gh_exe_symbol(tg->exe, "runtime.allm", &a.allm, NULL) == 0)
+		a.allm += tg->bias;
 	memset(&r, 0, sizeof(r));
 	r.mst_len = l->mst_gc_cpu_fraction + 8;
 	r.gcc_len = l->gcc_mappedready + 8;
@@ -637,6 +807,8 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 	if (rc == 0) {
 		compute(l, &r, o);
 		o->snapshot = snap;
+		snprintf(o->go_version, sizeof(o->go_version), "%s",
+			 tg->verstr);
 		o->t_stop = snap == 1 ? p->gor_stop_end - p->gor_stop_begin : 0;
 		p->gor_rewalked = p->gor_checked = r.nprocs;
 		if (tg->pid > 0 && read_vmhwm(tg->pid, &o->maxrss) == 0)
@@ -647,4 +819,67 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 	free(r.mst);
 	free(o);
 	return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+GOHEAP_EXTERN int goheap_profile_gometrics(const goheap_profile *p,
+					   goheap_gometrics *out)
+{
+	const gh_memstats *m;
+	uint64_t sorted[GH_MS_NPAUSE];
+	uint32_t n, i;
+
+	memset(out, 0, sizeof(*out));
+	if (p == NULL || p->kind != GOHEAP_PROFILE_MEMSTATS ||
+	    p->memstats == NULL)
+		return GOHEAP_EINVAL;
+	m = p->memstats;
+	out->alloc = m->rm.alloc;
+	out->total_alloc = m->rm.total_alloc;
+	out->sys = m->rm.sys;
+	out->lookups = 0;
+	out->mallocs = m->rm.mallocs;
+	out->frees = m->rm.frees;
+	out->heap_alloc = m->rm.heap_alloc;
+	out->heap_sys = m->rm.heap_sys;
+	out->heap_idle = m->rm.heap_idle;
+	out->heap_inuse = m->rm.heap_inuse;
+	out->heap_released = m->rm.heap_released;
+	out->heap_objects = m->rm.heap_objects;
+	out->stack_inuse = m->rm.stack_inuse;
+	out->stack_sys = m->rm.stack_sys;
+	out->mspan_inuse = m->rm.mspan_inuse;
+	out->mspan_sys = m->rm.mspan_sys;
+	out->mcache_inuse = m->rm.mcache_inuse;
+	out->mcache_sys = m->rm.mcache_sys;
+	out->buckhash_sys = m->rm.buckhash_sys;
+	out->gc_sys = m->rm.gc_sys;
+	out->other_sys = m->rm.other_sys;
+	out->next_gc = m->rm.next_gc;
+	out->last_gc_unix_ns = m->last_gc;
+	out->num_gc = m->num_gc;
+	out->pause_total_ns = m->pause_total_ns;
+	/* readGCStats_m: the last min(numgc, 256) pauses; ReadGCStats sorts
+	 * them and takes sorted[len*i/4] for i < 4, then the largest */
+	n = m->num_gc < GH_MS_NPAUSE ? m->num_gc : GH_MS_NPAUSE;
+	for (i = 0; i < n; i++)
+		sorted[i] = m->pause_ns[(m->num_gc - 1 - i) % GH_MS_NPAUSE];
+	if (n > 0) {
+		qsort(sorted, n, sizeof(sorted[0]), cmp_u64);
+		for (i = 0; i < 4; i++)
+			out->pause_quantiles[i] = sorted[(uint64_t)n * i / 4];
+		out->pause_quantiles[4] = sorted[n - 1];
+	}
+	out->goroutines = m->goroutines;
+	out->threads = m->threads;
+	snprintf(out->go_version, sizeof(out->go_version), "%s",
+		 m->go_version);
+	out->snapshot = m->snapshot;
+	return 0;
 }

@@ -46,6 +46,22 @@ typedef struct gh_memstats {
 	int snapshot;
 	uint64_t nprocs, cached_spans;
 	double t_stop;               /* seconds the target was stopped */
+	/* runtime/metrics' view of the same words (metrics.go
+	 * heapStatsAggregate, sysStatsAggregate: no mcache flush), as
+	 * client_golang 1.14's memStatsFromRM turns it into a MemStats for
+	 * go_memstats_* (Lookups 0, no GCCPUFraction) */
+	struct {
+		uint64_t alloc, total_alloc, sys, mallocs, frees, heap_alloc,
+			 heap_sys, heap_idle, heap_inuse, heap_released,
+			 heap_objects, stack_inuse, stack_sys, mspan_inuse,
+			 mspan_sys, mcache_inuse, mcache_sys, buckhash_sys,
+			 gc_sys, other_sys, next_gc;
+	} rm;
+	/* runtime.NumGoroutine (proc.go gcount) and
+	 * runtime.ThreadCreateProfile's count (the Ms on allm); -1: not
+	 * known (a stripped binary: runtime.sched and allm not located) */
+	int64_t goroutines, threads;
+	char go_version[64];         /* runtime.Version() */
 } gh_memstats;
 
 /*

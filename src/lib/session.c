@@ -535,6 +535,14 @@ GOHEAP_EXTERN int goheap_set_time_limit(goheap_session *s, double seconds)
 	return 0;
 }
 
+GOHEAP_EXTERN int goheap_set_no_stop(goheap_session *s, int no_stop)
+{
+	if (s == NULL)
+		return GOHEAP_EINVAL;
+	s->t.no_stop = no_stop != 0;
+	return 0;
+}
+
 GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p)
 {
 	gh_profile_destroy(p);

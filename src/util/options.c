@@ -44,6 +44,7 @@ enum opt_id {
 	OPT_W_BUDGET,
 	OPT_W_WEB_CONFIG,
 	OPT_W_ENDPOINTS,
+	OPT_W_GOMETRICS,
 };
 
 struct opt_def {
@@ -120,6 +121,13 @@ static const struct opt_def watch_opts[] = {
 	  "enabled (default): read those that profile already;\n"
 	  "force: also enable profiling where MemProfileRate is 0",
 	  "disabled|enabled|force", 0 },
+	{ "go-metrics", 0, ARG_REQUIRED, OPT_W_GOMETRICS, "MODE",
+	  "the Go collector's go_memstats_*, go_gc_duration_\n"
+	  "seconds, go_goroutines, go_threads, go_info per\n"
+	  "process: running (default: read without stopping\n"
+	  "it), stop (read during a brief ptrace stop:\n"
+	  "consistent), off",
+	  "off|running|stop", 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "interval", 0, ARG_REQUIRED, OPT_W_INTERVAL, "DURATION",
@@ -535,6 +543,7 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 		       char *err, size_t errlen)
 {
 	static const char *const modes[] = { "disabled", "enabled", "force" };
+	static const char *const gom_modes[] = { "off", "running", "stop" };
 	gh_watch_opts *w = out;
 	char *end;
 	int k;
@@ -545,6 +554,15 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 		break;
 	case OPT_VERBOSE:
 		w->verbose++;
+		break;
+	case OPT_W_GOMETRICS:
+		k = lookup(gom_modes, 3, val);
+		if (k < 0) {
+			snprintf(err, errlen, "--go-metrics: unknown mode '%s' "
+				 "(off, running, stop)", val);
+			return 2;
+		}
+		w->gometrics = k;
 		break;
 	case OPT_W_PROFILER:
 		k = lookup(modes, 3, val);
@@ -649,6 +667,7 @@ int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 	w->interval = 60;
 	w->budget = 2;
 	w->mode = GH_WATCH_ENABLED;
+	w->gometrics = GH_GOM_RUNNING;
 	w->outmax = 256ULL << 20;
 	w->endpoints = -1;
 	return parse(&p, argc, argv, first, err, errlen);

@@ -461,6 +461,7 @@ int gh_watch_main(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.budget = o.budget;
 	cfg.mode = o.mode;
+	cfg.gometrics = o.gometrics;
 	cfg.outdir = o.outdir;
 	cfg.outmax = o.outmax;
 	cfg.pids = o.pids;

@@ -13,6 +13,7 @@
 typedef struct wt_config {
 	double budget;              /* --target-budget, seconds */
 	int mode;                   /* enum gh_watch_mode */
+	int gometrics;              /* --go-metrics: enum gh_watch_gometrics */
 	const char *outdir;         /* --output-dir, or NULL */
 	unsigned long long outmax;  /* --output-max-bytes */
 	const int *pids;            /* the PIDs given (borrowed), or none: */
@@ -36,6 +37,9 @@ typedef struct wt_view {
 	double alloc_bytes, alloc_objects;     /* counters, scaled */
 	long long inuse_bytes, inuse_objects, rate;
 	double collect_seconds;     /* its last collection */
+	/* the Go collector's numbers of its last collection (--go-metrics),
+	 * NULL when there are none */
+	const goheap_gometrics *gm;
 	unsigned long long errors, over_budget;
 } wt_view;
 
