@@ -344,6 +344,8 @@ enum goheap_format {
 	                                `info goroutines`) */
 	GOHEAP_FORMAT_OBJECTS = 6,   /* types: one line per object (address,
 	                                size, type address, type) */
+	GOHEAP_FORMAT_JSON = 7,      /* memstats: runtime.MemStats as Go's
+	                                encoding/json writes it */
 };
 
 enum goheap_sample_index {
@@ -384,6 +386,23 @@ typedef struct goheap_profile goheap_profile;
  */
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 					 goheap_session *s, int kind);
+
+/* goheap_profile_collect_flags' flags */
+enum goheap_collect_flag {
+	/* heap and allocs: also record the target's runtime.MemStats in the
+	 * profile (as -p memstats reads them: the brief stop unless
+	 * no_stop), which GOHEAP_FORMAT_TEXT ends with as heap?debug=1's
+	 * "# runtime.MemStats" trailer, as Go's handler calls ReadMemStats
+	 * when it writes.  Without it the text has no trailer: writing never
+	 * reads the target.  Best-effort: MemStats that cannot be read leave
+	 * the trailer out, the profile is collected all the same. */
+	GOHEAP_COLLECT_MEMSTATS = 1
+};
+
+/* goheap_profile_collect with GOHEAP_COLLECT_* flags (0: the same). */
+GOHEAP_EXTERN int goheap_profile_collect_flags(goheap_profile **out,
+					       goheap_session *s, int kind,
+					       unsigned flags);
 
 /* Free a profile; NULL is allowed. */
 GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p);

@@ -166,7 +166,11 @@ static void compare(goheap_session *s, int kind, int format, const char *name)
 	wo.stats = &ws;
 	snprintf(what, sizeof(what), "%s: collect_write == collect + write",
 		 name);
-	rc = goheap_profile_collect(&p, s, kind);
+	/* collect_write records the text's MemStats trailer at collection:
+	 * so does the flag */
+	rc = goheap_profile_collect_flags(&p, s, kind,
+					  format == GOHEAP_FORMAT_TEXT ?
+					  GOHEAP_COLLECT_MEMSTATS : 0);
 	if (rc == 0)
 		rc = goheap_profile_write(s, p, &wo, &b1, &n1);
 	if (rc == 0)

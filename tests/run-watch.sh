@@ -202,7 +202,7 @@ else
 fi
 if python3 - "$d/m.txt" <<'PY'
 import re, sys
-ok = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? -?[0-9.e+]+$')
+ok = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? -?[0-9.]+(e[+-][0-9]+)?$')
 bad = [l for l in open(sys.argv[1]) if not l.startswith("#") and l.strip() and not ok.match(l.rstrip("\n"))]
 if bad:
     print("\n".join(bad[:5]))

@@ -42,6 +42,10 @@ typedef struct msraw {
 	 * to gcMiscSys; stale spans it would sweep (not done: counted) */
 	uint64_t moved, stale;
 	int pool_unknown;            /* spanSetBlockPool not found */
+	/* the final read is of a running target (--no-stop): a cached span
+	 * caught mid-change is skipped (counted in skipped), not an error */
+	int tolerant;
+	uint64_t skipped;
 	/* gcount's and ThreadCreateProfile's words (have_counts 0: not
 	 * located) */
 	int have_counts;
@@ -245,6 +249,10 @@ static int flush_ps(gh_target *tg, const gh_rtlayout *l,
 			uint32_t sweepgen;
 
 			sp = le64(cache + l->mc_alloc + 8 * j);
+			if ((sp == 0 || (sp & 7) != 0) && r->tolerant) {
+				r->skipped++;
+				continue;
+			}
 			if (sp == 0 || (sp & 7) != 0)
 				return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 					       "-p memstats: the mcache of "
@@ -269,6 +277,13 @@ static int flush_ps(gh_target *tg, const gh_rtlayout *l,
 			/* &emptymspan: all zeros (the slot's usual value) */
 			if (elemsize == 0 && used == 0) {
 				empty = sp;
+				continue;
+			}
+			if ((nelems < le16(span + l->ms_alloccount) ||
+			     nelems > 8192 ||
+			     (used != 0 && (used < 0 || elemsize > 32768))) &&
+			    r->tolerant) {
+				r->skipped++;
 				continue;
 			}
 			if (nelems < le16(span + l->ms_alloccount) ||
@@ -371,6 +386,10 @@ static int32_t rd32(gh_target *tg, uint64_t addr, int *rc)
 /*
  * gcount's words (allglen, sched.gFree's counts, sched.ngsys, each P's
  * gFree count) and the Ms on allm (ThreadCreateProfile counts them).
+ * Only watch's go_goroutines/go_threads use them: a word that cannot be
+ * read, or an allm list that does not end, leaves them unknown
+ * (have_counts 0) and MemStats are read all the same; only the time
+ * limit ends the collection.
  */
 static int read_counts(gh_target *tg, const gh_rtlayout *l,
 		       const msaddrs *a, msraw *r)
@@ -393,14 +412,11 @@ static int read_counts(gh_target *tg, const gh_rtlayout *l,
 	if (rc == 0)
 		rc = gh_mem_read(m, a->allp, w, 16, "runtime.allp");
 	if (rc != 0)
-		return gh_errf(&tg->err, rc, "-p memstats: reading "
-			       "runtime.sched's goroutine counts");
+		goto unknown;
 	arr = le64(w);
 	len = le64(w + 8);
 	if (len > GH_MS_MAX_PROCS)
-		return gh_errf(&tg->err, GOHEAP_ECORRUPT, "-p memstats: "
-			       "runtime.allp is damaged (len %llu)",
-			       (unsigned long long)len);
+		return 0;
 	r->p_gfree = 0;
 	for (i = 0; i < len && rc == 0; i++) {
 		rc = gh_mem_read(m, arr + 8 * i, w, 8, "allp[i]");
@@ -413,16 +429,18 @@ static int read_counts(gh_target *tg, const gh_rtlayout *l,
 	for (mp = rc == 0 ? le64(w) : 0; mp != 0 && rc == 0;
 	     r->nthreads++) {
 		if (r->nthreads == GH_MS_MAX_MS)
-			return gh_errf(&tg->err, GOHEAP_ECORRUPT, "-p memstats: "
-				       "runtime.allm is damaged (over %u Ms)",
-				       GH_MS_MAX_MS);
+			return 0;      /* a cycle: damaged */
 		rc = gh_mem_read(m, mp + l->m_alllink, w, 8, "m.alllink");
 		mp = le64(w);
 	}
 	if (rc != 0)
-		return gh_errf(&tg->err, rc, "-p memstats: reading the Ps' "
-			       "free goroutines or allm");
+		goto unknown;
 	r->have_counts = 1;
+	return 0;
+unknown:
+	if (rc == GOHEAP_ETIMEDOUT || rc == GOHEAP_ENOMEM)
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
+			       "runtime.sched's goroutine counts or allm");
 	return 0;
 }
 
@@ -436,7 +454,7 @@ static int read_all(gh_target *tg, const gh_rtlayout *l,
 
 	memset(r->flush_small, 0, sizeof(r->flush_small));
 	r->flush_bytes = r->flush_tiny = r->nprocs = r->cached_spans = 0;
-	r->moved = r->stale = 0;
+	r->moved = r->stale = r->skipped = 0;
 	rc = gh_mem_read(m, a->memstats, r->mst, r->mst_len,
 			 "runtime.memstats");
 	if (rc == 0)
@@ -621,6 +639,21 @@ static void compute(const gh_rtlayout *l, const msraw *r, gh_memstats *o)
 		total_alloc += r->flush_small[i] * size;
 		n_malloc += r->flush_small[i];
 	}
+	/* BySize: copy(stats.BySize[:], bySize[:]), the first 61 classes */
+	for (i = 0; i < GH_MS_NBYSIZE; i++) {
+		o->by_size[i].size = i == 0 || i > l->nsize_classes ? 0 :
+				     (uint32_t)l->size_classes[i - 1];
+		o->by_size[i].mallocs = r->flush_small[i];
+		o->by_size[i].frees = 0;
+		for (k = 0; k < 3; k++) {
+			const unsigned char *d = mst + (size_t)k * l->hsd_size;
+
+			o->by_size[i].mallocs +=
+				le64(d + l->hsd_smallalloc + 8 * i);
+			o->by_size[i].frees +=
+				le64(d + l->hsd_smallfree + 8 * i);
+		}
+	}
 	tiny += r->flush_tiny;
 	n_free += tiny;
 	n_malloc += tiny;
@@ -769,16 +802,20 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 		a.pool += tg->bias;
 	else
 		a.pool = 0;
-	/* go_goroutines and go_threads: not located in a stripped binary
-	 * (allgs is: its slice's length word is allglen) */
+	/* go_goroutines and go_threads (stripped: located, allglen is
+	 * allgs' length word) */
 	if (gh_exe_symbol(tg->exe, "runtime.allglen", &a.allglen, NULL) == 0)
 		a.allglen += tg->bias;
 	else
 		a.allglen = tg->addrs.allgs != 0 ? tg->addrs.allgs + 8 : 0;
 	if (gh_exe_symbol(tg->exe, "runtime.sched", &a.sched, NULL) == 0)
 		a.sched += tg->bias;
+	else if (!gh_exe_has_symtab(tg->exe))
+		a.sched = tg->addrs.sched;
 	if (gh_exe_symbol(tg->exe, "runtime.allm", &a.allm, NULL) == 0)
 		a.allm += tg->bias;
+	else if (!gh_exe_has_symtab(tg->exe))
+		a.allm = tg->addrs.allm;
 	memset(&r, 0, sizeof(r));
 	r.mst_len = l->mst_gc_cpu_fraction + 8;
 	r.gcc_len = l->gcc_mappedready + 8;
@@ -798,6 +835,7 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
 	       0 : tg->no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
+	r.tolerant = snap == 2;
 	rc = read_all(tg, l, &a, &r);
 	/* the running read only warms the cache when a stop follows: a
 	 * word caught mid-update there (a span being cached) is no reason

@@ -22,6 +22,7 @@
 
 #define GH_MS_NPAUSE 256            /* len(memstats.pause_ns) */
 #define GH_MS_NCLASSES 68           /* _NumSizeClasses */
+#define GH_MS_NBYSIZE 61            /* len(MemStats.BySize) */
 #define GH_MS_NSPANCLASSES 136      /* numSpanClasses */
 #define GH_MS_MAX_PROCS (1u << 16)  /* len(allp) beyond this: damaged */
 
@@ -37,6 +38,13 @@ typedef struct gh_memstats {
 	uint32_t num_gc, num_forced_gc;
 	double gc_cpu_fraction;
 	int debug_gc;                /* always false (unused field) */
+	/* BySize: the first 61 size classes (class 0 included) as
+	 * readmemstats_m copies them: Size, Mallocs and Frees after the
+	 * flush */
+	struct {
+		uint32_t size;
+		uint64_t mallocs, frees;
+	} by_size[GH_MS_NBYSIZE];
 	/* MaxRSS: VmHWM of /proc/PID/status x 1024 (live); have_maxrss 0 in
 	 * a core, which does not record it */
 	int have_maxrss;
@@ -75,6 +83,10 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg);
  * trailer is 1; then, in -p memstats (trailer 0), what the numbers
  * could not be: best-effort (--no-stop), MaxRSS absent (a core). */
 int gh_write_memstats(const gh_memstats *m, int trailer, gh_buf *out);
+/* runtime.MemStats as Go's encoding/json.Marshal writes it (one line, no
+ * newline): every exported field in order, BySize included, EnableGC
+ * true (ReadMemStats sets it), GCCPUFraction in its float form */
+int gh_write_memstats_json(const gh_memstats *m, gh_buf *out);
 
 /* Go's fmt %v of a float64 (strconv 'g' with the shortest digits that
  * read back, %e when the exponent is < -4 or >= 6): GCCPUFraction. */

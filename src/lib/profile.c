@@ -148,6 +148,8 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 	if (d == NULL)
 		goto out;
 	*d = *cur;
+	d->memstats = NULL;   /* a delta has no MemStats trailer (Go's
+	                       * handler refuses debug with seconds) */
 	d->recs = NULL;
 	d->pcpool = NULL;
 	d->maps = NULL;

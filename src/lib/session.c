@@ -429,9 +429,10 @@ static int walk_limited(goheap_session *s, gh_profile *p,
 	return rc;
 }
 
-/* The MemStats of heap?debug=1's trailer, read from s's target (the
- * profile's) as the text is written; NULL (no trailer, the profile
- * itself unaffected) when they cannot be read.  Freed by the caller. */
+/* The MemStats of heap?debug=1's trailer, read from s's target when the
+ * profile is collected (GOHEAP_COLLECT_MEMSTATS); NULL (no trailer, the
+ * profile itself unaffected) when they cannot be read.  Freed with the
+ * profile. */
 static gh_memstats *memstats_trailer(goheap_session *s)
 {
 	gh_err saved = s->t.err;
@@ -445,9 +446,10 @@ static gh_memstats *memstats_trailer(goheap_session *s)
 	return tmp.memstats;
 }
 
-/* goheap_profile_collect; objects: -p types' one line per object too */
+/* goheap_profile_collect; objects: -p types' one line per object too;
+ * flags: GOHEAP_COLLECT_* */
 static int collect(goheap_profile **out, goheap_session *s, int kind,
-		   int objects)
+		   int objects, unsigned flags)
 {
 	gh_profile *p;
 	int rc;
@@ -499,6 +501,11 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 	rc = walk_limited(s, p, NULL);
 	if (rc != 0)
 		goto fail;
+	/* heap?debug=1's trailer: ReadMemStats when the text is made, here
+	 * at collection, so that writing never reads the target */
+	if ((flags & GOHEAP_COLLECT_MEMSTATS) &&
+	    (kind == GOHEAP_PROFILE_HEAP || kind == GOHEAP_PROFILE_ALLOCS))
+		p->memstats = memstats_trailer(s);
 	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {
 		int found = 1;
 
@@ -524,7 +531,20 @@ fail:
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 					 goheap_session *s, int kind)
 {
-	return collect(out, s, kind, 0);
+	return collect(out, s, kind, 0, 0);
+}
+
+GOHEAP_EXTERN int goheap_profile_collect_flags(goheap_profile **out,
+					       goheap_session *s, int kind,
+					       unsigned flags)
+{
+	if (flags & ~(unsigned)GOHEAP_COLLECT_MEMSTATS) {
+		*out = NULL;
+		return s != NULL ? gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown "
+					   "collection flags %#x", flags) :
+				   GOHEAP_EINVAL;
+	}
+	return collect(out, s, kind, 0, flags);
 }
 
 GOHEAP_EXTERN int goheap_set_time_limit(goheap_session *s, double seconds)
@@ -665,7 +685,6 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	gh_wstats ws = { 0, 0, 0, 0 };
 	double t0 = gh_now();
 	gh_wctx w;
-	gh_memstats *trailer = NULL;
 	int rc;
 
 	*out_buf = NULL;
@@ -688,10 +707,13 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		if (p->memstats == NULL)
 			rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "no MemStats in "
 				     "this profile");
+		else if (wo->format == GOHEAP_FORMAT_JSON)
+			rc = gh_write_memstats_json(p->memstats, &b);
 		else if (wo->format != GOHEAP_FORMAT_TEXT &&
 			 wo->format != GOHEAP_FORMAT_TOP)
 			rc = gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED, "-p memstats "
-				     "is written as text (-f text) only");
+				     "is written as text (-f text) or json (-f "
+				     "json) only");
 		else
 			rc = gh_write_memstats(p->memstats, 0, &b);
 	} else if (p->kind == GOHEAP_PROFILE_TYPES) {
@@ -727,13 +749,12 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 		rc = gh_write_pprof(p, &w, &b, &s->t.err);
 		break;
 	case GOHEAP_FORMAT_TEXT:
-		/* heap?debug=1 ends with runtime.MemStats (memstats.c) */
+		/* heap?debug=1 ends with runtime.MemStats, recorded at
+		 * collection (GOHEAP_COLLECT_MEMSTATS) */
 		if (p->kind == GOHEAP_PROFILE_HEAP ||
 		    p->kind == GOHEAP_PROFILE_ALLOCS)
-			trailer = memstats_trailer(s);
-		w.memstats = trailer;
+			w.memstats = p->memstats;
 		rc = gh_write_text(p, &w, &b, &s->t.err);
-		free(trailer);
 		break;
 	case GOHEAP_FORMAT_TOP:
 		rc = gh_write_top(p, &w, &b, &s->t.err);
@@ -749,6 +770,10 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	case GOHEAP_FORMAT_OBJECTS:
 		rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "format objects is for "
 			     "-p types");
+		break;
+	case GOHEAP_FORMAT_JSON:
+		rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "format json is for "
+			     "-p memstats");
 		break;
 	default:
 		rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown format %d",
@@ -829,7 +854,9 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 		/* Only the heap proto streams: the others sort or group
 		 * every record before writing the first. */
 		rc = collect(&p, s, kind, kind == GOHEAP_PROFILE_TYPES &&
-			     wo->format == GOHEAP_FORMAT_OBJECTS);
+			     wo->format == GOHEAP_FORMAT_OBJECTS,
+			     wo->format == GOHEAP_FORMAT_TEXT ?
+			     GOHEAP_COLLECT_MEMSTATS : 0);
 		if (rc != 0)
 			return rc;
 		if (stats != NULL)

@@ -71,8 +71,9 @@ static const struct opt_def opts[] = {
 	  NULL, 0 },
 	{ "format", 'f', ARG_REQUIRED, OPT_FORMAT, "F",
 	  "pprof | text | top | collapsed (default: from -o's extension, else\n"
-	  "top); goroutines also: traceback (debug=2), list (one line each)",
-	  "pprof|text|top|collapsed|traceback|list", 0 },
+	  "top); goroutines also: traceback (debug=2), list (one line each);\n"
+	  "memstats: text, json (as Go's json.Marshal of runtime.MemStats)",
+	  "pprof|text|top|collapsed|traceback|list|json", 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "no-stop", 0, ARG_NONE, OPT_NO_STOP, NULL,
@@ -163,7 +164,7 @@ static const struct opt_def watch_opts[] = {
 
 static const char *const format_names[] = { "pprof", "text", "top",
 					    "collapsed", "traceback", "list",
-					    "objects" };
+					    "objects", "json" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
 					     "mutex", "goroutine", "types",
 					     "memstats" };
@@ -237,7 +238,8 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 			   sizeof(format_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown format '%s' (pprof, "
-				 "text, top, collapsed, traceback, list, objects)",
+				 "text, top, collapsed, traceback, list, objects, "
+				 "json)",
 				 val);
 			return 2;
 		}

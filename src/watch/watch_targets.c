@@ -1071,8 +1071,8 @@ static int collect_tracebacks(target *t, goheap_profile **out)
 }
 
 int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
-	       goheap_profile **out, unsigned long long *gen, char *err,
-	       size_t errlen)
+	       int trailer, goheap_profile **out, unsigned long long *gen,
+	       char *err, size_t errlen)
 {
 	target *t = find_target(f, pid);
 	int rc = 0, attempt, c = -1;
@@ -1094,7 +1094,8 @@ int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
 		if (rc == 0 && kind == GOHEAP_PROFILE_GOROUTINE && tracebacks) {
 			rc = collect_tracebacks(t, out);
 		} else if (rc == 0) {
-			rc = goheap_profile_collect(out, t->s, kind);
+			rc = goheap_profile_collect_flags(out, t->s, kind,
+				trailer ? GOHEAP_COLLECT_MEMSTATS : 0);
 			if (rc != 0 && rc != GOHEAP_EDISABLED) {
 				snprintf(t->err, sizeof(t->err), "%s",
 					 goheap_errmsg(t->s));

@@ -80,7 +80,9 @@ int wt_watches(const wt_fleet *f, int pid);
  * On demand (the /pprof endpoints): collect a profile of `kind` from pid,
  * through the fleet's session for it (opened if needed; a goroutine
  * profile with `tracebacks`, for ?debug=2, through a session of its
- * own).  The process's identity is checked before and after, so the
+ * own; heap and allocs with `trailer` also record the MemStats that
+ * ?debug=1's text ends with).  The process's identity is checked before
+ * and after, so the
  * profile is of the program it runs now; *gen numbers that program (an
  * exec or a reused PID changes it: a ?seconds=N delta compares them).
  * 0, or a GOHEAP_E* code with the detail in err: GOHEAP_ENOPROC when pid
@@ -88,8 +90,8 @@ int wt_watches(const wt_fleet *f, int pid);
  * another program).  *out may be set either way and is the caller's.
  */
 int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
-	       goheap_profile **out, unsigned long long *gen, char *err,
-	       size_t errlen);
+	       int trailer, goheap_profile **out, unsigned long long *gen,
+	       char *err, size_t errlen);
 /*
  * Write p, or its delta over base when base is not NULL, in `format`
  * (enum goheap_format) into *buf (goheap_free).  0, or -1 with the
