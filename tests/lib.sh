@@ -194,9 +194,10 @@ gh_build() {
 	esac
 	[ -f "$src" ] || { echo "gh_build: no $src" >&2; return 1; }
 	flags=$(gh_variant_flags "$variant") || { echo "gh_build: unknown variant $variant" >&2; return 1; }
-	dir="$GH_CACHE/build/$prog-$goname-$variant"
-	stamp="$dir/stamp"
 	want=$( { sha256sum <"$src"; echo "$root"; "$root/bin/go" version; echo "$flags"; } | sha256sum | cut -d' ' -f1)
+	# the source's hash in the name: two checkouts with different programs never share a build
+	dir="$GH_CACHE/build/$prog-$goname-$variant-${want:0:12}"
+	stamp="$dir/stamp"
 	if [ -x "$dir/$prog" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 		echo "$dir/$prog"
 		return 0
