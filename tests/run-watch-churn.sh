@@ -195,7 +195,7 @@ def get(path, timeout=15):
     except Exception as e:
         return 0, str(e).encode()
 
-line_ok = re.compile(rb'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? -?[0-9.e+]+$')
+line_ok = re.compile(rb'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? (-?[0-9.]+([eE][+-]?[0-9]+)?|NaN|[+-]Inf)$')
 val = rb'"((?:[^"\\\n]|\\.)*)"'
 state_re = re.compile(rb'^go_heap_watch_target_state\{pid="(\d+)",comm=' + val + rb',exe=' + val + rb',container_id="[^"]*",state="([^"]*)"\} 1$', re.M)
 

@@ -46,13 +46,13 @@ static void test_utf8_seq_len(void **state)
 
 static void valid(const char *in, size_t n, const char *want)
 {
-	sbuf b = SBUF_INIT;
+	gh_buf b = GH_BUF_INIT;
 
 	sb_utf8(&b, in, n);
 	assert_false(b.oom);
 	assert_int_equal(b.len, strlen(want));
-	assert_memory_equal(b.p, want, b.len);
-	free(b.p);
+	assert_memory_equal(b.data, want, b.len);
+	gh_buf_free(&b);
 }
 
 /* strings.ToValidUTF8(s, "\uFFFD"): one U+FFFD per maximal invalid run. */

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	char **names = NULL;
 	size_t n = 0, i, j, k;
 	wm_snapshot s;
-	sbuf b = SBUF_INIT;
+	gh_buf b = GH_BUF_INIT;
 	int rc = 0, index = argc > 1 && strcmp(argv[1], "-i") == 0;
 
 	while (fgets(line, sizeof(line), stdin) != NULL) {
@@ -72,13 +72,13 @@ int main(int argc, char **argv)
 			wm_index(v, n, &b);
 		else
 			wm_metrics(&s, &b);
-		if (b.oom || fwrite(b.p, 1, b.len, stdout) != b.len)
+		if (b.oom || fwrite((char *)b.data, 1, b.len, stdout) != b.len)
 			rc = 1;
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
 	free(v);
-	free(b.p);
+	gh_buf_free(&b);
 	return rc;
 }

@@ -137,6 +137,11 @@ void gh_buf_append(gh_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
+void gh_buf_puts(gh_buf *b, const char *s)
+{
+	gh_buf_append(b, s, strlen(s));
+}
+
 void gh_buf_putc(gh_buf *b, int c)
 {
 	unsigned char ch = (unsigned char)c;

@@ -89,6 +89,7 @@ typedef struct gh_buf {
 /* Appends never fail loudly: they set b->oom, checked once at the end. */
 void gh_buf_append(gh_buf *b, const void *p, size_t n);
 void gh_buf_putc(gh_buf *b, int c);
+void gh_buf_puts(gh_buf *b, const char *s);
 void gh_buf_printf(gh_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void gh_buf_vprintf(gh_buf *b, const char *fmt, va_list ap);

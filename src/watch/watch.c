@@ -132,7 +132,7 @@ static int gate(watch *w, wh_conn *c, int family)
 
 static void index_page(watch *w, wh_conn *c, int head)
 {
-	sbuf b = SBUF_INIT;
+	gh_buf b = GH_BUF_INIT;
 	wt_view *v = NULL;
 	long n = wt_views(w->fleet, &v);
 
@@ -142,14 +142,14 @@ static void index_page(watch *w, wh_conn *c, int head)
 		wh_respond_text(w->http, c, 500, "out of memory\n");
 	else
 		wh_respond(w->http, c, 200, "text/html; charset=utf-8", NULL,
-			   b.p, b.len, head);
+			   (char *)b.data, b.len, head);
 	free(v);
-	free(b.p);
+	gh_buf_free(&b);
 }
 
 static void metrics_page(watch *w, wh_conn *c, int head)
 {
-	sbuf b = SBUF_INIT;
+	gh_buf b = GH_BUF_INIT;
 	wm_snapshot s;
 	wt_view *v = NULL;
 	long n = wt_views(w->fleet, &v);
@@ -168,9 +168,9 @@ static void metrics_page(watch *w, wh_conn *c, int head)
 		wh_respond_text(w->http, c, 500, "out of memory\n");
 	else
 		wh_respond(w->http, c, 200, "text/plain; version=0.0.4; "
-			   "charset=utf-8", NULL, b.p, b.len, head);
+			   "charset=utf-8", NULL, (char *)b.data, b.len, head);
 	free(v);
-	free(b.p);
+	gh_buf_free(&b);
 }
 
 /* ---- /pprof/PID/KIND ---------------------------------------------------- */
@@ -209,7 +209,7 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 		index_page(w, c, head);
 		return;
 	}
-	for (k = 0; k < (int)WATCH_ARRAY_LEN(kinds); k++)
+	for (k = 0; k < (int)GH_ARRAY_LEN(kinds); k++)
 		if (strcmp(slash + 1, kinds[k]) == 0)
 			kind = k;
 	if (kind < 0) {
@@ -267,7 +267,7 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 	j->secs = secs;
 	/* Collected by the loop, between two turns of the server (503 when
 	 * too many answers are pending). */
-	if (wh_defer(w->http, c, now_mono(), j) != 0)
+	if (wh_defer(w->http, c, gh_now(), j) != 0)
 		job_free(j);
 }
 
@@ -353,7 +353,7 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 		wt_release(w->fleet, j->pid);
 		j->p0 = p;
 		j->gen = gen;
-		wh_defer(w->http, c, now_mono() + (double)j->secs, j);
+		wh_defer(w->http, c, gh_now() + (double)j->secs, j);
 		return;
 	} else {
 		send_profile(w, c, j, p, j->p0);
@@ -394,12 +394,12 @@ static void on_request(void *ctx, wh_server *s, wh_conn *c,
  */
 static void run(watch *w)
 {
-	double next = now_mono(), t;
+	double next = gh_now(), t;
 	wh_conn *c;
 	void *tok;
 
 	while (!stop_flag) {
-		t = now_mono();
+		t = gh_now();
 		if (!wt_round_active(w->fleet) && t >= next) {
 			wt_round_start(w->fleet);
 			next += w->interval;
@@ -407,14 +407,14 @@ static void run(watch *w)
 		wh_serve(w->http, wt_round_active(w->fleet) ? 0 : next - t);
 		if (stop_flag)
 			break;
-		c = wh_take_due(w->http, now_mono(), &tok);
+		c = wh_take_due(w->http, gh_now(), &tok);
 		if (c != NULL) {
 			pprof_step(w, c, tok);
 		} else if (wt_round_active(w->fleet) &&
 			   wt_round_step(w->fleet) == 0) {
 			/* A round longer than the interval: the next one
 			 * starts an interval after it ended. */
-			t = now_mono();
+			t = gh_now();
 			if (next < t)
 				next = t + w->interval;
 		}

@@ -62,7 +62,7 @@ struct wh_conn {
 	size_t slot;               /* its index in wh_server.c[] */
 	char *in;                  /* the request so far: NULL, or incap bytes */
 	size_t inlen, incap;
-	sbuf out;
+	gh_buf out;
 	size_t outoff;
 	double deadline;
 	int writing;
@@ -175,20 +175,20 @@ void wh_respond(wh_server *s, wh_conn *c, int code, const char *ctype,
 		s->ndeferred--;
 	}
 	c->out.len = 0;
-	sb_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+	gh_buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
 		  "Content-Length: %zu\r\nConnection: close\r\n"
 		  "X-Content-Type-Options: nosniff\r\n%s%s\r\n", code,
 		  reason(code), ctype, len,
 		  s->web != NULL ? wtls_headers(s->web) : "",
 		  extra ? extra : "");
 	if (!head)
-		sb_add(&c->out, body, len);
+		gh_buf_append(&c->out, body, len);
 	if (code >= 400)
 		s->errors++;
 	c->writing = 1;
 	c->want = 0;
 	c->outoff = 0;
-	c->deadline = now_mono() + WRITE_TIMEOUT_MS / 1000.0;
+	c->deadline = gh_now() + WRITE_TIMEOUT_MS / 1000.0;
 }
 
 void wh_respond_text(wh_server *s, wh_conn *c, int code, const char *msg)
@@ -320,7 +320,7 @@ static int gate(wh_server *s, wh_conn *c, const char *headers, int head)
 	char authz[1024];
 	int code = wtls_gate(s->web, c->fd, header_get(headers,
 			     "Authorization", authz, sizeof(authz)),
-			     now_mono());
+			     gh_now());
 
 	memset(authz, 0, sizeof(authz));
 	if (code == 401)
@@ -386,7 +386,7 @@ static void conn_close(wh_server *s, size_t i)
 	wtls_conn_free(c->tls);
 	close(c->fd);
 	free(c->in);
-	free(c->out.p);
+	gh_buf_free(&c->out);
 	free(c);
 	s->c[i] = NULL;
 	s->free_slots[s->nfree++] = i;
@@ -478,9 +478,9 @@ static int conn_write(wh_conn *c)
 
 	while (c->outoff < c->out.len) {
 		n = c->tls != NULL ?
-		    wtls_write(c->tls, c->out.p + c->outoff,
+		    wtls_write(c->tls, (char *)c->out.data + c->outoff,
 			       c->out.len - c->outoff, &c->want) :
-		    send(c->fd, c->out.p + c->outoff, c->out.len - c->outoff,
+		    send(c->fd, (char *)c->out.data + c->outoff, c->out.len - c->outoff,
 			 MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
@@ -525,7 +525,7 @@ static void accept_conns(wh_server *s)
 			 * listener would wake poll at once). */
 			if (evict_idle(s) == 0)
 				continue;
-			s->accept_pause = now_mono() + 0.1;
+			s->accept_pause = gh_now() + 0.1;
 			return;
 		}
 		if (s->nconns >= s->cap && evict_idle(s) != 0) {
@@ -542,7 +542,7 @@ static void accept_conns(wh_server *s)
 		c->fd = fd;
 		c->hs = s->web != NULL && wtls_on(s->web);
 		c->slot = s->free_slots[--s->nfree];
-		c->deadline = now_mono() + READ_TIMEOUT_MS / 1000.0;
+		c->deadline = gh_now() + READ_TIMEOUT_MS / 1000.0;
 		s->c[c->slot] = c;
 		s->nconns++;
 		idle_touch(s, c);
@@ -579,7 +579,7 @@ static void expire(wh_server *s, double t)
 
 void wh_serve(wh_server *s, double max_wait)
 {
-	double t = now_mono(), wake;
+	double t = gh_now(), wake;
 	size_t i, n = 0;
 	int ms;
 
@@ -638,7 +638,7 @@ void wh_serve(wh_server *s, double max_wait)
 		    (s->pfd[0].revents & POLLIN))
 			accept_conns(s);
 	}
-	expire(s, now_mono());
+	expire(s, gh_now());
 }
 
 void wh_set_web(wh_server *s, wtls *web)

@@ -19,59 +19,59 @@
  * often inside a character, and paths are bytes), with \\, \" and \n
  * escaped.
  */
-static void put_label(sbuf *b, const char *name, const char *v, int first)
+static void put_label(gh_buf *b, const char *name, const char *v, int first)
 {
 	const char *run = v, *esc;
 
-	sb_printf(b, "%s%s=\"", first ? "" : ",", name);
+	gh_buf_printf(b, "%s%s=\"", first ? "" : ",", name);
 	for (; *v != '\0'; v++) {
 		esc = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" :
 		      *v == '\n' ? "\\n" : NULL;
 		if (esc == NULL)
 			continue;
 		sb_utf8(b, run, (size_t)(v - run));
-		sb_add(b, esc, 2);
+		gh_buf_append(b, esc, 2);
 		run = v + 1;
 	}
 	sb_utf8(b, run, (size_t)(v - run));
-	sb_add(b, "\"", 1);
+	gh_buf_append(b, "\"", 1);
 }
 
 /* {pid=...,comm=...,exe=...,container_id=...[,state=...]} */
-static void put_target_labels(sbuf *b, const wt_view *t, const char *state)
+static void put_target_labels(gh_buf *b, const wt_view *t, const char *state)
 {
 	char pid[16];
 
 	snprintf(pid, sizeof(pid), "%d", t->pid);
-	sb_add(b, "{", 1);
+	gh_buf_append(b, "{", 1);
 	put_label(b, "pid", pid, 1);
 	put_label(b, "comm", t->comm, 0);
 	put_label(b, "exe", t->exe, 0);
 	put_label(b, "container_id", t->container, 0);
 	if (state != NULL)
 		put_label(b, "state", state, 0);
-	sb_add(b, "}", 1);
+	gh_buf_append(b, "}", 1);
 }
 
 /* One per-target metric family: HELP, TYPE, then a line per Go process. */
 enum per_target { PT_COLLECT_SECONDS, PT_ERRORS, PT_OVER_BUDGET };
 
-static void put_per_target(sbuf *b, const wm_snapshot *s,
+static void put_per_target(gh_buf *b, const wm_snapshot *s,
 			   enum per_target which, const char *name,
 			   const char *type, const char *help)
 {
 	size_t i;
 
-	sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	gh_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 	for (i = 0; i < s->nt; i++) {
 		const wt_view *t = &s->t[i];
 
-		sb_str(b, name);
+		gh_buf_puts(b, name);
 		put_target_labels(b, t, NULL);
 		if (which == PT_COLLECT_SECONDS)
-			sb_printf(b, " %.6f\n", t->collect_seconds);
+			gh_buf_printf(b, " %.6f\n", t->collect_seconds);
 		else
-			sb_printf(b, " %llu\n", which == PT_ERRORS ?
+			gh_buf_printf(b, " %llu\n", which == PT_ERRORS ?
 				  t->errors : t->over_budget);
 	}
 }
@@ -82,14 +82,14 @@ static void put_per_target(sbuf *b, const wm_snapshot *s,
  * shortest digits that read back, %e form when the exponent is < -4 or
  * >= 6 (two exponent digits at least), integers 0 and 1 as such.
  */
-static void put_gofloat(sbuf *b, double v)
+static void put_gofloat(gh_buf *b, double v)
 {
 	char e[40], digs[24];
 	int prec, exp, nd = 0, i;
 	const char *p;
 
 	if (v == 0) {
-		sb_str(b, "0");
+		gh_buf_puts(b, "0");
 		return;
 	}
 	for (prec = 1; prec <= 17; prec++) {
@@ -99,7 +99,7 @@ static void put_gofloat(sbuf *b, double v)
 	}
 	p = e;
 	if (*p == '-') {
-		sb_str(b, "-");
+		gh_buf_puts(b, "-");
 		p++;
 	}
 	for (; *p != 'e' && *p != '\0'; p++)
@@ -110,22 +110,22 @@ static void put_gofloat(sbuf *b, double v)
 	digs[nd] = '\0';
 	exp = *p == 'e' ? atoi(p + 1) : 0;
 	if (exp < -4 || exp >= 6) {
-		sb_add(b, digs, 1);
+		gh_buf_append(b, digs, 1);
 		if (nd > 1) {
-			sb_str(b, ".");
-			sb_add(b, digs + 1, (size_t)nd - 1);
+			gh_buf_puts(b, ".");
+			gh_buf_append(b, digs + 1, (size_t)nd - 1);
 		}
-		sb_printf(b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+		gh_buf_printf(b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
 	} else if (exp < 0) {
-		sb_str(b, "0.");
+		gh_buf_puts(b, "0.");
 		for (i = -1; i > exp; i--)
-			sb_str(b, "0");
-		sb_str(b, digs);
+			gh_buf_puts(b, "0");
+		gh_buf_puts(b, digs);
 	} else {
 		for (i = 0; i <= exp || i < nd; i++) {
 			if (i == exp + 1)
-				sb_str(b, ".");
-			sb_add(b, i < nd ? &digs[i] : "0", 1);
+				gh_buf_puts(b, ".");
+			gh_buf_append(b, i < nd ? &digs[i] : "0", 1);
 		}
 	}
 }
@@ -139,9 +139,9 @@ static double dur_seconds(uint64_t ns)
 }
 
 /* Take back the "}" put_target_labels ended with, to add a label. */
-static void unclose(sbuf *b)
+static void unclose(gh_buf *b)
 {
-	if (!b->oom && b->len > 0 && b->p[b->len - 1] == '}')
+	if (!b->oom && b->len > 0 && b->data[b->len - 1] == '}')
 		b->len--;
 }
 
@@ -155,7 +155,7 @@ static void unclose(sbuf *b)
  * go_memstats_gc_cpu_fraction): per Go process, with its labels.
  * Families in name order, as its registry gathers them.
  */
-static void put_gometrics(sbuf *b, const wm_snapshot *s)
+static void put_gometrics(gh_buf *b, const wm_snapshot *s)
 {
 	static const struct {
 		const char *name, *type, *help;
@@ -212,7 +212,7 @@ static void put_gometrics(sbuf *b, const wm_snapshot *s)
 					      "1" };
 	size_t i, k, q;
 
-	sb_str(b, "# HELP go_gc_duration_seconds A summary of the pause "
+	gh_buf_puts(b, "# HELP go_gc_duration_seconds A summary of the pause "
 	       "duration of garbage collection cycles.\n"
 	       "# TYPE go_gc_duration_seconds summary\n");
 	for (i = 0; i < s->nt; i++) {
@@ -221,42 +221,42 @@ static void put_gometrics(sbuf *b, const wm_snapshot *s)
 		if (g == NULL)
 			continue;
 		for (q = 0; q < 5; q++) {
-			sb_str(b, "go_gc_duration_seconds");
+			gh_buf_puts(b, "go_gc_duration_seconds");
 			put_target_labels(b, &s->t[i], NULL);
 			unclose(b);
-			sb_printf(b, ",quantile=\"%s\"} ", qname[q]);
+			gh_buf_printf(b, ",quantile=\"%s\"} ", qname[q]);
 			put_gofloat(b, dur_seconds(g->pause_quantiles[q]));
-			sb_str(b, "\n");
+			gh_buf_puts(b, "\n");
 		}
-		sb_str(b, "go_gc_duration_seconds_sum");
+		gh_buf_puts(b, "go_gc_duration_seconds_sum");
 		put_target_labels(b, &s->t[i], NULL);
-		sb_str(b, " ");
+		gh_buf_puts(b, " ");
 		put_gofloat(b, dur_seconds(g->pause_total_ns));
-		sb_str(b, "\ngo_gc_duration_seconds_count");
+		gh_buf_puts(b, "\ngo_gc_duration_seconds_count");
 		put_target_labels(b, &s->t[i], NULL);
-		sb_printf(b, " %llu\n", (unsigned long long)g->num_gc);
+		gh_buf_printf(b, " %llu\n", (unsigned long long)g->num_gc);
 	}
-	sb_str(b, "# HELP go_goroutines Number of goroutines that currently "
+	gh_buf_puts(b, "# HELP go_goroutines Number of goroutines that currently "
 	       "exist.\n# TYPE go_goroutines gauge\n");
 	for (i = 0; i < s->nt; i++)
 		if (s->t[i].gm != NULL && s->t[i].gm->goroutines >= 0) {
-			sb_str(b, "go_goroutines");
+			gh_buf_puts(b, "go_goroutines");
 			put_target_labels(b, &s->t[i], NULL);
-			sb_printf(b, " %lld\n",
+			gh_buf_printf(b, " %lld\n",
 				  (long long)s->t[i].gm->goroutines);
 		}
-	sb_str(b, "# HELP go_info Information about the Go environment.\n"
+	gh_buf_puts(b, "# HELP go_info Information about the Go environment.\n"
 	       "# TYPE go_info gauge\n");
 	for (i = 0; i < s->nt; i++)
 		if (s->t[i].gm != NULL) {
-			sb_str(b, "go_info");
+			gh_buf_puts(b, "go_info");
 			put_target_labels(b, &s->t[i], NULL);
 			unclose(b);
 			put_label(b, "version", s->t[i].gm->go_version, 0);
-			sb_str(b, "} 1\n");
+			gh_buf_puts(b, "} 1\n");
 		}
-	for (k = 0; k < WATCH_ARRAY_LEN(ms); k++) {
-		sb_printf(b, "# HELP go_memstats_%s %s\n# TYPE go_memstats_%s "
+	for (k = 0; k < GH_ARRAY_LEN(ms); k++) {
+		gh_buf_printf(b, "# HELP go_memstats_%s %s\n# TYPE go_memstats_%s "
 			  "%s\n", ms[k].name, ms[k].help, ms[k].name,
 			  ms[k].type);
 		for (i = 0; i < s->nt; i++) {
@@ -265,9 +265,9 @@ static void put_gometrics(sbuf *b, const wm_snapshot *s)
 
 			if (g == NULL)
 				continue;
-			sb_printf(b, "go_memstats_%s", ms[k].name);
+			gh_buf_printf(b, "go_memstats_%s", ms[k].name);
 			put_target_labels(b, &s->t[i], NULL);
-			sb_str(b, " ");
+			gh_buf_puts(b, " ");
 			if (ms[k].off == GM_LAST_GC) {
 				/* float64(LastGC.UnixNano()) / 1e9 */
 				put_gofloat(b, (double)(int64_t)
@@ -277,21 +277,21 @@ static void put_gometrics(sbuf *b, const wm_snapshot *s)
 				       sizeof(v));
 				put_gofloat(b, (double)v);
 			}
-			sb_str(b, "\n");
+			gh_buf_puts(b, "\n");
 		}
 	}
-	sb_str(b, "# HELP go_threads Number of OS threads created.\n"
+	gh_buf_puts(b, "# HELP go_threads Number of OS threads created.\n"
 	       "# TYPE go_threads gauge\n");
 	for (i = 0; i < s->nt; i++)
 		if (s->t[i].gm != NULL && s->t[i].gm->threads >= 0) {
-			sb_str(b, "go_threads");
+			gh_buf_puts(b, "go_threads");
 			put_target_labels(b, &s->t[i], NULL);
-			sb_printf(b, " %lld\n",
+			gh_buf_printf(b, " %lld\n",
 				  (long long)s->t[i].gm->threads);
 		}
 }
 
-void wm_metrics(const wm_snapshot *s, sbuf *b)
+void wm_metrics(const wm_snapshot *s, gh_buf *b)
 {
 	static const struct {
 		const char *name, *type, *help;
@@ -314,45 +314,45 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 	const wh_stats *h = &s->http;
 	size_t i, k, nok = 0;
 
-	for (k = 0; k < WATCH_ARRAY_LEN(per); k++) {
-		sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", per[k].name,
+	for (k = 0; k < GH_ARRAY_LEN(per); k++) {
+		gh_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", per[k].name,
 			  per[k].help, per[k].name, per[k].type);
 		for (i = 0; i < s->nt; i++) {
 			const wt_view *t = &s->t[i];
 
 			if (!t->have_stats)
 				continue;
-			sb_add(b, per[k].name, strlen(per[k].name));
+			gh_buf_append(b, per[k].name, strlen(per[k].name));
 			put_target_labels(b, t, NULL);
 			switch (per[k].which) {
 			case 0:
-				sb_printf(b, " %.0f\n", t->alloc_bytes);
+				gh_buf_printf(b, " %.0f\n", t->alloc_bytes);
 				break;
 			case 1:
-				sb_printf(b, " %.0f\n", t->alloc_objects);
+				gh_buf_printf(b, " %.0f\n", t->alloc_objects);
 				break;
 			case 2:
-				sb_printf(b, " %lld\n", t->inuse_bytes);
+				gh_buf_printf(b, " %lld\n", t->inuse_bytes);
 				break;
 			case 3:
-				sb_printf(b, " %lld\n", t->inuse_objects);
+				gh_buf_printf(b, " %lld\n", t->inuse_objects);
 				break;
 			default:
-				sb_printf(b, " %lld\n", t->rate);
+				gh_buf_printf(b, " %lld\n", t->rate);
 				break;
 			}
 		}
 	}
-	sb_printf(b, "# HELP go_heap_watch_target_state 1 for the state of "
+	gh_buf_printf(b, "# HELP go_heap_watch_target_state 1 for the state of "
 		  "each Go process's last collection.\n"
 		  "# TYPE go_heap_watch_target_state gauge\n");
 	for (i = 0; i < s->nt; i++) {
 		const wt_view *t = &s->t[i];
 
 		nok += t->ok != 0;
-		sb_str(b, "go_heap_watch_target_state");
+		gh_buf_puts(b, "go_heap_watch_target_state");
 		put_target_labels(b, t, t->state);
-		sb_str(b, " 1\n");
+		gh_buf_puts(b, " 1\n");
 	}
 	put_gometrics(b, s);
 	put_per_target(b, s, PT_COLLECT_SECONDS,
@@ -363,7 +363,7 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 	put_per_target(b, s, PT_OVER_BUDGET,
 		       "go_heap_watch_target_over_budget_total", "counter",
 		       "Collections that took longer than --target-budget.");
-	sb_printf(b,
+	gh_buf_printf(b,
 		  "# HELP go_heap_watch_targets Go processes found.\n"
 		  "# TYPE go_heap_watch_targets gauge\n"
 		  "go_heap_watch_targets %zu\n"
@@ -418,7 +418,7 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 		  f->errors, h->requests, h->errors, f->out_written,
 		  f->out_removed, f->out_refused, s->cpu_seconds,
 		  s->rss_bytes);
-	sb_printf(b,
+	gh_buf_printf(b,
 		  "# HELP go_heap_watch_connections Open HTTP connections "
 		  "(this scrape's included).\n"
 		  "# TYPE go_heap_watch_connections gauge\n"
@@ -458,7 +458,7 @@ static const char *const kinds[] = { "heap", "allocs", "block", "mutex",
 				      "goroutine", "types" };
 
 /* Text for the index page: escaped, valid UTF-8. */
-static void put_html(sbuf *b, const char *s)
+static void put_html(gh_buf *b, const char *s)
 {
 	const char *run = s, *esc;
 
@@ -468,17 +468,17 @@ static void put_html(sbuf *b, const char *s)
 		if (esc == NULL)
 			continue;
 		sb_utf8(b, run, (size_t)(s - run));
-		sb_str(b, esc);
+		gh_buf_puts(b, esc);
 		run = s + 1;
 	}
 	sb_utf8(b, run, (size_t)(s - run));
 }
 
-void wm_index(const wt_view *v, size_t nt, sbuf *b)
+void wm_index(const wt_view *v, size_t nt, gh_buf *b)
 {
 	size_t i, k;
 
-	sb_printf(b, "<html><head><title>go-heap watch</title></head>"
+	gh_buf_printf(b, "<html><head><title>go-heap watch</title></head>"
 		  "<body><h1>go-heap watch</h1><p><a href=\"/metrics\">"
 		  "metrics</a></p><table><tr><th>pid</th><th>comm</th>"
 		  "<th>exe</th><th>container</th><th>state</th>"
@@ -486,16 +486,16 @@ void wm_index(const wt_view *v, size_t nt, sbuf *b)
 	for (i = 0; i < nt; i++) {
 		const wt_view *t = &v[i];
 
-		sb_printf(b, "<tr><td>%d</td><td>", t->pid);
+		gh_buf_printf(b, "<tr><td>%d</td><td>", t->pid);
 		put_html(b, t->comm);
-		sb_printf(b, "</td><td>");
+		gh_buf_printf(b, "</td><td>");
 		put_html(b, t->exe);
-		sb_printf(b, "</td><td>%.12s</td><td>%s</td><td>",
+		gh_buf_printf(b, "</td><td>%.12s</td><td>%s</td><td>",
 			  t->container, t->state);
-		for (k = 0; k < WATCH_ARRAY_LEN(kinds); k++)
-			sb_printf(b, "<a href=\"/pprof/%d/%s?debug=1\">%s</a> ",
+		for (k = 0; k < GH_ARRAY_LEN(kinds); k++)
+			gh_buf_printf(b, "<a href=\"/pprof/%d/%s?debug=1\">%s</a> ",
 				  t->pid, kinds[k], kinds[k]);
-		sb_printf(b, "</td></tr>\n");
+		gh_buf_printf(b, "</td></tr>\n");
 	}
-	sb_printf(b, "</table></body></html>\n");
+	gh_buf_printf(b, "</table></body></html>\n");
 }

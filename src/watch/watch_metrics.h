@@ -23,8 +23,8 @@ typedef struct wm_snapshot {
 } wm_snapshot;
 
 /* The /metrics body (text format 0.0.4); b->oom on out of memory. */
-void wm_metrics(const wm_snapshot *s, sbuf *b);
+void wm_metrics(const wm_snapshot *s, gh_buf *b);
 /* The index page (HTML): the processes and links to their profiles. */
-void wm_index(const wt_view *t, size_t nt, sbuf *b);
+void wm_index(const wt_view *t, size_t nt, gh_buf *b);
 
 #endif

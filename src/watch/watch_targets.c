@@ -866,11 +866,11 @@ fail:
  * failed. */
 static void round_collect(wt_fleet *f, target *t)
 {
-	double t1 = now_mono();
+	double t1 = gh_now();
 
 	collect_target(f, t);
 	release_session(t, f->ngo);
-	t->last_seconds = now_mono() - t1;
+	t->last_seconds = gh_now() - t1;
 	/* Over budget, or failing (gone wrong for good, as an unsupported
 	 * runtime): back off, so that neither costs a full collection every
 	 * interval. */
@@ -918,7 +918,7 @@ void wt_round_start(wt_fleet *f)
 	if (f->phase != R_IDLE)
 		return;
 	f->phase = R_DISCOVER;
-	f->round_start = now_mono();
+	f->round_start = gh_now();
 	f->round_cpu = 0;
 }
 
@@ -977,7 +977,7 @@ int wt_round_step(wt_fleet *f)
 	f->round_cpu += cpu_seconds() - c0;
 	if (!more) {
 		f->rounds++;
-		f->last_round_seconds = now_mono() - f->round_start;
+		f->last_round_seconds = gh_now() - f->round_start;
 		f->last_round_cpu = f->round_cpu;
 		f->phase = R_IDLE;
 	}

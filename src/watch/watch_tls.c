@@ -133,7 +133,7 @@ __attribute__((format(printf, 3, 4)))
 static void tlog(wtls_impl *t, int fd, const char *fmt, ...)
 {
 	char peer[128], msg[400];
-	double now = now_mono();
+	double now = gh_now();
 	va_list ap;
 
 	if (!t->verbose) {
@@ -523,8 +523,8 @@ static int impl_open(wtls_impl **out, const char *path, int verbose,
 		return -1;
 	}
 	wc_bucket_init(&t->rate, t->cfg.rate_interval, t->cfg.rate_burst,
-		       now_mono());
-	t->log_t0 = now_mono();
+		       gh_now());
+	t->log_t0 = gh_now();
 	*out = t;
 	return 0;
 }

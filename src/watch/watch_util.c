@@ -16,40 +16,6 @@
 
 #include "watch_util.h"
 
-static void sb_grow(sbuf *b, size_t need)
-{
-	size_t nc;
-	char *np;
-
-	if (b->oom || b->len + need + 1 <= b->cap)
-		return;
-	nc = b->cap ? b->cap : 4096;
-	while (nc < b->len + need + 1)
-		nc *= 2;
-	np = realloc(b->p, nc);
-	if (np == NULL) {
-		b->oom = 1;
-		return;
-	}
-	b->p = np;
-	b->cap = nc;
-}
-
-void sb_add(sbuf *b, const void *s, size_t n)
-{
-	sb_grow(b, n);
-	if (b->oom)
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void sb_str(sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 size_t utf8_seq_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
@@ -78,7 +44,7 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 
 static const char replacement[] = "\xef\xbf\xbd";  /* U+FFFD */
 
-void sb_utf8(sbuf *b, const char *s, size_t n)
+void sb_utf8(gh_buf *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, start = 0, l;
@@ -88,8 +54,8 @@ void sb_utf8(sbuf *b, const char *s, size_t n)
 		l = utf8_seq_len(u + i, n - i);
 		if (l == 0) {
 			if (!bad) {
-				sb_add(b, s + start, i - start);
-				sb_add(b, replacement, 3);
+				gh_buf_append(b, s + start, i - start);
+				gh_buf_append(b, replacement, 3);
 				bad = 1;
 			}
 			i++;
@@ -99,7 +65,7 @@ void sb_utf8(sbuf *b, const char *s, size_t n)
 		bad = 0;
 		i += l;
 	}
-	sb_add(b, s + start, n - start);
+	gh_buf_append(b, s + start, n - start);
 }
 
 void utf8_sanitize(char *dst, size_t dstlen, const char *src, size_t n)
@@ -129,33 +95,6 @@ void utf8_sanitize(char *dst, size_t dstlen, const char *src, size_t n)
 		bad = 0;
 	}
 	dst[o] = '\0';
-}
-
-void sb_printf(sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	sb_grow(b, (size_t)n);
-	if (b->oom)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 double cpu_seconds(void)

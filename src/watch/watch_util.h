@@ -1,33 +1,22 @@
 /*
  * watch_util.h - small helpers shared by the `go-heap watch` modules
- * (doc/watch.md): a growable string buffer, clocks, /proc reads.
+ * (doc/watch.md): labels as valid UTF-8, process clocks, /proc reads,
+ * option values (the buffer and the monotonic clock are src/util's).
  */
 #ifndef GH_WATCH_UTIL_H
 #define GH_WATCH_UTIL_H
 
 #include <stddef.h>
 
-#define WATCH_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#include "gh.h"     /* gh_buf, gh_now, GH_ARRAY_LEN: src/util's */
 
-/* A growable NUL-terminated buffer; `oom` once an allocation failed (the
- * contents are then incomplete and the buffer stops growing). */
-typedef struct sbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-} sbuf;
-
-#define SBUF_INIT { NULL, 0, 0, 0 }
-
-void sb_add(sbuf *b, const void *s, size_t n);
-void sb_str(sbuf *b, const char *s);
 /*
  * Append the n bytes at s as valid UTF-8: each maximal run of bytes that
  * is not valid UTF-8 becomes one U+FFFD, as Go's strings.ToValidUTF8(s,
  * "\uFFFD") does (so Prometheus' parser, which rejects an invalid label
  * value and with it the whole scrape, always accepts the result).
  */
-void sb_utf8(sbuf *b, const char *s, size_t n);
+void sb_utf8(gh_buf *b, const char *s, size_t n);
 /* Length of the valid UTF-8 sequence at s[0..n) (1-4), or 0 if the bytes
  * there do not start one (Go's rules: no overlong forms, no surrogates,
  * nothing above U+10FFFF). */
@@ -35,15 +24,6 @@ size_t utf8_seq_len(const unsigned char *s, size_t n);
 /* Copy src into dst (dstlen > 0) as valid UTF-8 (sb_utf8's rule),
  * NUL-terminated, never cutting a character: a label read from /proc. */
 void utf8_sanitize(char *dst, size_t dstlen, const char *src, size_t n);
-#ifdef __GNUC__
-void sb_printf(sbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-#else
-void sb_printf(sbuf *b, const char *fmt, ...);
-#endif
-
-/* CLOCK_MONOTONIC, in seconds. */
-double now_mono(void);
 /* User + system CPU time of this process, in seconds. */
 double cpu_seconds(void);
 /* Resident set size of this process (/proc/self/statm), 0 if unknown. */
