@@ -32,6 +32,7 @@
 #       * the finalizer cycle (a *FinA with a finalizer and the *FinB it points at, which points
 #         back): reached from the finalizer special's root, as the runtime's GC keeps them;
 #       * pprof: the samples' objects and bytes sum to the reachable totals; collapsed too.
+#   - hostile (newest toolchain, default build): damaged copies of its core (mutate).
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -216,6 +217,72 @@ PY
 	fi
 }
 
+# mutate CORE EXE: GOHEAP_RETAINED_MUTATE (default 40) damaged copies of the core (newest
+# toolchain, default build), each with one word go-heap -p retained reads set to 0, all-ones, a
+# large value or a bit flip (random.Random(2929)): a span's fields or allspans' array, a heap
+# object's word (its pointers), runtime.firstmoduledata's data..gcbss words, an allgs g's first
+# 64 words (stack bounds, sched): exit 0 or 1 (never a signal or a timeout), 1 with one line on
+# stderr, 0 with reachable <= allocated in the header.
+mutate() {
+	local core=$1 exe=$2 n=${GOHEAP_RETAINED_MUTATE:-40} mheap md allgs addr val old e0=0 e1=0 bad=
+	mheap=$(nm "$exe" | awk '$3 == "runtime.mheap_" {print $1}')
+	md=$(nm "$exe" | awk '$3 == "runtime.firstmoduledata" {print $1}')
+	allgs=$(nm "$exe" | awk '$3 == "runtime.allgs" {print $1}')
+	python3 "$GH_TESTS/heapdump.py" --spanwords "$core" $((0x$mheap + 65864)) 160 >"$d/words" ||
+		{ gh_fail "$tag: mutate: cannot list the span words"; return; }
+	python3 - "$d/words" "$d/core.objects.out" "$n" $((0x$md)) $((0x$allgs)) "$core" \
+		"$GH_TESTS" >"$d/cases" <<'PY'
+import random, sys
+sys.path.insert(0, sys.argv[7])
+import heapdump
+spans = open(sys.argv[1]).read().split()
+objs = [l.split() for l in open(sys.argv[2])]
+md, allgs = int(sys.argv[4]), int(sys.argv[5])
+word = heapdump.core_reader(sys.argv[6])
+arr, n = word(allgs), word(allgs + 8)
+gs = [word(arr + 8 * i) for i in range(min(n, 64))]
+r = random.Random(2929)
+for _ in range(int(sys.argv[3])):
+    k = r.randrange(4)
+    if k == 0:
+        a = int(r.choice(spans), 16)
+    elif k == 1:
+        o = r.choice(objs)
+        a = int(o[0], 16) + 8 * r.randrange(max(1, min(int(o[1]), 4096) // 8))
+    elif k == 2:
+        a = md + 8 * r.randrange(26, 37)
+    else:
+        a = r.choice(gs) + 8 * r.randrange(64)
+    v = r.choice(["0000000000000000", "ffffffffffffffff", "0000000000010000",
+                  "%016x" % (1 << r.randrange(64))])
+    print("0x%x %s" % (a, bytes.fromhex(v)[::-1].hex()))
+PY
+	[ -s "$d/cases" ] || { gh_fail "$tag: mutate: no cases"; return; }
+	cp "$core" "$d/mut.core"
+	while read -r addr val; do
+		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
+		GOHEAP_TIMEOUT=60 run mut -p retained -f text "$d/mut.core" "$exe"
+		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
+		case $rc in
+		0)
+			e0=$((e0 + 1))
+			sed -n 's/^# allocated: \([0-9]*\) objects, [0-9]* bytes; reachable: \([0-9]*\) objects.*/\1 \2/p' \
+				"$d/mut.out" | awk '$2 > $1 {exit 1}' || bad="$bad $addr=$val: reachable > allocated;" ;;
+		1)
+			e1=$((e1 + 1))
+			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr=$val: $(wc -l <"$d/mut.err") stderr lines;" ;;
+		*)
+			bad="$bad $addr=$val: exit $rc;" ;;
+		esac
+	done <"$d/cases"
+	rm -f "$d/mut.core"
+	if [ -z "$bad" ]; then
+		gh_pass "$tag: hostile: $n damaged cores (spans, objects, moduledata, gs): $e0 read, $e1 refused with one line, no crash"
+	else
+		gh_fail "$tag: hostile:$bad"
+	fi
+}
+
 check() {
 	local goname=$1 root=$2 variant=$3 bin pid holders=
 	minor=${goname#go1.}
@@ -250,6 +317,9 @@ check() {
 		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
 		if [ -s "$d/core.$pid" ]; then
 			compare core "$d/core.$pid" "$bin"
+			if [ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
+				mutate "$d/core.$pid" "$bin"
+			fi
 		else
 			gh_fail "$tag: gcore wrote no core"
 			gh_show "$d/gcore.log" 5

@@ -76,11 +76,7 @@ int gh_retained_dominators(gh_retained *r)
 	t.par = malloc(nn * sizeof(uint32_t));
 	t.stk = malloc(nn * sizeof(uint32_t));
 	t.stkpos = malloc(nn * sizeof(uint64_t));
-	r->idom = malloc(nn * sizeof(uint32_t));
-	r->ret = gh_calloc(nn, sizeof(uint64_t));
-	r->retn = gh_calloc(nn, sizeof(uint32_t));
-	if (!t.dfn || !t.vert || !t.par || !t.stk || !t.stkpos || !r->idom ||
-	    !r->ret || !r->retn)
+	if (!t.dfn || !t.vert || !t.par || !t.stk || !t.stkpos)
 		goto out;
 	memset(t.dfn, 0xff, nn * sizeof(uint32_t));
 	/* the DFS from the super-root: preorder numbers, tree parents */
@@ -112,7 +108,9 @@ int gh_retained_dominators(gh_retained *r)
 	}
 	free(t.stkpos);
 	t.stkpos = NULL;
-	/* predecessors of the reached nodes, in DFS numbers */
+	/* predecessors of the reached nodes, in DFS numbers: counted, the
+	 * counts summed to each list's end, then filled backwards, which
+	 * leaves each list's start (no second cursor array) */
 	t.poff = gh_calloc((size_t)n + 1, sizeof(uint64_t));
 	if (t.poff == NULL)
 		goto out;
@@ -120,10 +118,11 @@ int gh_retained_dominators(gh_retained *r)
 		uint32_t v = t.vert[i];
 
 		for (e = r->off[v]; e < r->off[v + 1]; e++)
-			t.poff[t.dfn[r->adj[e]] + 1]++;
+			t.poff[t.dfn[r->adj[e]]]++;
 	}
-	for (i = 0; i < n; i++)
-		t.poff[i + 1] += t.poff[i];
+	for (i = 1; i < n; i++)
+		t.poff[i] += t.poff[i - 1];
+	t.poff[n] = n > 0 ? t.poff[n - 1] : 0;
 	t.pred = malloc((t.poff[n] + 1) * sizeof(uint32_t));
 	t.semi = malloc((size_t)n * sizeof(uint32_t));
 	t.anc = malloc((size_t)n * sizeof(uint32_t));
@@ -134,19 +133,11 @@ int gh_retained_dominators(gh_retained *r)
 	if (!t.pred || !t.semi || !t.anc || !t.label || !t.dom || !t.bhead ||
 	    !t.bnext)
 		goto out;
-	{
-		uint64_t *fill = t.stkpos = malloc(((size_t)n + 1) *
-						   sizeof(uint64_t));
+	for (i = n; i-- > 0;) {
+		uint32_t v = t.vert[i];
 
-		if (fill == NULL)
-			goto out;
-		memcpy(fill, t.poff, ((size_t)n + 1) * sizeof(uint64_t));
-		for (i = 0; i < n; i++) {
-			uint32_t v = t.vert[i];
-
-			for (e = r->off[v]; e < r->off[v + 1]; e++)
-				t.pred[fill[t.dfn[r->adj[e]]]++] = i;
-		}
+		for (e = r->off[v + 1]; e-- > r->off[v];)
+			t.pred[--t.poff[t.dfn[r->adj[e]]]] = i;
 	}
 	for (i = 0; i < n; i++) {
 		t.semi[i] = i;
@@ -176,6 +167,24 @@ int gh_retained_dominators(gh_retained *r)
 	for (i = 1; i < n; i++)
 		if (t.dom[i] != t.semi[i])
 			t.dom[i] = t.dom[t.dom[i]];
+	/* the working arrays go before the results come (the peak) */
+	free(t.pred);
+	free(t.poff);
+	free(t.semi);
+	free(t.anc);
+	free(t.label);
+	free(t.bhead);
+	free(t.bnext);
+	free(t.stk);
+	free(t.par);
+	t.pred = t.stk = t.par = t.semi = t.anc = t.label = NULL;
+	t.bhead = t.bnext = NULL;
+	t.poff = NULL;
+	r->idom = malloc(nn * sizeof(uint32_t));
+	r->ret = gh_calloc(nn, sizeof(uint64_t));
+	r->retn = gh_calloc(nn, sizeof(uint32_t));
+	if (!r->idom || !r->ret || !r->retn)
+		goto out;
 	/* back to nodes; retained sizes, children before their dominator
 	 * (a dominator's DFS number is smaller) */
 	for (e = 0; e < nn; e++)

@@ -185,9 +185,10 @@ static tinfo *type_info(rb *b, uint32_t ent)
 	t->ptrbytes = gh_load(ty + l->ty_ptrbytes, 8, b->m->big_endian);
 	tflag = ty[l->ty_tflag];
 	gcdata = gh_load(ty + l->ty_gcdata, 8, b->m->big_endian);
-	if (t->tsize == 0 || t->ptrbytes > t->tsize || t->ptrbytes % 8 != 0 ||
-	    t->ptrbytes > ((uint64_t)1 << 34) || gcdata == 0)
-		return t;
+	if (t->tsize < 8 || t->ptrbytes == 0 || t->ptrbytes > t->tsize ||
+	    t->ptrbytes % 8 != 0 || t->ptrbytes > ((uint64_t)1 << 34) ||
+	    gcdata == 0)
+		return t;       /* no type the runtime would put there */
 	if (b->s->ver.minor >= 24 && (tflag & TFLAG_GCMASK_ONDEMAND)) {
 		/* GCData is the slot of the mask getGCMask builds */
 		if (gh_mem_read_ptr(b->m, gcdata, &gcdata, "GC mask slot") != 0 ||
