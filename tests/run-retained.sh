@@ -2,9 +2,9 @@
 # tests/run-retained.sh: who holds the heap (go-heap -p retained) against the runtime's own
 # debug.WriteHeapDump and runtime.ReadMemStats.
 #
-# For each toolchain (GOHEAP_RETAINED_VERSIONS, default "1.19 1.21 1.22 1.25 1.27": the arenas'
-# 2-bit and 1-bit heap bitmaps, the heap bits and headers, 1.25's renumbered specials, the
-# newest; every one of 1.19 and 1.21-1.27 passes when listed), default and stripped (-s -w):
+# For each toolchain (GOHEAP_RETAINED_VERSIONS, default "1.19 1.21 1.22 1.27": the arenas'
+# 2-bit and 1-bit heap bitmaps, the heap bits and headers, the newest (1.25's renumbered specials);
+# every one of 1.19 and 1.21-1.27 passes when listed), default and stripped (-s -w) builds:
 #   - tests/go/retainprog builds known graphs (main.cache: a map of 10 000 *Val; main.list: a
 #     100 000-long list; main.iface: an interface holding the only *Impl; a slice of 500 *Held
 #     only main.holder's frame holds; a FinA/FinB cycle with a finalizer on the FinA), runs runtime.GC, reads MemStats (GCSTATS: what the GC
@@ -32,12 +32,13 @@
 #       * the finalizer cycle (a *FinA with a finalizer and the *FinB it points at, which points
 #         back): reached from the finalizer special's root, as the runtime's GC keeps them;
 #       * pprof: the samples' objects and bytes sum to the reachable totals; collapsed too.
-#   - hostile (newest toolchain, default build): damaged copies of its core (mutate).
+#   - hostile (newest toolchain, default build): damaged copies of its core (mutate);
+#   - the gdb command on that core (in_gdb).
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
 gh_need_python
-GOHEAP_GO_VERSIONS=${GOHEAP_RETAINED_VERSIONS:-1.19 1.21 1.22 1.25 1.27}
+GOHEAP_GO_VERSIONS=${GOHEAP_RETAINED_VERSIONS:-1.19 1.21 1.22 1.27}
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
 
@@ -283,6 +284,32 @@ PY
 	fi
 }
 
+# in_gdb CORE EXE: the gdb command on the core (newest toolchain, default build): the header's
+# allocated and reachable totals == the CLI's -f objects sums; --path main.Big through gdb too.
+in_gdb() {
+	local lib="$top_builddir/src/.libs/libgoheap.so.0" tot want
+	if grep -q '^SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
+		echo "N/A: $tag: gdb: this build's library has ASan, which gdb cannot load"
+		return
+	fi
+	if ! command -v gdb >/dev/null 2>&1 || [ ! -e "$lib" ]; then
+		gh_skip "$tag: gdb: gdb or $lib missing"
+		return
+	fi
+	GOHEAP_LIBRARY=$lib timeout 120 gdb -batch -nx -ex "source $top_srcdir/gdb/go_heap.py" \
+		-ex "go-heap -p retained -n 3" -ex "go-heap -p retained --path main.Big" "$2" "$1" \
+		>"$d/gdb.out" 2>&1
+	tot=$(sed -n 's/^allocated: \([0-9]*\) objects, \([0-9]*\) bytes; reachable: \([0-9]*\) objects ([0-9.]*%), \([0-9]*\) bytes.*/\1 \2 \3 \4/p' "$d/gdb.out")
+	want=$(awk '{n++; b += $2; if ($3 == 1) {rn++; rb += $2}} END {print n, b, rn + 0, rb + 0}' \
+		"$d/core.objects.out")
+	if [ -n "$tot" ] && [ "$tot" = "$want" ] && grep -q '^  bss root main.iface$' "$d/gdb.out"; then
+		gh_pass "$tag: gdb: go-heap -p retained on the core: totals $tot == the CLI's; --path main.Big from main.iface"
+	else
+		gh_fail "$tag: gdb: go-heap -p retained on the core: totals '$tot', the CLI's '$want'"
+		gh_show "$d/gdb.out" 12
+	fi
+}
+
 check() {
 	local goname=$1 root=$2 variant=$3 bin pid holders=
 	minor=${goname#go1.}
@@ -319,6 +346,7 @@ check() {
 			compare core "$d/core.$pid" "$bin"
 			if [ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
 				mutate "$d/core.$pid" "$bin"
+				in_gdb "$d/core.$pid" "$bin"
 			fi
 		else
 			gh_fail "$tag: gcore wrote no core"

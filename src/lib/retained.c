@@ -603,15 +603,21 @@ static int data_roots(rb *b)
 
 #define MAX_SPECIALS (1u << 24)
 
-/* An edge to the object at pointer v, if any. */
-static int special_edge(rb *b, uint64_t v)
-{
-	uint32_t j = v != 0 ? gh_retained_find(b->r, v) : GH_RET_NONE;
+/* A special's edges, gathered before its root node is made (none: no
+ * node). */
+typedef struct sedges {
+	uint32_t *v;
+	size_t n, cap;
+} sedges;
 
+static int sedge(rb *b, sedges *se, uint32_t j)
+{
 	if (j == GH_RET_NONE)
 		return 0;
-	b->r->root_words[GH_ROOT_FINALIZER]++;
-	return gh_ret_edge(b, j);
+	if (gh_grow(&se->v, &se->cap, se->n + 1, sizeof(*se->v)))
+		return gh_ret_nomem(b);
+	se->v[se->n++] = j;
+	return 0;
 }
 
 /*
@@ -626,7 +632,8 @@ static int special_roots(rb *b)
 	gh_retained *r = b->r;
 	size_t i;
 	uint64_t seen = 0;
-	int rc;
+	sedges se = { NULL, 0, 0 };
+	int rc = 0;
 
 	if (l->ms_specials == 0)
 		return 0;
@@ -663,38 +670,40 @@ static int special_roots(rb *b)
 				what = "weak handle";
 				nw = 1;
 			}
-			if (what != NULL) {
+			se.n = 0;
+			if (what != NULL && kind == l->sk_finalizer &&
+			    j != GH_RET_NONE && !b->spl[i].noscan)
+				for (e = r->off[j]; e < r->off[j + 1] && rc == 0;
+				     e++)
+					rc = sedge(b, &se, r->adj[e]);
+			for (k = 0; what != NULL && k < nw && rc == 0; k++) {
+				v = gh_load(h + l->sp_size + 8 * k, 8,
+					    b->m->big_endian);
+				rc = sedge(b, &se, v != 0 ?
+					   gh_retained_find(r, v) :
+					   GH_RET_NONE);
+			}
+			if (rc == 0 && se.n > 0) {
 				snprintf(label, sizeof(label), "%s of 0x%llx %s",
 					 what, (unsigned long long)p,
 					 j != GH_RET_NONE ?
 					 gh_retained_label(r, j) : "?");
 				rc = gh_ret_root_new(b, GH_ROOT_FINALIZER, p, 0,
 						     label);
-				if (rc != 0)
-					return rc;
-				if (kind == l->sk_finalizer && j != GH_RET_NONE &&
-				    !b->spl[i].noscan) {
-					for (e = r->off[j]; e < r->off[j + 1];
-					     e++) {
-						b->r->root_words
-							[GH_ROOT_FINALIZER]++;
-						rc = gh_ret_edge(b, r->adj[e]);
-						if (rc != 0)
-							return rc;
-					}
-				}
-				for (k = 0; k < nw; k++) {
-					v = gh_load(h + l->sp_size + 8 * k, 8,
-						    b->m->big_endian);
-					rc = special_edge(b, v);
-					if (rc != 0)
-						return rc;
+				for (e = 0; e < se.n && rc == 0; e++) {
+					r->root_words[GH_ROOT_FINALIZER]++;
+					rc = gh_ret_edge(b, se.v[e]);
 				}
 			}
+			if (rc != 0)
+				break;
 			sp = next;
 		}
+		if (rc != 0)
+			break;
 	}
-	return 0;
+	free(se.v);
+	return rc;
 }
 
 /* ---- the Ps' tiny blocks (gcMarkTinyAllocs) ------------------------------- */

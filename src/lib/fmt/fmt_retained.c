@@ -568,9 +568,10 @@ static int write_path(const gh_retained *r, const char *want, gh_buf *out,
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
 	for (i = v; i < r->nobj + r->nroot; i = r->parent[i])
 		chain[n++] = i;
-	gh_buf_printf(out, "a shortest path from the roots (%s first) to "
+	gh_buf_printf(out, "a shortest path from the roots (%s) to "
 		      "0x%llx %s, %llu bytes, retaining %llu bytes in %u "
-		      "objects:\n", "globals, then stacks",
+		      "objects:\n", "globals first, then specials, tiny "
+		      "blocks, stacks",
 		      (unsigned long long)r->addr[v], gh_retained_label(r, v),
 		      (unsigned long long)r->size[v],
 		      (unsigned long long)r->ret[v], r->retn[v]);
