@@ -4,6 +4,9 @@ format, src/runtime/heapdump.go, unchanged 1.19-1.27), for tests/run-types.sh.
 
 Usage: heapdump.py DUMP MINOR [GREENTEA]   (GREENTEA 1/0: built with GOEXPERIMENT=(no)greenteagc)
        heapdump.py --pprof-sum PROFILE.pb.gz   (the sums of each sample value: "objects bytes")
+       heapdump.py --pprof-roots PROFILE.pb.gz (go-heap -p retained's profile: each stack's root
+                   frame, its last location's function, with the sum of the samples' second
+                   value under it, biggest first: "NAME BYTES" lines)
        heapdump.py --patch CORE VADDR HEX      (overwrite the bytes at VADDR of an ELF64 core;
                                                 prints the bytes that were there)
        heapdump.py --peek CORE VADDR           (the little-endian word at VADDR, in decimal;
@@ -32,6 +35,82 @@ pointer field (dumpobj's fields come from the heap bits, empty in a noscan span)
 import sys
 
 TAG_NAMES = {}
+
+
+def pprof_roots(path):
+    import gzip
+    data = gzip.open(path).read()
+
+    def uv(b, i):
+        v = shift = 0
+        while True:
+            c = b[i]
+            i += 1
+            v |= (c & 0x7F) << shift
+            shift += 7
+            if c < 0x80:
+                return v, i
+
+    def fields(b):
+        i = 0
+        while i < len(b):
+            key, i = uv(b, i)
+            if key & 7 == 0:
+                v, i = uv(b, i)
+                yield key >> 3, v
+            elif key & 7 == 2:
+                n, i = uv(b, i)
+                yield key >> 3, b[i:i + n]
+                i += n
+            else:
+                sys.exit("heapdump.py: wire type %d in %s" % (key & 7, path))
+
+    def packed(v):
+        if isinstance(v, int):
+            return [v]
+        out, j = [], 0
+        while j < len(v):
+            x, j = uv(v, j)
+            out.append(x)
+        return out
+
+    strings, samples, locfn, fnname = [], [], {}, {}
+    for tag, val in fields(data):
+        if tag == 6:
+            strings.append(val.decode(errors="replace"))
+        elif tag == 2:
+            locs, vals = [], []
+            for t2, v2 in fields(val):
+                if t2 == 1:
+                    locs += packed(v2)
+                elif t2 == 2:
+                    vals += packed(v2)
+            samples.append((locs, vals))
+        elif tag == 4:
+            lid = fid = 0
+            for t2, v2 in fields(val):
+                if t2 == 1:
+                    lid = v2
+                elif t2 == 4:
+                    for t3, v3 in fields(v2):
+                        if t3 == 1:
+                            fid = v3
+            locfn[lid] = fid
+        elif tag == 5:
+            fid = name = 0
+            for t2, v2 in fields(val):
+                if t2 == 1:
+                    fid = v2
+                elif t2 == 2:
+                    name = v2
+            fnname[fid] = name
+    sums = {}
+    for locs, vals in samples:
+        if locs and len(vals) > 1:
+            root = strings[fnname[locfn[locs[-1]]]]
+            sums[root] = sums.get(root, 0) + vals[1]
+    for k, v in sorted(sums.items(), key=lambda kv: -kv[1]):
+        print("%s %d" % (k, v))
 
 
 def pprof_sum(path):
@@ -143,6 +222,8 @@ def main():
         return spanwords(sys.argv[2], int(sys.argv[3], 0), int(sys.argv[4]))
     if sys.argv[1] == "--pprof-sum":
         return pprof_sum(sys.argv[2])
+    if sys.argv[1] == "--pprof-roots":
+        return pprof_roots(sys.argv[2])
     if sys.argv[1] == "--patch":
         return patch(sys.argv[2], int(sys.argv[3], 0), sys.argv[4])
     if sys.argv[1] == "--peek":

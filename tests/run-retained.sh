@@ -31,7 +31,9 @@
 #       * stripped: the biggest root is main.list's bss word, named bss+0x...;
 #       * the finalizer cycle (a *FinA with a finalizer and the *FinB it points at, which points
 #         back): reached from the finalizer special's root, as the runtime's GC keeps them;
-#       * pprof: the samples' objects and bytes sum to the reachable totals; collapsed too.
+#       * pprof: the samples' objects and bytes sum to the reachable totals, and the root frame
+#         with the most inuse_space under it is main.list's (bss+0x... stripped) with its
+#         1 600 000 bytes; collapsed sums too.
 #   - hostile (newest toolchain, default build): damaged copies of its core (mutate);
 #   - the gdb command on that core (in_gdb).
 set -u
@@ -204,6 +206,16 @@ PY
 			gh_pass "$tag: $kind: pprof samples' inuse_objects, inuse_space sum to the reachable $want"
 		else
 			gh_fail "$tag: $kind: pprof samples sum to '$sum', not '$want'"
+		fi
+		# the biggest root frame of the pprof's dominator paths: main.list's word, 100 000 x 16 B
+		python3 "$GH_TESTS/heapdump.py" --pprof-roots "$d/$kind.pb.gz" >"$d/$kind.roots" 2>&1
+		sum=$(sed -n 1p "$d/$kind.roots")
+		if [ "$sum" = "main.list 1600000" ] ||
+			{ [ "$variant" = stripped ] && [[ "$sum" == "bss+0x"*" 1600000" ]]; }; then
+			gh_pass "$tag: $kind: pprof's biggest root frame is main.list's ('$sum'): its inuse_space under it is what it retains"
+		else
+			gh_fail "$tag: $kind: pprof's biggest root frame is '$sum', not main.list's 1600000 bytes"
+			gh_show "$d/$kind.roots" 4
 		fi
 	fi
 	run "$kind.folded" -p retained -f collapsed "$target" "$@"
