@@ -24,8 +24,10 @@
 #         dominator equal the checker's, except in and directly above the runtime's M and P
 #         structures, which the program's threads changed between its dump and go-heap's read
 #         (counted, printed);
-#       * default build: the holders main.list (100 000 x 16 B), main.cache, main.iface and the
-#         frame of main.holder retain what the checker says (top's root rows); --path to
+#       * default build: the holders main.list (100 000 x 16 B), main.cache, main.iface,
+#         main.bigp and main.hugep (types with on-demand GC masks: 1.27, 1.24+; their masks
+#         built from the type) and the frame of main.holder retain what the checker says (top's
+#         root rows); 1.24+: the header counts the masks built from types; --path to
 #         main.Big (1.22+, by type) or to the *Impl (by the address the dump's main.iface holds)
 #         starts at main.iface;
 #       * stripped: the biggest root is main.list's bss word, named bss+0x...;
@@ -140,7 +142,7 @@ PY
 	# holders
 	if [ "$variant" = default ]; then
 		local bad= h name gv cv
-		for h in main.list main.cache main.iface frame:main.holder; do
+		for h in main.list main.cache main.iface main.bigp main.hugep frame:main.holder; do
 			cv=$(awk -v h="$h" '$1 == "HOLDER" && $2 == h {print $3, $4}' "$d/graph.txt")
 			name=${h#frame:}
 			if [ "$name" = main.holder ]; then
@@ -153,7 +155,7 @@ PY
 		cv=$(awk '$6 == "root" && $7 == "main.list" {print $2, $3}' "$d/$kind.top.out")
 		[ "$cv" = "1600000 100000" ] || bad="$bad main.list retains '$cv', not 100000 x 16 B;"
 		if [ -z "$bad" ]; then
-			gh_pass "$tag: $kind: the holders main.list (1600000 B), main.cache, main.iface and main.holder's frame retain what the dump's graph says"
+			gh_pass "$tag: $kind: the holders main.list (1600000 B), main.cache, main.iface, main.bigp, main.hugep and main.holder's frame retain what the dump's graph says"
 		else
 			gh_fail "$tag: $kind: holders:$bad"
 			gh_show "$d/$kind.top.out" 14
@@ -183,6 +185,17 @@ PY
 			gh_pass "$tag: $kind: the biggest root is main.list's word, named '${cv##* }' (no symbols)"
 		else
 			gh_fail "$tag: $kind: the biggest root is '$cv', not main.list's 1600000 B as bss+0x..."
+		fi
+	fi
+
+	# on-demand GC masks (1.24+: main.hugep's type, 1.27: main.bigp's too) built from the type
+	if [ "$minor" -ge 24 ]; then
+		got=$(sed -n 's/^\([0-9]*\) types. GC masks built from the type.*/\1/p' "$d/$kind.top.out")
+		if [ "${got:-0}" -ge 1 ]; then
+			gh_pass "$tag: $kind: $got on-demand GC masks built from their types (main.hugep's among them: its holder check above)"
+		else
+			gh_fail "$tag: $kind: no on-demand GC mask built from a type"
+			gh_show "$d/$kind.top.out" 10
 		fi
 	fi
 
@@ -336,7 +349,7 @@ check() {
 	fi
 	pid=$GH_PID
 	if [ "$variant" = default ]; then
-		for s in main.list main.cache main.iface; do
+		for s in main.list main.cache main.iface main.bigp main.hugep; do
 			holders="$holders --holder=$s=$(nm -S "$bin" | awk -v s="$s" '$4 == s {print "0x" $1 ":0x" $2}')"
 		done
 		holders="$holders --holder=frame:main.holder"

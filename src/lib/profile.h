@@ -201,7 +201,9 @@ typedef struct gh_retained {
 	uint64_t frames_precise, frames_conservative;
 	uint64_t stacks_conservative, bytes_conservative;
 	uint64_t unscanned;   /* pointerful objects whose pointers are unknown */
-	uint64_t ondemand;    /* objects whose on-demand GC mask was not built */
+	uint64_t ondemand;    /* objects whose on-demand GC mask could not be
+	                       * built from the type */
+	uint64_t ondemand_types;   /* on-demand masks built from the type */
 	int symbols;          /* data roots named from .symtab */
 	double t_read, t_graph, t_dom;
 } gh_retained;

@@ -13,10 +13,13 @@
  *   - objects with a malloc header (the slot's first word) or a large
  *     span's largeType: the type's GCData mask (PtrBytes/8 bits), the
  *     element repeated every Size_ bytes up to the slot's end (past the
- *     header); from 1.24 a type with TFlagGCMaskOnDemand keeps a pointer
- *     to the mask the runtime builds on first use: unbuilt, the object
- *     is counted (ondemand) and its words are taken as pointers where
- *     they point at an object;
+ *     header); from 1.24 a type with TFlagGCMaskOnDemand keeps only a
+ *     slot for the mask the runtime builds on first use (often unbuilt:
+ *     1.27 puts every type with more than 128 pointer-sized words there):
+ *     the mask is built from the type as buildGCMask does (arrays repeat
+ *     their element's, structs place their fields'); a type it cannot be
+ *     built from is counted (ondemand) and its words are taken as
+ *     pointers where they point at an object;
  *   - noscan objects: none.
  * Roots, as markroot scans them (mgcmark.go):
  *   - data and bss with the module's GC programs (moduledata.gcdata,
@@ -167,6 +170,105 @@ int gh_ret_root_new(rb *b, int kind, uint64_t addr, uint64_t goid,
 
 /* ---- heap objects' pointers ------------------------------------------ */
 
+/* abi.Kind (internal/abi/type.go, 1.19-1.27) and the array and struct
+ * types' fields past abi.Type (48 bytes): ArrayType.Elem, Len;
+ * StructType.Fields {ptr, len} after PkgPath; StructField {Name, Typ,
+ * Offset}. */
+#define KIND_MASK 0x1fu
+#define KIND_ARRAY 17u
+#define KIND_STRUCT 25u
+#define AT_ELEM 48u
+#define AT_LEN 64u
+#define ST_FIELDS 56u
+#define SF_SIZE 24u
+#define MASK_BUDGET (1u << 26)   /* type reads a mask may take */
+
+/*
+ * buildGCMask (runtime/type.go, 1.24+) of the type at ta into bits from
+ * bit at, at most nbits: a type with its mask in GCData copies it, an
+ * array repeats its element's, a struct places its fields'.  -1 on a
+ * type that is not plausible or past the budget.
+ */
+static int build_mask(rb *b, uint64_t ta, unsigned char *bits, uint64_t at,
+		      uint64_t nbits, unsigned depth, uint64_t *budget)
+{
+	const gh_rtlayout *l = b->l;
+	unsigned char ty[72];
+	uint64_t size, ptrbytes, gcdata, i, n, elem, len, f, ft, fo;
+	unsigned kind, tflag;
+	unsigned char m[512];
+	int big = b->m->big_endian;
+
+	if (depth > 64 || (*budget)-- == 0 ||
+	    gh_mem_read(b->m, ta, ty, sizeof(ty), "abi.Type") != 0)
+		return -1;
+	size = gh_load(ty + l->ty_size, 8, big);
+	ptrbytes = gh_load(ty + l->ty_ptrbytes, 8, big);
+	tflag = ty[l->ty_tflag];
+	kind = ty[l->ty_kind] & KIND_MASK;
+	gcdata = gh_load(ty + l->ty_gcdata, 8, big);
+	if (ptrbytes == 0)
+		return 0;
+	if (ptrbytes > size || ptrbytes % 8 != 0 || at + ptrbytes / 8 > nbits)
+		return -1;
+	if (!(tflag & TFLAG_GCMASK_ONDEMAND)) {
+		n = ptrbytes / 8;
+		for (i = 0; i < n; i += 8 * sizeof(m)) {
+			uint64_t k, c = n - i < 8 * sizeof(m) ? n - i :
+					8 * sizeof(m);
+
+			if (gh_mem_read(b->m, gcdata + i / 8, m,
+					(size_t)((c + 7) / 8), "GC mask") != 0)
+				return -1;
+			for (k = 0; k < c; k++)
+				if ((m[k / 8] >> (k % 8)) & 1)
+					bits[(at + i + k) / 8] |= (unsigned char)
+						(1u << ((at + i + k) % 8));
+		}
+		return 0;
+	}
+	if (kind == KIND_ARRAY) {
+		uint64_t esize;
+		unsigned char et[16];
+
+		elem = gh_load(ty + AT_ELEM, 8, big);
+		len = gh_load(ty + AT_LEN, 8, big);
+		if (gh_mem_read(b->m, elem, et, 16, "abi.Type") != 0)
+			return -1;
+		esize = gh_load(et + l->ty_size, 8, big);
+		if (esize == 0 || esize % 8 != 0 || len > size / esize)
+			return -1;
+		for (i = 0; i < len; i++)
+			if (build_mask(b, elem, bits, at + i * (esize / 8),
+				       nbits, depth + 1, budget) != 0)
+				return -1;
+		return 0;
+	}
+	if (kind == KIND_STRUCT) {
+		unsigned char fs[SF_SIZE];
+
+		f = gh_load(ty + ST_FIELDS, 8, big);
+		n = gh_load(ty + ST_FIELDS + 8, 8, big);
+		if (n > size)
+			return -1;
+		for (i = 0; i < n; i++) {
+			if (gh_mem_read(b->m, f + SF_SIZE * i, fs, SF_SIZE,
+					"abi.StructField") != 0)
+				return -1;
+			ft = gh_load(fs + 8, 8, big);
+			fo = gh_load(fs + 16, 8, big);
+			if (fo % 8 != 0 || fo >= size)
+				continue;   /* a pointerless field (no pointer
+					     * is unaligned) */
+			if (build_mask(b, ft, bits, at + fo / 8, nbits,
+				       depth + 1, budget) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
 static tinfo *type_info(rb *b, uint32_t ent)
 {
 	tinfo *t = &b->ti[ent];
@@ -189,15 +291,29 @@ static tinfo *type_info(rb *b, uint32_t ent)
 	    t->ptrbytes % 8 != 0 || t->ptrbytes > ((uint64_t)1 << 34) ||
 	    gcdata == 0)
 		return t;       /* no type the runtime would put there */
+	n = (t->ptrbytes / 8 + 7) / 8;
 	if (b->s->ver.minor >= 24 && (tflag & TFLAG_GCMASK_ONDEMAND)) {
-		/* GCData is the slot of the mask getGCMask builds */
-		if (gh_mem_read_ptr(b->m, gcdata, &gcdata, "GC mask slot") != 0 ||
-		    gcdata == 0) {
+		/* GCData is the slot of the mask getGCMask builds on first
+		 * use (or a sentinel while it does): built here from the
+		 * type, as buildGCMask does */
+		uint64_t budget = MASK_BUDGET;
+
+		if (n > (1u << 24) || (t->mask = gh_calloc((size_t)n, 1)) ==
+		    NULL) {
 			t->state = 3;
 			return t;
 		}
+		if (build_mask(b, e->type, t->mask, 0, t->ptrbytes / 8, 0,
+			       &budget) != 0) {
+			free(t->mask);
+			t->mask = NULL;
+			t->state = 3;
+			return t;
+		}
+		b->r->ondemand_types++;
+		t->state = 1;
+		return t;
 	}
-	n = (t->ptrbytes / 8 + 7) / 8;
 	t->mask = malloc(n ? (size_t)n : 1);
 	if (t->mask == NULL)
 		return t;

@@ -112,10 +112,14 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 			      "pointers are unknown (no usable type): their "
 			      "referents may show as unreachable\n", pfx,
 			      (unsigned long long)r->unscanned);
+	if (r->ondemand_types > 0)
+		gh_buf_printf(b, "%s%llu types' GC masks built from the type "
+			      "(TFlagGCMaskOnDemand), as buildGCMask does\n", pfx,
+			      (unsigned long long)r->ondemand_types);
 	if (r->ondemand > 0)
-		gh_buf_printf(b, "%s%llu objects of types whose GC mask the "
-			      "runtime had not built yet: every word taken as "
-			      "a pointer where it points into an object\n",
+		gh_buf_printf(b, "%swarning: %llu objects of on-demand types "
+			      "whose mask could not be built: every word taken "
+			      "as a pointer where it points into an object\n",
 			      pfx, (unsigned long long)r->ondemand);
 	if (r->types->bad_spans > 0)
 		gh_buf_printf(b, "%swarning: %llu spans left out as "

@@ -9,6 +9,8 @@
 //   - main.list, a global linked list of nList *main.Node;
 //   - main.iface, a global interface holding the only *main.Impl, which
 //     alone holds a main.Big and a [64]uint64;
+//   - main.bigp and main.hugep, types whose GC masks are built on demand
+//     (1.27 and 1.24+), each holding two *main.Node;
 //   - a goroutine (main.holder) whose frame alone holds a slice of nHeld
 //     *main.Held;
 //   - a *main.FinA and a *main.FinB pointing at each other, nothing else
@@ -86,6 +88,22 @@ type FinB struct {
 	pad [8]uint64
 }
 
+// Types with on-demand GC masks (TFlagGCMaskOnDemand): over 128 pointer
+// words from 1.27 (BigPtrs, headered), over 16384 from 1.24 (HugePtrs,
+// large); each holds two *Node nothing else points at.
+type BigPtrs struct {
+	n   [200]*Node
+	pad [8]uint64
+}
+type HugePtrs struct {
+	n [17000]*Node
+}
+
+var (
+	bigp  *BigPtrs
+	hugep *HugePtrs
+)
+
 type Iface interface{ M() uint64 }
 
 func (i *Impl) M() uint64 { return i.arr[0] }
@@ -120,6 +138,12 @@ func build() {
 		list = &Node{next: list, v: uint64(i)}
 	}
 	iface = &Impl{arr: new([64]uint64), big: &Big{}}
+	bigp = &BigPtrs{}
+	bigp.n[7] = &Node{v: 7}
+	bigp.n[150] = &Node{v: 150}
+	hugep = &HugePtrs{}
+	hugep.n[3] = &Node{v: 3}
+	hugep.n[16000] = &Node{v: 16000}
 	finCycle()
 }
 
