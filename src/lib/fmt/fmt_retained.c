@@ -5,7 +5,8 @@
  *            then the biggest holders: roots and objects by retained
  *            bytes (what would be freed if they let go), -n rows
  * text:      the `jmap -histo:live` view: every row (type or shape) with
- *            its reachable and unreachable objects and bytes
+ *            its reachable and unreachable objects and bytes, most
+ *            reachable bytes first
  * collapsed: "root;type;...;type bytes": each reachable object's bytes
  *            under its dominator path (the frames are the dominators'
  *            types, a run of one type folded into one frame)
@@ -475,15 +476,37 @@ static int write_top(const gh_profile *p, const gh_retained *r, int top_n,
 	return 0;
 }
 
+/* The rows by reachable bytes, then unreachable bytes (jmap -histo:live's
+ * order); c: four counts a row. */
+typedef struct trow {
+	const uint64_t *c;
+	size_t i;
+} trow;
+
+static int by_live(const void *x, const void *y)
+{
+	const trow *a = x, *b = y;
+
+	if (a->c[1] != b->c[1])
+		return a->c[1] > b->c[1] ? -1 : 1;
+	if (a->c[3] != b->c[3])
+		return a->c[3] > b->c[3] ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
 static int write_text(const gh_profile *p, const gh_retained *r,
 		      gh_buf *out, gh_err *err)
 {
-	size_t nt = r->types->n, i;
+	size_t nt = r->types->n, i, k;
 	uint64_t *c = gh_calloc(4 * nt + 1, sizeof(uint64_t));
+	trow *o = gh_calloc(nt + 1, sizeof(*o));
 	uint32_t v;
 
-	if (c == NULL)
+	if (c == NULL || o == NULL) {
+		free(c);
+		free(o);
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	}
 	for (v = 0; v < r->nobj; v++) {
 		int live = r->idom[v] != NONE;
 
@@ -494,8 +517,15 @@ static int write_text(const gh_profile *p, const gh_retained *r,
 	gh_buf_printf(out, "reachable_objects\treachable_bytes\t"
 		      "unreachable_objects\tunreachable_bytes\ttype\tshape\n");
 	for (i = 0; i < nt; i++) {
-		const gh_tentry *e = &r->types->e[i];
+		o[i].c = c + 4 * i;
+		o[i].i = i;
+	}
+	qsort(o, nt, sizeof(*o), by_live);
+	for (k = 0; k < nt; k++) {
+		const gh_tentry *e;
 
+		i = o[k].i;
+		e = &r->types->e[i];
 		if (c[4 * i] + c[4 * i + 2] == 0)
 			continue;
 		gh_buf_printf(out, "%llu\t%llu\t%llu\t%llu\t%s\t%s\n",
@@ -506,6 +536,7 @@ static int write_text(const gh_profile *p, const gh_retained *r,
 			      e->type != 0 ? e->name : "untyped", e->shape);
 	}
 	free(c);
+	free(o);
 	return 0;
 }
 
