@@ -332,6 +332,9 @@ enum goheap_profile_kind {
 	GOHEAP_PROFILE_MEMSTATS = 6,  /* runtime.MemStats as ReadMemStats
 	                                 computes it: the heap?debug=1
 	                                 trailer (src/lib/memstats.h) */
+	GOHEAP_PROFILE_RETAINED = 7,  /* who holds the heap: reachability
+	                                 and retained size from the roots
+	                                 (src/lib/retained.h) */
 };
 
 enum goheap_format {
@@ -558,7 +561,7 @@ typedef struct goheap_write_stats {
 
 #define GOHEAP_WRITE_STATS_INIT { .size = sizeof(goheap_write_stats) }
 
-#define GOHEAP_WRITE_OPTIONS_VERSION 2
+#define GOHEAP_WRITE_OPTIONS_VERSION 3
 
 /*
  * Options for writing.  Start from GOHEAP_WRITE_OPTIONS_INIT; the library
@@ -572,11 +575,16 @@ typedef struct goheap_write_options {
 	int sample_index;        /* enum goheap_sample_index, top/collapsed */
 	int top_n;               /* rows of the top table, default 20 */
 	goheap_write_stats *stats; /* optional: filled when not NULL */
+	/* version 3 on: GOHEAP_PROFILE_RETAINED only, a shortest path from
+	 * the roots to the object at this address ("0x...") or to the
+	 * object of this type (or shape) that retains the most, as text,
+	 * instead of the format; NULL: none */
+	const char *path;
 } goheap_write_options;
 
 #define GOHEAP_WRITE_OPTIONS_INIT \
 	{ GOHEAP_WRITE_OPTIONS_VERSION, GOHEAP_FORMAT_TOP, \
-	  GOHEAP_SAMPLE_DEFAULT, 20, NULL }
+	  GOHEAP_SAMPLE_DEFAULT, 20, NULL, NULL }
 
 /*
  * Write the profile in the chosen format into a newly allocated buffer.

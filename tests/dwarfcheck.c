@@ -115,7 +115,7 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
-#define DW_NGTYPES 27       /* gtypes_for's 8 + htypes_for's 4 +
+#define DW_NGTYPES 29       /* gtypes_for's 8 + htypes_for's 6 +
                              * mtypes_for's 15 */
 
 typedef struct dw_gfield {
@@ -227,6 +227,8 @@ static void htypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 
 	t[k].name = "runtime.mheap";
 	gt_add(&t[k], "allspans", l->mh_allspans);
+	if (l->mh_arenas != 0)
+		gt_add(&t[k], "arenas", l->mh_arenas);
 	gt_add(&t[k], "sweepgen", l->mh_sweepgen);
 	k++;
 	t[k].name = "runtime.mspan";
@@ -243,6 +245,8 @@ static void htypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	gt_add(&t[k], "state", l->ms_state);
 	gt_add(&t[k], "elemsize", l->ms_elemsize);
 	gt_add(&t[k], "largeType", opt(l->ms_largetype));
+	if (l->ms_specials != 0)   /* -p retained's releases only */
+		gt_add(&t[k], "specials", l->ms_specials);
 	k++;
 	t[k].name = o ? "runtime._type" : "internal/abi.Type";
 	gt_add(&t[k], o ? "size" : "Size_", l->ty_size);
@@ -250,11 +254,30 @@ static void htypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	gt_add(&t[k], o ? "tflag" : "TFlag", l->ty_tflag);
 	gt_add(&t[k], o ? "kind" : "Kind_", l->ty_kind);
 	gt_add(&t[k], o ? "str" : "Str", l->ty_str);
+	gt_add(&t[k], o ? "gcdata" : "GCData", l->ty_gcdata);
 	k++;
 	t[k].name = "runtime.moduledata";
 	gt_add(&t[k], "types", l->md_types);
 	gt_add(&t[k], "etypes", l->md_etypes);
+	gt_add(&t[k], "data", l->md_data);
+	gt_add(&t[k], "edata", l->md_edata);
+	gt_add(&t[k], "bss", l->md_bss);
+	gt_add(&t[k], "ebss", l->md_ebss);
+	gt_add(&t[k], "gcdata", l->md_gcdata);
+	gt_add(&t[k], "gcbss", l->md_gcbss);
+	/* retstack.c: rodata is the word before gofunc */
+	gt_add(&t[k], "rodata", l->md_gofunc ? 8 * ((int64_t)l->md_gofunc - 1) :
+	       -1);
 	k++;
+	if (l->ms_specials != 0) {
+		t[k].name = "runtime.special";
+		gt_add(&t[k], "offset", l->sp_offset);
+		gt_add(&t[k], "kind", l->sp_kind);
+		k++;
+		t[k].name = "runtime.specialfinalizer";
+		gt_add(&t[k], "fn", l->sp_size);
+		k++;
+	}
 	*n = k;
 }
 
@@ -326,6 +349,8 @@ static void mtypes_for(const gh_rtlayout *l, int a64, dw_gtype *t,
 	k++;
 	t[k].name = "runtime.mcache";
 	gt_add(&t[k], "tinyAllocs", l->mc_tinyallocs);
+	/* retained.c: the tiny block two words before */
+	gt_add(&t[k], "tiny", (int64_t)l->mc_tinyallocs - 16);
 	gt_add(&t[k], "alloc", l->mc_alloc);
 	k++;
 	/* releaseAll's fields of a cached span (heap fields: htypes_for) */

@@ -291,6 +291,7 @@ int main(int argc, char **argv)
 	wo.sample_index = c.sample_index;
 	wo.top_n = c.top_n;
 	wo.stats = &ws;
+	wo.path = c.path;
 	rc = goheap_profile_collect_write(s, c.profile, &wo, &buf, &len, &ks);
 	if (rc == GOHEAP_EDISABLED) {
 		if (pid > 0)
@@ -376,9 +377,12 @@ int main(int argc, char **argv)
 		/* -p types' snapshot re-reads spans (heapwalk.c) */
 		const char *what = c.profile == GOHEAP_PROFILE_TYPES ?
 				   "types" : c.profile ==
+				   GOHEAP_PROFILE_RETAINED ? "retained" :
+				   c.profile ==
 				   GOHEAP_PROFILE_MEMSTATS ? "memstats" :
 				   "goroutine";
-		const char *unit = c.profile == GOHEAP_PROFILE_TYPES ?
+		const char *unit = c.profile == GOHEAP_PROFILE_TYPES ||
+				   c.profile == GOHEAP_PROFILE_RETAINED ?
 				   "spans" : c.profile ==
 				   GOHEAP_PROFILE_MEMSTATS ? "Ps" :
 				   "goroutines";

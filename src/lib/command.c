@@ -130,6 +130,7 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 	wo.format = c.format;
 	wo.sample_index = c.sample_index;
 	wo.top_n = c.top_n;
+	wo.path = c.path;
 	wo.stats = &ws;
 	/* Collected and written in one call (goheap.h): the walker reads
 	 * through the debugger on this thread, a heap proto is encoded on

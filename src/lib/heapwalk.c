@@ -42,7 +42,7 @@
  * The span's fields, as the row places them: */
 typedef struct span {
 	uint64_t addr, base, npages, nelems, freeindex, scanidx, allocbits,
-		 elemsize, largetype;
+		 elemsize, largetype, specials;
 	uint32_t sweepgen;
 	uint16_t alloccount;
 	uint8_t spanclass, sizeclass, noscan, state;
@@ -70,6 +70,7 @@ typedef struct hw {
 	const gh_rtlayout *l;
 	uint32_t mh_sweepgen;
 	int greentea;             /* Green Tea's inline mark bits: heap_bits */
+	const gh_heap_sink *sink; /* gh_heap_objects' caller, or NULL */
 	/* the snapshot (NULL rec: not recording) */
 	srec *recs, *cur;
 	size_t nrecs;
@@ -348,6 +349,13 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 			r->nruns++;
 		}
 	}
+	if (w->sink != NULL) {
+		int rc = w->sink->obj(w->sink->arg, addr, size,
+				      (uint32_t)(e - t->e));
+
+		if (rc != 0)
+			return rc;
+	}
 	if (t->want_objects)
 		gh_buf_printf(&t->objlines, "0x%llx %llu 0x%llx %c %s\n",
 			      (unsigned long long)addr,
@@ -378,6 +386,8 @@ static void span_decode(const hw *w, const unsigned char *b, span *sp)
 	sp->state = b[l->ms_state];
 	sp->largetype = l->ms_largetype != 0 ?
 			gh_load(b + l->ms_largetype, 8, big) : 0;
+	sp->specials = l->ms_specials != 0 ?
+		       gh_load(b + l->ms_specials, 8, big) : 0;
 }
 
 /* NULL when the span is one the runtime can make, else why not. */
@@ -536,6 +546,12 @@ static int walk_span(hw *w, const span *spp)
 		t->unswept_spans++;
 	if (w->cur != NULL)
 		w->cur->unswept = (uint8_t)unswept;
+	if (w->sink != NULL && w->sink->span != NULL && sp.specials != 0) {
+		rc = w->sink->span(w->sink->arg, sp.specials, sp.base,
+				   sp.elemsize, sp.noscan);
+		if (rc != 0)
+			return rc;
+	}
 	if (sp.sizeclass == 0) {
 		/* a large object: allocated once mallocgc set freeindex, or
 		 * marked by the last sweep */
@@ -873,9 +889,55 @@ static int walk_stopped(hw *w, uint64_t mheap, int mode)
 	return gh_target_resume(tg, w->p, t0, gh_now(), rc);
 }
 
-int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
+/* The checks and the walker's state every heap reader shares. */
+static int hw_setup(hw *w, gh_profile *p, gh_target *tg, gh_types *t,
+		    uint64_t *mheap, const char *what)
 {
 	const gh_rtlayout *l = tg->lay;
+
+	if (!l->heap_verified || tg->mem.ptr_size != 8)
+		return gh_errf(&tg->err, GOHEAP_EUNSUPPORTED, "%s: "
+			       "unsupported runtime layout for go1.%d on a "
+			       "%u-bit target (the heap walker knows 64-bit "
+			       "go1.19 and go1.21 to go1.27)", what,
+			       tg->ver.minor, tg->mem.ptr_size * 8);
+	if (l->ms_size > 256)
+		return gh_errf(&tg->err, GOHEAP_EVERSION, "unsupported runtime "
+			       "layout: mspan of %u bytes", l->ms_size);
+	*mheap = tg->addrs.mheap;   /* .symtab, or located (find_mheap) */
+	if (*mheap == 0)
+		return gh_errf(&tg->err, GOHEAP_ENOSYM, "%s: "
+			       "runtime.mheap_ not found%s", what,
+			       gh_exe_has_symtab(tg->exe) ? "" : " (stripped: "
+			       "not located from runtime.sweepone's code)");
+	t->headers = l->heap_headers;
+	memset(w, 0, sizeof(*w));
+	w->tg = tg;
+	w->p = p;
+	w->t = t;
+	w->m = &tg->mem;
+	w->l = l;
+	w->greentea = find_greentea(w);
+	find_types(w);
+	return 0;
+}
+
+int gh_heap_objects(gh_profile *p, gh_target *tg, gh_types *t,
+		    const gh_heap_sink *k)
+{
+	uint64_t mheap;
+	hw w;
+	int rc;
+
+	rc = hw_setup(&w, p, tg, t, &mheap, "-p retained");
+	if (rc != 0)
+		return rc;
+	w.sink = k;
+	return walk_all(&w, mheap, 0);
+}
+
+int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
+{
 	uint64_t mheap = 0;
 	double t0 = gh_now(), tb0 = tg->mem.t_backend;
 	uint64_t n0 = tg->mem.nreads, b0 = tg->mem.nbytes;
@@ -883,35 +945,14 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 	hw w;
 	int rc, snap;
 
-	if (!l->heap_verified || tg->mem.ptr_size != 8)
-		return gh_errf(&tg->err, GOHEAP_EUNSUPPORTED, "-p types: "
-			       "unsupported runtime layout for go1.%d on a "
-			       "%u-bit target (the heap walker knows 64-bit "
-			       "go1.19 and go1.21 to go1.27)", tg->ver.minor,
-			       tg->mem.ptr_size * 8);
-	if (l->ms_size > 256)
-		return gh_errf(&tg->err, GOHEAP_EVERSION, "unsupported runtime "
-			       "layout: mspan of %u bytes", l->ms_size);
-	mheap = tg->addrs.mheap;   /* .symtab, or located (find_mheap) */
-	if (mheap == 0)
-		return gh_errf(&tg->err, GOHEAP_ENOSYM, "-p types: "
-			       "runtime.mheap_ not found%s",
-			       gh_exe_has_symtab(tg->exe) ? "" : " (stripped: "
-			       "not located from runtime.sweepone's code)");
 	t = gh_calloc(1, sizeof(*t));
 	if (t == NULL)
 		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 	p->types = t;
 	t->want_objects = objects;
-	t->headers = l->heap_headers;
-	memset(&w, 0, sizeof(w));
-	w.tg = tg;
-	w.p = p;
-	w.t = t;
-	w.m = &tg->mem;
-	w.l = l;
-	w.greentea = find_greentea(&w);
-	find_types(&w);
+	rc = hw_setup(&w, p, tg, t, &mheap, "-p types");
+	if (rc != 0)
+		return rc;
 	/* a live target is read running, then stopped to re-read the spans
 	 * that changed (as the goroutine snapshot does); -f objects lists
 	 * every object, so it is walked stopped from the start */

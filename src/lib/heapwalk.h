@@ -37,4 +37,24 @@
  */
 int gh_types_collect(gh_profile *p, gh_target *tg, int objects);
 
+/* What gh_heap_objects hands its caller (-p retained: retained.c). */
+typedef struct gh_heap_sink {
+	/* each object: its address, size and row (an index of t->e);
+	 * non-zero stops the walk */
+	int (*obj)(void *arg, uint64_t addr, uint64_t size, uint32_t entry);
+	/* each in-use span with specials: the list's head, the span's
+	 * base, elemsize and noscan (NULL: not asked) */
+	int (*span)(void *arg, uint64_t specials, uint64_t base,
+		    uint64_t elemsize, int noscan);
+	void *arg;
+} gh_heap_sink;
+
+/*
+ * Every allocated object of tg through k (t: a zeroed histogram that
+ * gets the rows), read as it is: the caller stops a live target around
+ * it.  0, or a GOHEAP_E* code with tg->err set.
+ */
+int gh_heap_objects(gh_profile *p, gh_target *tg, gh_types *t,
+		    const gh_heap_sink *k);
+
 #endif

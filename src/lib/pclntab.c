@@ -116,6 +116,7 @@ struct gh_sym {
 typedef struct gh_func {
 	uint64_t entry;           /* link address */
 	int32_t nameoff;
+	int32_t args;             /* _func.args (abi.ArgsSizeUnknown: -1<<31) */
 	uint32_t pcfile, pcln, npcdata, cuoff, nfuncdata;
 	int32_t startline;
 	uint8_t funcid;
@@ -208,6 +209,7 @@ static int gh_decode_func(const gh_sym *s, uint64_t i, gh_func *f)
 	p = s->tab + base;
 	f->entry = s->text + gh_load(p, 4, s->big);
 	f->nameoff = (int32_t)gh_load(p + 4, 4, s->big);
+	f->args = (int32_t)gh_load(p + 8, 4, s->big);
 	f->pcsp = (uint32_t)gh_load(p + 16, 4, s->big);
 	f->pcfile = (uint32_t)gh_load(p + 20, 4, s->big);
 	f->pcln = (uint32_t)gh_load(p + 24, 4, s->big);
@@ -1152,6 +1154,7 @@ int gh_sym_funcinfo(const gh_sym *s, uint64_t pc, gh_funcinfo *out)
 	out->name = gh_funcname(s, f.nameoff);
 	out->funcid = f.funcid;
 	out->flag = f.flag;
+	out->args = f.args;
 	out->has_pcsp = f.pcsp != 0;
 	out->spdelta = f.pcsp != 0 ? gh_pcvalue(s, &f, f.pcsp, pc - s->bias) :
 				     -1;

@@ -30,6 +30,8 @@ void gh_profile_destroy(gh_profile *p)
 	free(p->recs);
 	gh_types_free(p->types);
 	p->types = NULL;
+	gh_retained_free(p->retained);
+	p->retained = NULL;
 	free(p->memstats);
 	p->memstats = NULL;
 	p->maps = NULL;
@@ -207,4 +209,24 @@ void gh_types_free(gh_types *t)
 	gh_hmap_free(&t->idx);
 	gh_buf_free(&t->objlines);
 	free(t);
+}
+
+void gh_retained_free(gh_retained *r)
+{
+	if (r == NULL)
+		return;
+	gh_types_free(r->types);
+	free(r->addr);
+	free(r->size);
+	free(r->ent);
+	free(r->off);
+	free(r->adj);
+	free(r->roots);
+	gh_buf_free(&r->names);
+	free(r->idom);
+	free(r->parent);
+	free(r->via);
+	free(r->ret);
+	free(r->retn);
+	free(r);
 }

@@ -149,6 +149,67 @@ typedef struct gh_types {
 
 void gh_types_free(gh_types *t);
 
+/* ---- -p retained: who holds the heap (filled by retained.c) ---------- */
+
+#define GH_RET_NONE 0xffffffffu
+
+/* Root kinds, in the order reachability is attributed (an object reached
+ * from a global is "data" even when a stack slot points at it too). */
+enum gh_root_kind {
+	GH_ROOT_DATA = 1,     /* a global in .data (moduledata.gcdata) */
+	GH_ROOT_BSS,          /* a global in .bss (moduledata.gcbss) */
+	GH_ROOT_FINALIZER,    /* a special: a finalizer's object's referents
+	                       * and function, a cleanup's function words, a
+	                       * weak pointer's handle */
+	GH_ROOT_TINY,         /* a P's mcache's current tiny block
+	                       * (gcMarkTinyAllocs) */
+	GH_ROOT_STACK,        /* a goroutine's frame */
+	GH_ROOT_NKINDS
+};
+
+typedef struct gh_root {
+	uint64_t addr;        /* the symbol, the frame's sp, the object */
+	uint64_t goid;        /* stack roots */
+	size_t name;          /* offset of its label in names */
+	uint8_t kind;         /* enum gh_root_kind */
+} gh_root;
+
+typedef struct gh_retained {
+	gh_types *types;      /* the rows (types and shapes) of the objects */
+	uint32_t nobj, nroot; /* nodes: objects, roots, then the super-root */
+	uint64_t *addr, *size;/* per object, sorted by address */
+	uint32_t *ent;        /* per object: its row in types */
+	uint64_t *off;        /* CSR: node i's edges adj[off[i] .. off[i+1]) */
+	uint32_t *adj;
+	uint64_t nedges;
+	gh_root *roots;
+	gh_buf names;         /* the roots' labels, NUL-terminated */
+	/* results, per node */
+	uint32_t *idom;       /* immediate dominator; GH_RET_NONE unreachable */
+	uint32_t *parent;     /* a shortest path's previous node (BFS) */
+	uint8_t *via;         /* the root kind that reached it first, 0 none */
+	uint64_t *ret;        /* retained bytes */
+	uint32_t *retn;       /* retained objects */
+	/* totals */
+	uint64_t objects, bytes, reach_objects, reach_bytes;
+	uint64_t via_objects[GH_ROOT_NKINDS], via_bytes[GH_ROOT_NKINDS];
+	uint64_t root_words[GH_ROOT_NKINDS];   /* root slots pointing at objects */
+	uint64_t goroutines, stack_bytes, running_whole;
+	/* frames scanned with their stack maps, or every word (asyncPreempt
+	 * and the frame under it, missing maps); stacks whose rest past the
+	 * last frame unwound was scanned every word, and those bytes */
+	uint64_t frames_precise, frames_conservative;
+	uint64_t stacks_conservative, bytes_conservative;
+	uint64_t unscanned;   /* pointerful objects whose pointers are unknown */
+	uint64_t ondemand;    /* objects whose on-demand GC mask could not be
+	                       * built from the type */
+	uint64_t ondemand_types;   /* on-demand masks built from the type */
+	int symbols;          /* data roots named from .symtab */
+	double t_read, t_graph, t_dom;
+} gh_retained;
+
+void gh_retained_free(gh_retained *r);
+
 struct gh_memstats;        /* memstats.h */
 
 /* One executable mapping of the target, for pprof Mapping messages. */
@@ -210,6 +271,8 @@ typedef struct goheap_profile {
 	uint64_t gor_stop_threads, gor_rewalked, gor_checked;
 	/* -p types: the histogram (heapwalk.c), freed with the profile */
 	gh_types *types;
+	/* -p retained: the graph and its dominators (retained.c) */
+	gh_retained *retained;
 	/* -p memstats, and the trailer of -p heap/allocs -f text
 	 * (memstats.c), freed with the profile; NULL: none */
 	struct gh_memstats *memstats;

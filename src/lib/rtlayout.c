@@ -442,21 +442,33 @@ static const char *const gh_gstatus_126[] = {
  * allocation headers; 1.27 put typedesclen between types and etypes.
  */
 #define GH_TY .ty_size = 0, .ty_ptrbytes = 8, .ty_tflag = 20, .ty_kind = 23, \
-	.ty_str = 40
+	.ty_str = 40, .ty_gcdata = 32, .md_data = 208, .md_edata = 216, \
+	.md_bss = 224, .md_ebss = 232
 #define GH_HEAP_119 .heap_verified = 1, .mh_allspans = 65856, \
 	.mh_sweepgen = 65848, .ms_size = 144, .ms_startaddr = 24, \
 	.ms_npages = 32, .ms_freeindex = 48, .ms_nelems = 56, \
 	.ms_freeidxscan = 136, .ms_allocbits = 72, .ms_gcmarkbits = 80, \
 	.ms_sweepgen = 88, .ms_alloccount = 96, .ms_spanclass = 98, \
 	.ms_state = 99, .ms_elemsize = 104, .ms_idx_size = 8, \
-	.heap_type_old = 1, GH_TY, .md_types = 280, .md_etypes = 288
+	.heap_type_old = 1, GH_TY, .md_types = 280, .md_etypes = 288, \
+	.md_gcdata = 264, .md_gcbss = 272, .mh_arenas = 65936, .arena_bits = 2, \
+	GH_SPECIALS(2, 10, 16, 1, 0, 0, 0), .ms_specials = 128
 #define GH_HEAP_121 .heap_verified = 1, .mh_allspans = 65864, \
 	.mh_sweepgen = 65856, .ms_size = 168, .ms_startaddr = 24, \
 	.ms_npages = 32, .ms_freeindex = 48, .ms_nelems = 56, \
 	.ms_freeidxscan = 160, .ms_allocbits = 72, .ms_gcmarkbits = 80, \
 	.ms_sweepgen = 96, .ms_alloccount = 104, .ms_spanclass = 106, \
 	.ms_state = 107, .ms_elemsize = 112, .ms_idx_size = 8, GH_TY, \
-	.md_types = 296, .md_etypes = 304
+	.md_types = 296, .md_etypes = 304, .md_gcdata = 280, .md_gcbss = 288, \
+	.mh_arenas = 65944, .arena_bits = 1, GH_SPECIALS(2, 10, 16, 1, 0, 0, 0), \
+	.ms_specials = 136
+/* mheap.go's specials: 1.24 widened special.offset to a uintptr; the kinds
+ * were renumbered in 1.23 (weak handles), 1.24 (cleanups) and 1.25 (tiny
+ * blocks first); 1.26 made a cleanup three pointer words (cleanupFn). */
+#define GH_SPECIALS(osz, kind, size, fin, weak, cln, cw) \
+	.sp_offset = 8, .sp_offset_size = osz, .sp_kind = kind, .sp_size = size, \
+	.sk_finalizer = fin, .sk_weak = weak, .sk_cleanup = cln, \
+	.sp_cleanup_words = cw
 #define GH_HEAP_122(etypes) .heap_verified = 1, .mh_allspans = 65864, \
 	.mh_sweepgen = 65856, .ms_size = 160, .ms_startaddr = 24, \
 	.ms_npages = 32, .ms_freeindex = 48, .ms_nelems = 50, \
@@ -464,7 +476,8 @@ static const char *const gh_gstatus_126[] = {
 	.ms_sweepgen = 88, .ms_alloccount = 96, .ms_spanclass = 98, \
 	.ms_state = 99, .ms_elemsize = 104, .ms_idx_size = 2, \
 	.ms_largetype = 152, .heap_headers = 1, GH_TY, .md_types = 296, \
-	.md_etypes = etypes
+	.ms_specials = 128, \
+	.md_etypes = etypes, .md_gcdata = 280, .md_gcbss = 288
 
 /*
  * runtime.MemStats (memstats.c), from the DWARF of each release
@@ -626,6 +639,7 @@ static const gh_rtlayout layouts[] = {
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_122),
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
+		GH_SPECIALS(2, 10, 16, 1, 0, 0, 0),
 		GH_MEMSTATS_122(64, 40),
 		GH_SCHED(184, 0, 72, 2472, 328),
 	},
@@ -647,6 +661,7 @@ static const gh_rtlayout layouts[] = {
 		.tb_exported_rcvr = 1,
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
+		GH_SPECIALS(2, 10, 16, 1, 2, 0, 0),
 		GH_MEMSTATS_122(56, 40),
 		GH_SCHED(184, 0, 72, 2464, 328),
 	},
@@ -668,6 +683,7 @@ static const gh_rtlayout layouts[] = {
 		GH_BUBBLE_124,
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
+		GH_SPECIALS(8, 16, 24, 1, 2, 6, 1),
 		GH_MEMSTATS_122(56, 48),
 		GH_SCHED(184, 0, 72, 2464, 328),
 	},
@@ -690,6 +706,7 @@ static const gh_rtlayout layouts[] = {
 		GH_BUBBLE_125, .tb_durable = 1, .idle_in_synctest = GH_IDLE_125,
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
+		GH_SPECIALS(8, 16, 24, 2, 3, 7, 1),
 		GH_MEMSTATS_125(92392),
 		GH_SCHED(184, 200, 80, 2464, 344),
 	},
@@ -716,6 +733,7 @@ static const gh_rtlayout layouts[] = {
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304), .heap_greentea = 1,
+		GH_SPECIALS(8, 16, 24, 2, 3, 7, 3),
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),
 	},
@@ -745,6 +763,7 @@ static const gh_rtlayout layouts[] = {
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_17,
 		GH_HEAP_122(312), .heap_greentea = 1,
+		GH_SPECIALS(8, 16, 24, 2, 3, 7, 3),
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),
 	},

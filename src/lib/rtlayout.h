@@ -203,6 +203,19 @@ typedef struct gh_rtlayout {
 	int heap_type_old;
 	unsigned ty_size, ty_ptrbytes, ty_tflag, ty_kind, ty_str;
 	unsigned md_types, md_etypes;
+	/* -p retained (retained.c): abi.Type.GCData, and moduledata's data,
+	 * edata, bss, ebss, gcdata and gcbss (the data and bss roots) */
+	unsigned ty_gcdata;
+	unsigned md_data, md_edata, md_bss, md_ebss, md_gcdata, md_gcbss;
+	/* -p retained's special roots (mheap.go: mspan.specials, special,
+	 * specialfinalizer.fn, specialWeakHandle.handle, specialCleanup's
+	 * function words, each at sp_size; the kinds' numbers; 0: none) */
+	unsigned ms_specials, sp_offset, sp_offset_size, sp_kind, sp_size;
+	unsigned sk_finalizer, sk_weak, sk_cleanup, sp_cleanup_words;
+	/* go1.19-1.21's pointer bits: mheap_.arenas, and heapArena.bitmap's
+	 * bits a heap word (2: 1.19's pointer and scan nibbles; 1: 1.20+'s
+	 * pointer bit); 0: the bits are in spans and headers (1.22+) */
+	unsigned mh_arenas, arena_bits;
 
 	/* ---- runtime.MemStats (memstats.c: mstats.go readmemstats_m,
 	 * flushallmcaches -> mcache.go releaseAll, mgcpacer.go heapGoal;

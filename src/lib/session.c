@@ -29,6 +29,7 @@
 #include "locate.h"
 #include "goroutine.h"
 #include "heapwalk.h"
+#include "retained.h"
 #include "memstats.h"
 
 
@@ -459,7 +460,7 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 		return s != NULL ? gh_errf(&s->t.err, GOHEAP_EINVAL,
 					   "session is not open") :
 				   GOHEAP_EINVAL;
-	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_MEMSTATS)
+	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_RETAINED)
 		return gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown profile kind %d",
 			       kind);
 	p = profile_new(s, kind);
@@ -481,6 +482,17 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 		s->t.mem.deadline = s->time_limit > 0 ?
 				  gh_now() + s->time_limit : 0;
 		rc = gh_memstats_collect(p, &s->t);
+		s->t.mem.deadline = 0;
+		if (rc != 0)
+			goto fail;
+		*out = p;
+		return 0;
+	}
+	if (kind == GOHEAP_PROFILE_RETAINED) {
+		/* retained.c: the object graph, roots, dominators */
+		s->t.mem.deadline = s->time_limit > 0 ?
+				    gh_now() + s->time_limit : 0;
+		rc = gh_retained_collect(p, &s->t);
 		s->t.mem.deadline = 0;
 		if (rc != 0)
 			goto fail;
@@ -718,6 +730,9 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 			rc = gh_write_memstats(p->memstats, 0, &b);
 	} else if (p->kind == GOHEAP_PROFILE_TYPES) {
 		rc = gh_write_types(p, &w, wo->format, &b, &s->t.err);
+	} else if (p->kind == GOHEAP_PROFILE_RETAINED) {
+		rc = gh_write_retained(p, &w, wo->format, wo->version >= 3 ?
+				       wo->path : NULL, &b, &s->t.err);
 	} else if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* fmt_goroutine.c */
 		if (p->gor_no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||

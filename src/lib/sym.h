@@ -153,6 +153,8 @@ typedef struct gh_funcinfo {
 	uint8_t flag;         /* abi.FuncFlag */
 	int has_pcsp;         /* f.pcsp != 0 (an external function has none) */
 	int32_t spdelta;      /* funcspdelta at the pc asked; -1: no value */
+	int32_t args;         /* _func.args: argument bytes (INT32_MIN:
+	                         unknown, reflect's stubs) */
 } gh_funcinfo;
 
 /* The function containing runtime pc: 0 or GOHEAP_ENOSYM. */

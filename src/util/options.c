@@ -28,6 +28,7 @@ enum opt_id {
 	OPT_HELP,
 	OPT_NO_STOP,
 	OPT_OUTPUT,
+	OPT_PATH,
 	OPT_PROFILE,
 	OPT_QUIET,
 	OPT_SAMPLE_INDEX,
@@ -83,11 +84,16 @@ static const struct opt_def opts[] = {
 	{ "output", 'o', ARG_REQUIRED, OPT_OUTPUT, "FILE",
 	  "write the profile to FILE ('-' = stdout)",
 	  NULL, 0 },
+	{ "path", 0, ARG_REQUIRED, OPT_PATH, "ADDR|TYPE",
+	  "-p retained: a shortest path from the roots to the object at\n"
+	  "ADDR (0x...), or to the object of TYPE that retains the most",
+	  NULL, 0 },
 	{ "profile", 'p', ARG_REQUIRED, OPT_PROFILE, "K",
 	  "heap (default) | allocs | block | mutex | goroutine | types\n"
 	  "(every heap object by type: -f top, text, collapsed, objects)\n"
-	  "| memstats (runtime.MemStats as heap?debug=1's trailer)",
-	  "heap|allocs|block|mutex|goroutine|types|memstats", 0 },
+	  "| memstats (runtime.MemStats as heap?debug=1's trailer)\n"
+	  "| retained (who holds the heap: reachability, retained size)",
+	  "heap|allocs|block|mutex|goroutine|types|memstats|retained", 0 },
 	{ "quiet", 'q', ARG_NONE, OPT_QUIET, NULL, "print errors only",
 	  NULL, 0 },
 	{ "sample-index", 's', ARG_REQUIRED, OPT_SAMPLE_INDEX, "I",
@@ -167,7 +173,7 @@ static const char *const format_names[] = { "pprof", "text", "top",
 					    "objects", "json" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
 					     "mutex", "goroutine", "types",
-					     "memstats" };
+					     "memstats", "retained" };
 static const char *const sample_names[] = { "alloc_objects", "alloc_space",
 					    "inuse_objects", "inuse_space" };
 static const char *const contention_names[] = { "contentions", "delay" };
@@ -255,13 +261,16 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 	case OPT_OUTPUT:
 		c->output = val;
 		break;
+	case OPT_PATH:
+		c->path = val;
+		break;
 	case OPT_PROFILE:
 		k = lookup(profile_names, sizeof(profile_names) /
 			   sizeof(profile_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown profile '%s' (heap, "
 				 "allocs, block, mutex, goroutine, types, "
-				 "memstats)", val);
+				 "memstats, retained)", val);
 			return 2;
 		}
 		c->profile = k;

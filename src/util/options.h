@@ -24,6 +24,7 @@ typedef struct gh_cli {
 	long long force_rate;   /* its RATE (default 524288) */
 	int dry_run;
 	int no_stop;            /* --no-stop: goroutine snapshot unstopped */
+	const char *path;       /* --path (-p retained) */
 	int quiet, verbose;
 	int help, version;
 	const char *positional[2]; /* PID | CORE [EXE] */

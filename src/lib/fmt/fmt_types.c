@@ -134,7 +134,7 @@ static void pb_valtype(gh_pb *b, int tag, int64_t type, int64_t unit)
 }
 
 /* The gzip member of in[0..n) (zlib, level 1) appended to out. */
-static int gzip_append(const unsigned char *in, size_t n, gh_buf *out,
+int gh_fmt_gzip_append(const unsigned char *in, size_t n, gh_buf *out,
 		       gh_err *err)
 {
 	z_stream z;
@@ -235,7 +235,7 @@ static int write_pprof(const gh_profile *p, const gh_types *t,
 		gh_pb_free(&b);
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
 	}
-	rc = gzip_append(b.data.data, b.data.len, out, err);
+	rc = gh_fmt_gzip_append(b.data.data, b.data.len, out, err);
 	gh_pb_free(&b);
 	return rc;
 }

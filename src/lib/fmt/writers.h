@@ -73,4 +73,14 @@ int gh_write_goroutine_list(const gh_profile *p, const gh_wctx *w,
 int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
 		   gh_buf *out, gh_err *err);
 
+/* The gzip member of in[0..n) (zlib, level 1) appended to out
+ * (fmt_types.c). */
+int gh_fmt_gzip_append(const unsigned char *in, size_t n, gh_buf *out,
+		       gh_err *err);
+
+/* -p retained (fmt_retained.c): top, text, collapsed, pprof or objects;
+ * path: --path's address or type (NULL: none). */
+int gh_write_retained(const gh_profile *p, const gh_wctx *w, int format,
+		      const char *path, gh_buf *out, gh_err *err);
+
 #endif

@@ -1,0 +1,676 @@
+/*
+ * fmt_retained.c - who holds the heap (retained.c) as text and pprof.
+ *
+ * top:       the header (allocated, reachable, unreachable, the roots),
+ *            then the biggest holders: roots and objects by retained
+ *            bytes (what would be freed if they let go), -n rows
+ * text:      the `jmap -histo:live` view: every row (type or shape) with
+ *            its reachable and unreachable objects and bytes, most
+ *            reachable bytes first
+ * collapsed: "root;type;...;type bytes": each reachable object's bytes
+ *            under its dominator path (the frames are the dominators'
+ *            types, a run of one type folded into one frame)
+ * pprof:     the same paths as profile.proto: sample types
+ *            inuse_objects/count, inuse_space/bytes (the objects' own
+ *            bytes: a frame's cumulative value is what its holders
+ *            retain), retained_space/bytes (the retained bytes of the
+ *            objects where the path enters that frame: read it flat)
+ * objects:   one line per object (tests): address, size, reachable,
+ *            the root kind that reached it, retained bytes and objects,
+ *            its immediate dominator (an address or "root"), type
+ * --path:    a shortest path from a root to one object (by address, or
+ *            the type's object that retains the most)
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../retained.h"
+#include "writers.h"
+#include "pb.h"
+
+#define NONE GH_RET_NONE
+#define MAX_DEPTH 48u
+
+static const char *const kind_names[GH_ROOT_NKINDS] = {
+	"-", "data", "bss", "finalizer", "tiny", "stack"
+};
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b != 0 ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
+		   const char *pfx)
+{
+	uint64_t rw = 0;
+	size_t k, nr[GH_ROOT_NKINDS] = { 0 };
+
+	for (k = 0; k < r->nroot; k++)
+		nr[r->roots[k].kind]++;
+	for (k = 1; k < GH_ROOT_NKINDS; k++)
+		rw += r->root_words[k];
+	gh_buf_printf(b, "%sgo-heap -p retained: who holds the Go heap, "
+		      "go1.%d.%d, %s\n", pfx, p->ver.minor, p->ver.patch,
+		      p->source);
+	gh_buf_printf(b, "%sallocated: %llu objects, %llu bytes; reachable: "
+		      "%llu objects (%.1f%%), %llu bytes (%.1f%%); "
+		      "unreachable (garbage the next GC frees): %llu objects, "
+		      "%llu bytes\n", pfx, (unsigned long long)r->objects,
+		      (unsigned long long)r->bytes,
+		      (unsigned long long)r->reach_objects,
+		      pct(r->reach_objects, r->objects),
+		      (unsigned long long)r->reach_bytes,
+		      pct(r->reach_bytes, r->bytes),
+		      (unsigned long long)(r->objects - r->reach_objects),
+		      (unsigned long long)(r->bytes - r->reach_bytes));
+	gh_buf_printf(b, "%sroots: %llu slots pointing into the heap: data "
+		      "%llu in %zu %s, bss %llu in %zu %s (precise: the "
+		      "module's GC programs); stacks %llu in %zu frames of "
+		      "%llu goroutines\n", pfx,
+		      (unsigned long long)rw,
+		      (unsigned long long)r->root_words[GH_ROOT_DATA],
+		      nr[GH_ROOT_DATA], r->symbols ? "symbols" : "runs",
+		      (unsigned long long)r->root_words[GH_ROOT_BSS],
+		      nr[GH_ROOT_BSS], r->symbols ? "symbols" : "runs",
+		      (unsigned long long)r->root_words[GH_ROOT_STACK],
+		      nr[GH_ROOT_STACK], (unsigned long long)r->goroutines);
+	gh_buf_printf(b, "%sstacks: %llu frames precise (stack maps, stack "
+		      "objects), %llu frames conservative (every word that "
+		      "points into an object: asyncPreempt, missing maps); "
+		      "conservative too: %llu running goroutines' whole stacks"
+		      ", the rest of %llu stacks not unwound (%llu bytes)\n",
+		      pfx, (unsigned long long)r->frames_precise,
+		      (unsigned long long)r->frames_conservative,
+		      (unsigned long long)r->running_whole,
+		      (unsigned long long)r->stacks_conservative,
+		      (unsigned long long)r->bytes_conservative);
+	gh_buf_printf(b, "%sspecials: %zu roots (finalizers: their objects' "
+		      "referents and functions; cleanups' functions; weak "
+		      "pointers' handles), %llu slots\n", pfx,
+		      nr[GH_ROOT_FINALIZER],
+		      (unsigned long long)r->root_words[GH_ROOT_FINALIZER]);
+	gh_buf_printf(b, "%sreached first from: globals %llu objects %llu "
+		      "bytes, specials %llu objects %llu bytes, stacks %llu "
+		      "objects %llu bytes\n", pfx,
+		      (unsigned long long)(r->via_objects[GH_ROOT_DATA] +
+					   r->via_objects[GH_ROOT_BSS]),
+		      (unsigned long long)(r->via_bytes[GH_ROOT_DATA] +
+					   r->via_bytes[GH_ROOT_BSS]),
+		      (unsigned long long)r->via_objects[GH_ROOT_FINALIZER],
+		      (unsigned long long)r->via_bytes[GH_ROOT_FINALIZER],
+		      (unsigned long long)r->via_objects[GH_ROOT_STACK],
+		      (unsigned long long)r->via_bytes[GH_ROOT_STACK]);
+	if (nr[GH_ROOT_TINY] > 0)
+		gh_buf_printf(b, "%sthe Ps' current tiny blocks: %zu roots\n",
+			      pfx, nr[GH_ROOT_TINY]);
+	gh_buf_printf(b, "%snot yet roots: queued finalizers (finq), "
+		      "stack-allocated defers' closures\n", pfx);
+	if (r->unscanned > 0)
+		gh_buf_printf(b, "%swarning: %llu pointerful objects whose "
+			      "pointers are unknown (no usable type): their "
+			      "referents may show as unreachable\n", pfx,
+			      (unsigned long long)r->unscanned);
+	if (r->ondemand_types > 0)
+		gh_buf_printf(b, "%s%llu types' GC masks built from the type "
+			      "(TFlagGCMaskOnDemand), as buildGCMask does\n", pfx,
+			      (unsigned long long)r->ondemand_types);
+	if (r->ondemand > 0)
+		gh_buf_printf(b, "%swarning: %llu objects of on-demand types "
+			      "whose mask could not be built: every word taken "
+			      "as a pointer where it points into an object\n",
+			      pfx, (unsigned long long)r->ondemand);
+	if (r->types->bad_spans > 0)
+		gh_buf_printf(b, "%swarning: %llu spans left out as "
+			      "implausible; the first, %s\n", pfx,
+			      (unsigned long long)r->types->bad_spans,
+			      r->types->first_bad);
+	if (p->gor_snapshot == 1)
+		gh_buf_printf(b, "%sa consistent snapshot: the process was "
+			      "stopped %.3f ms while the graph was read\n", pfx,
+			      (p->gor_stop_end - p->gor_stop_begin) * 1e3);
+	else if (p->gor_snapshot == 2)
+		gh_buf_printf(b, "%sread while the process ran (--no-stop): "
+			      "best-effort\n", pfx);
+}
+
+/* ---- dominator paths as stacks ------------------------------------------ */
+
+typedef struct snode {
+	uint32_t parent, frame, depth;
+	uint64_t objects, bytes, retained;
+} snode;
+
+typedef struct stacks {
+	snode *v;
+	size_t n, cap;
+	gh_hmap idx;
+	uint32_t *sid;        /* per node: its stack, NONE not yet */
+	uint32_t nframes;     /* types' rows, then roots, then "(roots)" */
+} stacks;
+
+static void stacks_free(stacks *st)
+{
+	free(st->v);
+	gh_hmap_free(&st->idx);
+	free(st->sid);
+}
+
+static uint32_t frame_of(const gh_retained *r, uint32_t v)
+{
+	if (v < r->nobj)
+		return r->ent[v];
+	return (uint32_t)r->types->n + (v - r->nobj);
+}
+
+static const char *frame_name(const gh_retained *r, uint32_t f)
+{
+	const gh_tentry *e;
+
+	if (f < r->types->n) {
+		e = &r->types->e[f];
+		return e->type != 0 ? e->name : e->shape;
+	}
+	if (f - r->types->n < r->nroot)
+		return gh_retained_label(r, r->nobj + (f - (uint32_t)
+							r->types->n));
+	return "(several roots)";
+}
+
+static int intern(stacks *st, uint32_t parent, uint32_t frame,
+		  uint32_t *out)
+{
+	uint64_t key = ((uint64_t)parent << 32 | frame) * 0x9e3779b97f4a7c15ULL;
+	size_t it;
+	uint64_t x;
+
+	key |= 1;
+	for (x = gh_hmap_first(&st->idx, key, &it); x != 0;
+	     x = gh_hmap_next(&st->idx, key, &it)) {
+		if (st->v[x - 1].parent == parent &&
+		    st->v[x - 1].frame == frame) {
+			*out = (uint32_t)(x - 1);
+			return 0;
+		}
+	}
+	if (gh_grow(&st->v, &st->cap, st->n + 1, sizeof(*st->v)) != 0 ||
+	    gh_hmap_add(&st->idx, key, st->n + 1) != 0)
+		return GOHEAP_ENOMEM;
+	memset(&st->v[st->n], 0, sizeof(st->v[0]));
+	st->v[st->n].parent = parent;
+	st->v[st->n].frame = frame;
+	st->v[st->n].depth = parent == NONE ? 1 : st->v[parent].depth + 1;
+	*out = (uint32_t)st->n++;
+	return 0;
+}
+
+/* Node v's stack, with its dominators' first. */
+static int stack_of(const gh_retained *r, stacks *st, uint32_t v0,
+		    uint32_t *chain)
+{
+	uint32_t super = r->nobj + r->nroot, n = 0, v = v0, s, f, ps;
+	int rc;
+
+	while (v != super && st->sid[v] == NONE) {
+		chain[n++] = v;
+		v = r->idom[v];
+	}
+	while (n > 0) {
+		v = chain[--n];
+		if (r->idom[v] == super) {
+			ps = v >= r->nobj ? NONE : (uint32_t)-2;
+			if (ps == (uint32_t)-2) {
+				rc = intern(st, NONE, st->nframes - 1, &ps);
+				if (rc != 0)
+					return rc;
+			}
+		} else
+			ps = st->sid[r->idom[v]];
+		f = frame_of(r, v);
+		if (ps != NONE && (st->v[ps].frame == f ||
+				   st->v[ps].depth >= MAX_DEPTH)) {
+			s = ps;
+		} else {
+			rc = intern(st, ps, f, &s);
+			if (rc != 0)
+				return rc;
+		}
+		st->sid[v] = s;
+		if (v < r->nobj) {
+			st->v[s].objects++;
+			st->v[s].bytes += r->size[v];
+			if (s != ps)
+				st->v[s].retained += r->ret[v];
+		}
+	}
+	return 0;
+}
+
+static int build_stacks(const gh_retained *r, stacks *st)
+{
+	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1;
+	uint32_t *chain, i;
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->nframes = (uint32_t)r->types->n + r->nroot + 1;
+	st->sid = malloc(nn * sizeof(uint32_t));
+	chain = malloc(nn * sizeof(uint32_t));
+	if (st->sid == NULL || chain == NULL) {
+		free(chain);
+		return GOHEAP_ENOMEM;
+	}
+	memset(st->sid, 0xff, nn * sizeof(uint32_t));
+	for (i = 0; i < r->nobj && rc == 0; i++)
+		if (r->idom[i] != NONE)
+			rc = stack_of(r, st, i, chain);
+	free(chain);
+	return rc;
+}
+
+/* A frame as one element of a folded stack. */
+static void put_frame(gh_buf *b, const char *s)
+{
+	for (; *s != '\0'; s++)
+		gh_buf_putc(b, *s == ';' ? ',' : *s);
+}
+
+static void folded(const gh_retained *r, const stacks *st, uint32_t s,
+		   gh_buf *b)
+{
+	uint32_t path[MAX_DEPTH + 2], n = 0;
+
+	for (; s != NONE && n < MAX_DEPTH + 2; s = st->v[s].parent)
+		path[n++] = s;
+	while (n > 0) {
+		put_frame(b, frame_name(r, st->v[path[--n]].frame));
+		if (n > 0)
+			gh_buf_putc(b, ';');
+	}
+}
+
+static void pb_str(gh_pb *b, const char *s)
+{
+	gh_pb_string(b, 6, s, strlen(s));
+}
+
+static void pb_valtype(gh_pb *b, int tag, int64_t type, int64_t unit)
+{
+	size_t m = gh_pb_start_message(b);
+
+	gh_pb_int64_opt(b, 1, type);
+	gh_pb_int64_opt(b, 2, unit);
+	gh_pb_end_message(b, tag, m);
+}
+
+/*
+ * profile.proto: one sample per stack with objects; a location and a
+ * function per frame (id = frame + 1).  Strings: 0 "", 1 inuse_objects,
+ * 2 count, 3 inuse_space, 4 bytes, 5 retained_space, 6 the comment, then
+ * frame f's name at 7 + f.
+ */
+static int write_pprof(const gh_profile *p, const gh_retained *r,
+		       const stacks *st, gh_buf *out, gh_err *err)
+{
+	gh_pb b = GH_PB_INIT;
+	gh_buf c = GH_BUF_INIT;
+	uint64_t locs[MAX_DEPTH + 2];
+	size_t i, m;
+	uint32_t f;
+	int64_t val[3];
+	int rc;
+
+	pb_valtype(&b, 1, 1, 2);
+	pb_valtype(&b, 1, 3, 4);
+	pb_valtype(&b, 1, 5, 4);
+	for (i = 0; i < st->n; i++) {
+		uint32_t s = (uint32_t)i, n = 0;
+
+		if (st->v[i].objects == 0)
+			continue;
+		for (; s != NONE && n < MAX_DEPTH + 2; s = st->v[s].parent)
+			locs[n++] = (uint64_t)st->v[s].frame + 1;
+		m = gh_pb_start_message(&b);
+		gh_pb_uint64s(&b, 1, locs, n);
+		val[0] = (int64_t)st->v[i].objects;
+		val[1] = (int64_t)st->v[i].bytes;
+		val[2] = (int64_t)st->v[i].retained;
+		gh_pb_int64s(&b, 2, val, 3);
+		gh_pb_end_message(&b, 2, m);
+	}
+	for (f = 0; f < st->nframes; f++) {
+		size_t m2;
+
+		m = gh_pb_start_message(&b);
+		gh_pb_uint64(&b, 1, (uint64_t)f + 1);
+		m2 = gh_pb_start_message(&b);
+		gh_pb_uint64(&b, 1, (uint64_t)f + 1);
+		gh_pb_end_message(&b, 4, m2);
+		gh_pb_end_message(&b, 4, m);
+	}
+	for (f = 0; f < st->nframes; f++) {
+		m = gh_pb_start_message(&b);
+		gh_pb_uint64(&b, 1, (uint64_t)f + 1);
+		gh_pb_int64(&b, 2, (int64_t)(7 + f));
+		gh_pb_int64(&b, 3, (int64_t)(7 + f));
+		gh_pb_end_message(&b, 5, m);
+	}
+	pb_str(&b, "");
+	pb_str(&b, "inuse_objects");
+	pb_str(&b, "count");
+	pb_str(&b, "inuse_space");
+	pb_str(&b, "bytes");
+	pb_str(&b, "retained_space");
+	header(p, r, &c, "");
+	gh_buf_putc(&c, '\0');
+	pb_str(&b, c.oom ? "" : (const char *)c.data);
+	gh_buf_free(&c);
+	for (f = 0; f < st->nframes; f++)
+		pb_str(&b, frame_name(r, f));
+	gh_pb_int64_opt(&b, 9, p->time_nanos);
+	pb_valtype(&b, 11, 3, 4);
+	gh_pb_int64(&b, 12, 1);
+	gh_pb_int64(&b, 13, 6);
+	gh_pb_int64(&b, 14, 3);
+	if (b.data.oom) {
+		gh_pb_free(&b);
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	}
+	rc = gh_fmt_gzip_append(b.data.data, b.data.len, out, err);
+	gh_pb_free(&b);
+	return rc;
+}
+
+/* ---- top, text, objects, path ------------------------------------------- */
+
+typedef struct hrank {
+	uint64_t ret;
+	uint32_t v;
+} hrank;
+
+static int by_ret(const void *x, const void *y)
+{
+	const hrank *a = x, *b = y;
+
+	if (a->ret != b->ret)
+		return a->ret > b->ret ? -1 : 1;
+	/* roots (the higher indexes) first at equal bytes */
+	return a->v > b->v ? -1 : a->v < b->v;
+}
+
+static void node_desc(const gh_retained *r, uint32_t v, gh_buf *b)
+{
+	if (v < r->nobj)
+		gh_buf_printf(b, "0x%llx %s", (unsigned long long)r->addr[v],
+			      gh_retained_label(r, v));
+	else
+		gh_buf_printf(b, "%s root %s",
+			      kind_names[r->roots[v - r->nobj].kind],
+			      gh_retained_label(r, v));
+}
+
+/*
+ * The holders by retained bytes, roots before objects at equal bytes; a
+ * holder that keeps 99% or more of what its immediate dominator keeps
+ * (the next link of a list, a map's buckets under the map) is folded into
+ * it, as is everything folded below a folded one: one row per chain.
+ */
+static int write_top(const gh_profile *p, const gh_retained *r, int top_n,
+		     gh_buf *out, gh_err *err)
+{
+	uint64_t nn = (uint64_t)r->nobj + r->nroot, i, n = 0, want, shown = 0,
+		 folded = 0;
+	hrank *h = malloc((nn + 1) * sizeof(*h));
+	uint8_t *st = gh_calloc(nn + 2, 1);   /* 1 shown, 2 folded */
+
+	if (h == NULL || st == NULL) {
+		free(h);
+		free(st);
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < nn; i++)
+		if (r->idom[i] != NONE) {
+			h[n].ret = r->ret[i];
+			h[n].v = (uint32_t)i;
+			n++;
+		}
+	want = top_n > 0 ? (uint64_t)top_n : 20;
+	qsort(h, (size_t)n, sizeof(*h), by_ret);
+	header(p, r, out, "");
+	gh_buf_printf(out, "\n %4s %14s %10s %12s  %s\n", "num", "retained",
+		      "objects", "own bytes", "holder (root, or object and "
+		      "type)");
+	gh_buf_printf(out, "%s\n", "-------------------------------------"
+		      "-------------------------------------");
+	for (i = 0; i < n; i++) {
+		uint32_t v = h[i].v, d = r->idom[v];
+
+		if (d < nn && st[d] != 0 &&
+		    (double)r->ret[v] >= 0.99 * (double)r->ret[d]) {
+			st[v] = 2;
+			folded++;
+			continue;
+		}
+		st[v] = 1;
+		if (shown++ >= want)
+			continue;
+		gh_buf_printf(out, " %3llu: %14llu %10llu %12llu  ",
+			      (unsigned long long)shown,
+			      (unsigned long long)r->ret[v],
+			      (unsigned long long)r->retn[v],
+			      (unsigned long long)(v < r->nobj ?
+						   r->size[v] : 0));
+		node_desc(r, v, out);
+		gh_buf_putc(out, '\n');
+	}
+	if (shown > want)
+		gh_buf_printf(out, " %4s %llu more holders (-n)\n", "...",
+			      (unsigned long long)(shown - want));
+	gh_buf_printf(out, " (%llu holders keeping 99%% or more of their "
+		      "dominator's bytes are folded into it)\n",
+		      (unsigned long long)folded);
+	free(h);
+	free(st);
+	return 0;
+}
+
+/* The rows by reachable bytes, then unreachable bytes (jmap -histo:live's
+ * order); c: four counts a row. */
+typedef struct trow {
+	const uint64_t *c;
+	size_t i;
+} trow;
+
+static int by_live(const void *x, const void *y)
+{
+	const trow *a = x, *b = y;
+
+	if (a->c[1] != b->c[1])
+		return a->c[1] > b->c[1] ? -1 : 1;
+	if (a->c[3] != b->c[3])
+		return a->c[3] > b->c[3] ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int write_text(const gh_profile *p, const gh_retained *r,
+		      gh_buf *out, gh_err *err)
+{
+	size_t nt = r->types->n, i, k;
+	uint64_t *c = gh_calloc(4 * nt + 1, sizeof(uint64_t));
+	trow *o = gh_calloc(nt + 1, sizeof(*o));
+	uint32_t v;
+
+	if (c == NULL || o == NULL) {
+		free(c);
+		free(o);
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	}
+	for (v = 0; v < r->nobj; v++) {
+		int live = r->idom[v] != NONE;
+
+		c[4 * r->ent[v] + (live ? 0 : 2)]++;
+		c[4 * r->ent[v] + (live ? 1 : 3)] += r->size[v];
+	}
+	header(p, r, out, "# ");
+	gh_buf_printf(out, "reachable_objects\treachable_bytes\t"
+		      "unreachable_objects\tunreachable_bytes\ttype\tshape\n");
+	for (i = 0; i < nt; i++) {
+		o[i].c = c + 4 * i;
+		o[i].i = i;
+	}
+	qsort(o, nt, sizeof(*o), by_live);
+	for (k = 0; k < nt; k++) {
+		const gh_tentry *e;
+
+		i = o[k].i;
+		e = &r->types->e[i];
+		if (c[4 * i] + c[4 * i + 2] == 0)
+			continue;
+		gh_buf_printf(out, "%llu\t%llu\t%llu\t%llu\t%s\t%s\n",
+			      (unsigned long long)c[4 * i],
+			      (unsigned long long)c[4 * i + 1],
+			      (unsigned long long)c[4 * i + 2],
+			      (unsigned long long)c[4 * i + 3],
+			      e->type != 0 ? e->name : "untyped", e->shape);
+	}
+	free(c);
+	free(o);
+	return 0;
+}
+
+static void write_objects(const gh_retained *r, gh_buf *out)
+{
+	uint32_t v, d;
+
+	for (v = 0; v < r->nobj; v++) {
+		d = r->idom[v];
+		gh_buf_printf(out, "0x%llx %llu %d %s %llu %u ",
+			      (unsigned long long)r->addr[v],
+			      (unsigned long long)r->size[v], d != NONE,
+			      kind_names[r->via[v]],
+			      (unsigned long long)(d != NONE ? r->ret[v] : 0),
+			      d != NONE ? r->retn[v] : 0);
+		if (d == NONE)
+			gh_buf_printf(out, "-");
+		else if (d < r->nobj)
+			gh_buf_printf(out, "0x%llx",
+				      (unsigned long long)r->addr[d]);
+		else
+			gh_buf_printf(out, "root");
+		gh_buf_printf(out, " %s\n", gh_retained_label(r, v));
+	}
+}
+
+static int write_path(const gh_retained *r, const char *want, gh_buf *out,
+		      gh_err *err)
+{
+	uint32_t v = NONE, n = 0, i, *chain;
+	char *end;
+	unsigned long long a;
+
+	if (want[0] == '0' && (want[1] == 'x' || want[1] == 'X')) {
+		a = strtoull(want, &end, 16);
+		if (*end != '\0')
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: not an "
+				       "address", want);
+		v = gh_retained_find(r, a);
+		if (v == NONE)
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: no "
+				       "allocated object there", want);
+	} else {
+		for (i = 0; i < r->nobj; i++)
+			if (r->idom[i] != NONE &&
+			    strcmp(gh_retained_label(r, i), want) == 0 &&
+			    (v == NONE || r->ret[i] > r->ret[v]))
+				v = i;
+		if (v == NONE)
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: no "
+				       "reachable object of that type or "
+				       "shape", want);
+	}
+	if (r->idom[v] == NONE) {
+		gh_buf_printf(out, "0x%llx %s (%llu bytes): unreachable, "
+			      "garbage the next GC frees\n",
+			      (unsigned long long)r->addr[v],
+			      gh_retained_label(r, v),
+			      (unsigned long long)r->size[v]);
+		return 0;
+	}
+	chain = malloc(((size_t)r->nobj + 1) * sizeof(*chain));
+	if (chain == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	for (i = v; i < r->nobj + r->nroot; i = r->parent[i])
+		chain[n++] = i;
+	gh_buf_printf(out, "a shortest path from the roots (%s) to "
+		      "0x%llx %s, %llu bytes, retaining %llu bytes in %u "
+		      "objects:\n", "globals first, then specials, tiny "
+		      "blocks, stacks",
+		      (unsigned long long)r->addr[v], gh_retained_label(r, v),
+		      (unsigned long long)r->size[v],
+		      (unsigned long long)r->ret[v], r->retn[v]);
+	while (n > 0) {
+		uint32_t x = chain[--n];
+
+		gh_buf_printf(out, "  ");
+		node_desc(r, x, out);
+		if (x < r->nobj)
+			gh_buf_printf(out, " (%llu bytes, retains %llu)",
+				      (unsigned long long)r->size[x],
+				      (unsigned long long)r->ret[x]);
+		gh_buf_putc(out, '\n');
+	}
+	free(chain);
+	return 0;
+}
+
+int gh_write_retained(const gh_profile *p, const gh_wctx *w, int format,
+		      const char *path, gh_buf *out, gh_err *err)
+{
+	const gh_retained *r = p->retained;
+	stacks st;
+	size_t i;
+	int rc, space;
+
+	if (r == NULL || r->idom == NULL)
+		return gh_errf(err, GOHEAP_EINVAL, "not a -p retained profile");
+	if (path != NULL)
+		return write_path(r, path, out, err);
+	switch (format) {
+	case GOHEAP_FORMAT_TOP:
+		return write_top(p, r, w->top_n, out, err);
+	case GOHEAP_FORMAT_TEXT:
+		return write_text(p, r, out, err);
+	case GOHEAP_FORMAT_OBJECTS:
+		write_objects(r, out);
+		return 0;
+	case GOHEAP_FORMAT_PPROF:
+	case GOHEAP_FORMAT_COLLAPSED:
+		break;
+	default:
+		return gh_errf(err, GOHEAP_EUNSUPPORTED, "-p retained is "
+			       "written as top, text, collapsed, pprof or "
+			       "objects");
+	}
+	if (build_stacks(r, &st) != 0) {
+		stacks_free(&st);
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	}
+	if (format == GOHEAP_FORMAT_PPROF) {
+		rc = write_pprof(p, r, &st, out, err);
+		stacks_free(&st);
+		return rc;
+	}
+	space = w->sample_index != GOHEAP_SAMPLE_INUSE_OBJECTS &&
+		w->sample_index != GOHEAP_SAMPLE_ALLOC_OBJECTS;
+	for (i = 0; i < st.n; i++) {
+		if (st.v[i].objects == 0)
+			continue;
+		folded(r, &st, (uint32_t)i, out);
+		gh_buf_printf(out, " %llu\n", (unsigned long long)
+			      (space ? st.v[i].bytes : st.v[i].objects));
+	}
+	stacks_free(&st);
+	return 0;
+}

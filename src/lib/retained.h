@@ -1,0 +1,45 @@
+/*
+ * retained.h - who holds the heap (`-p retained`): the object graph from
+ * the garbage collector's own metadata, reachability from the roots, the
+ * dominator tree and each object's retained size, with no DWARF.
+ *
+ * The nodes are 32-bit indexes: the heap's objects first (sorted by
+ * address: an interior pointer finds its object by binary search, as the
+ * runtime's findObject finds its span and slot), then the roots (one node
+ * per global symbol, goroutine frame, finalizer), then one super-root
+ * whose edges go to every root.  Edges are one compact adjacency array
+ * (CSR).  doc/retained.md has the design and what is precise.
+ */
+#ifndef GH_RETAINED_H
+#define GH_RETAINED_H
+
+#include "heapwalk.h"
+#include "profile.h"
+#include "target.h"
+
+/* The graph's model (gh_retained, gh_root) is in profile.h. */
+
+/* Safety limits on hostile data. */
+#define GH_RET_MAX_OBJECTS (1u << 30)
+#define GH_RET_MAX_EDGES ((uint64_t)1 << 34)
+#define GH_RET_MAX_STACK ((uint64_t)1 << 30)  /* bytes of one stack */
+#define GH_RET_MAX_FRAMES 100000u             /* frames of one stack */
+
+/*
+ * Fill p->retained (kind GOHEAP_PROFILE_RETAINED) from s's target: a live
+ * target is stopped while the graph is read.  0, or a GOHEAP_E* code with
+ * s->err set (s: the target).
+ */
+int gh_retained_collect(gh_profile *p, gh_target *s);
+
+/* The object containing addr (findObject), or GH_RET_NONE. */
+uint32_t gh_retained_find(const gh_retained *r, uint64_t addr);
+
+/* The label of node v: a root's, or the type (shape) of an object. */
+const char *gh_retained_label(const gh_retained *r, uint32_t v);
+
+/* dominators.c: idom, ret and retn of r's graph (Lengauer-Tarjan from the
+ * super-root).  0 or GOHEAP_ENOMEM. */
+int gh_retained_dominators(gh_retained *r);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * retained_int.h - what retained.c (the graph) and retstack.c (the
+ * goroutine stacks' roots) share: the builder's state and its helpers.
+ */
+#ifndef GH_RETAINED_INT_H
+#define GH_RETAINED_INT_H
+
+#include "gor_build.h"
+#include "retained.h"
+
+#define CHUNK 65536u
+
+typedef struct obj {
+	uint64_t addr, size;
+	uint32_t ent;
+} obj;
+
+/* A row's pointer layout (headered and largeType rows). */
+typedef struct tinfo {
+	uint64_t tsize, ptrbytes;
+	unsigned char *mask;  /* ptrbytes / 8 bits; NULL: unknown */
+	int state;            /* 0 unread, 1 read, 2 unknown, 3 on demand */
+} tinfo;
+
+typedef struct dsym {
+	uint64_t addr;        /* runtime address */
+	const char *name;
+} dsym;
+
+typedef struct rb {
+	gh_target *s;
+	gh_retained *r;
+	gh_mem *m;
+	const gh_rtlayout *l;
+	obj *objs;
+	size_t nobjs, capobjs;
+	size_t capadj, caproots, capoff;
+	tinfo *ti;
+	unsigned char *buf;   /* CHUNK bytes */
+	dsym *syms;
+	size_t nsyms;
+	uint32_t cur_root;    /* the root node taking edges; NONE: none */
+	struct spl {          /* in-use spans with specials */
+		uint64_t head, base, elemsize;
+		int noscan;
+	} *spl;
+	size_t nspl, capspl;
+	/* go1.19-1.21: the last arena's heapArena and a block of its bitmap */
+	uint64_t arenas_l2, ar_index, ar_ha, bm_lo, bm_hi;
+	int ar_ok;
+	unsigned char bm[4096];
+} rb;
+
+/* A window of the target's memory, a chunk at a time (gh_ret_word_at). */
+typedef struct wbuf {
+	uint64_t lo, hi;      /* b->buf holds [lo, hi) */
+} wbuf;
+
+/* One frame of a goroutine's stack (retstack.c). */
+typedef struct gh_ret_frame {
+	uint64_t sp, fp, pc;
+	const char *name;
+	int32_t args;
+	uint8_t funcid;
+} gh_ret_frame;
+
+int gh_ret_nomem(rb *b);
+/* An edge from the node being built to object dst. */
+int gh_ret_edge(rb *b, uint32_t dst);
+/* A new root node; its edges follow until the next. */
+int gh_ret_root_new(rb *b, int kind, uint64_t addr, uint64_t goid,
+		    const char *label);
+/* The word at a (a < limit) through wb's window of b->buf. */
+int gh_ret_word_at(rb *b, wbuf *wb, uint64_t a, uint64_t limit,
+		   uint64_t *v);
+/* retstack.c: every goroutine's roots (fr: GH_RET_MAX_FRAMES frames). */
+int gh_ret_stack_roots(rb *b, gh_ret_frame *fr);
+
+#endif

@@ -1,0 +1,475 @@
+/*
+ * retstack.c - the goroutine stacks' roots of -p retained, as the
+ * garbage collector's scanstack and scanframeworker find them (go1.22+
+ * src/runtime/mgcmark.go, stkframe.go getStackMap, stack.go
+ * stackObjectRecord).
+ *
+ * Every g of allgs that is not _Gdead, unwound from its saved pc and sp
+ * (the syscall pc and sp in a syscall) with pcsp, amd64.  In each frame:
+ *   - locals: FUNCDATA_LocalsPointerMaps' bitmap at the frame's
+ *     PCDATA_StackMapIndex (the entry map at the entry pc), the words
+ *     below varp (fp - 8, less the saved frame pointer);
+ *   - arguments: FUNCDATA_ArgsPointerMaps' bitmap, _func.args bytes from
+ *     argp (fp);
+ *   - stack objects (FUNCDATA_StackObjects: address-taken variables):
+ *     scanned, with their own GC mask, when a pointer found so far
+ *     points into them, until no more are found (the runtime's
+ *     stackScanState);
+ *   - a frame of runtime.asyncPreempt or debugCallV2, and the frame under
+ *     it, every word (the runtime scans them conservatively too).
+ * A running goroutine (its sp is in a register, not in its g), a stack
+ * that cannot be unwound to its end (the rest of it), and every stack on
+ * another architecture are scanned conservatively: every word that
+ * points into an object; the output says how many.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "retained_int.h"
+
+#define ARGS_UNKNOWN INT32_MIN  /* abi.ArgsSizeUnknown */
+#define FUNCDATA_ARGS 0u
+#define FUNCDATA_LOCALS 1u
+#define FUNCDATA_STACKOBJ 2u
+#define PCDATA_STACKMAP 1u
+#define MAX_STACKOBJ 4096u      /* stack objects of one frame */
+#define MAX_MAPBITS (1u << 20)  /* words of one stack map */
+
+typedef struct sobj {
+	uint64_t ptr, gcdata;
+	uint32_t size, ptrbytes, frame;
+	int scanned;
+} sobj;
+
+typedef struct fedge {
+	uint32_t frame, obj;
+} fedge;
+
+/* One goroutine's scan. */
+typedef struct gscan {
+	rb *b;
+	uint64_t lo, hi;
+	uint64_t *sptr;           /* pointers into the stack */
+	size_t nsptr, capsptr;
+	sobj *so;
+	size_t nso, capso;
+	fedge *fe;
+	size_t nfe, capfe;
+	wbuf wb;
+} gscan;
+
+/* The frames of a stopped goroutine from (pc, sp), by pcsp (amd64). */
+static size_t unwind(rb *b, uint64_t pc, uint64_t sp, uint64_t hi,
+		     gh_ret_frame *fr, size_t cap, int *whole)
+{
+	size_t n = 0;
+
+	*whole = 0;
+	while (n < cap && sp < hi) {
+		gh_funcinfo fi;
+		uint64_t fp, lr;
+
+		if (gh_sym_funcinfo(b->s->sym, pc, &fi) != 0 || !fi.has_pcsp ||
+		    fi.spdelta < 0)
+			return n;
+		fp = sp + (uint64_t)fi.spdelta + 8;
+		if (fp > hi)
+			return n;
+		fr[n].sp = sp;
+		fr[n].fp = fp;
+		fr[n].pc = pc;
+		fr[n].name = fi.name;
+		fr[n].args = fi.args;
+		fr[n].funcid = fi.funcid;
+		n++;
+		if (fi.flag & (GH_FUNCFLAG_TOPFRAME | GH_FUNCFLAG_SPWRITE)) {
+			*whole = (fi.flag & GH_FUNCFLAG_TOPFRAME) != 0;
+			return n;
+		}
+		if (gh_mem_read_ptr(b->m, fp - 8, &lr, "goroutine stack") != 0)
+			return n;
+		pc = lr;
+		sp = fp;
+	}
+	return n;
+}
+
+/* A slot's value v (frame f): into the stack, or into an object. */
+static int slot(gscan *g, uint32_t f, uint64_t v)
+{
+	uint32_t j;
+
+	if (v >= g->lo && v < g->hi) {
+		if (gh_grow(&g->sptr, &g->capsptr, g->nsptr + 1,
+			    sizeof(*g->sptr)))
+			return gh_ret_nomem(g->b);
+		g->sptr[g->nsptr++] = v;
+		return 0;
+	}
+	j = v != 0 ? gh_retained_find(g->b->r, v) : GH_RET_NONE;
+	if (j == GH_RET_NONE)
+		return 0;
+	if (gh_grow(&g->fe, &g->capfe, g->nfe + 1, sizeof(*g->fe)))
+		return gh_ret_nomem(g->b);
+	g->fe[g->nfe].frame = f;
+	g->fe[g->nfe].obj = j;
+	g->nfe++;
+	return 0;
+}
+
+/* Every word of [lo, hi) (frame f). */
+static int scan_all(gscan *g, uint32_t f, uint64_t lo, uint64_t hi)
+{
+	uint64_t a, v;
+	int rc;
+
+	for (a = lo & ~(uint64_t)7; a + 8 <= hi; a += 8) {
+		if (gh_ret_word_at(g->b, &g->wb, a, g->hi, &v) != 0)
+			return 0;
+		rc = slot(g, f, v);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The words of [base, base + 8 * nbits) whose bit is set in bits. */
+static int scan_bits(gscan *g, uint32_t f, uint64_t base,
+		     const unsigned char *bits, uint32_t nbits)
+{
+	uint32_t i;
+	uint64_t v;
+	int rc;
+
+	for (i = 0; i < nbits; i++) {
+		if (!((bits[i / 8] >> (i % 8)) & 1))
+			continue;
+		if (base + 8 * (uint64_t)i < g->lo ||
+		    base + 8 * (uint64_t)i + 8 > g->hi ||
+		    gh_ret_word_at(g->b, &g->wb, base + 8 * (uint64_t)i, g->hi,
+				   &v) != 0)
+			continue;
+		rc = slot(g, f, v);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * stackmapdata(funcdata(f, idx), index): the bitmap into bits (at most
+ * cap bytes), its bits in *nbits.  -1 when absent or out of range.
+ */
+static int stackmap(rb *b, uint64_t pc, uint32_t idx, int32_t index,
+		    unsigned char *bits, size_t cap, uint32_t *nbits)
+{
+	unsigned char h[8];
+	size_t got;
+	int32_t n, nbit;
+	uint64_t nb;
+
+	if (gh_sym_funcdata_read(b->s->sym, pc, idx, 0, h, 8, &got) != 0 ||
+	    got != 8)
+		return -1;
+	n = (int32_t)gh_load(h, 4, b->m->big_endian);
+	nbit = (int32_t)gh_load(h + 4, 4, b->m->big_endian);
+	if (nbit == 0) {
+		*nbits = 0;
+		return 0;
+	}
+	if (n <= 0 || nbit < 0 || (uint32_t)nbit > MAX_MAPBITS ||
+	    index < 0 || index >= n)
+		return -1;
+	nb = ((uint64_t)nbit + 7) / 8;
+	if (nb > cap ||
+	    gh_sym_funcdata_read(b->s->sym, pc, idx, 8 + (uint64_t)index * nb,
+				 bits, (size_t)nb, &got) != 0 || got != nb)
+		return -1;
+	*nbits = (uint32_t)nbit;
+	return 0;
+}
+
+/* The precise roots of frame f; -1 (nothing scanned) when its maps are
+ * missing: the caller scans it whole. */
+static int scan_frame(gscan *g, const gh_ret_frame *fr, uint32_t f,
+		      uint64_t rodata, unsigned char *bits, size_t cap)
+{
+	rb *b = g->b;
+	uint64_t varp = fr->fp - 8, argp = fr->fp, targetpc = fr->pc, nobj;
+	int32_t index = -1;
+	uint32_t nbits, k;
+	unsigned char rec[16], h[8];
+	size_t got;
+	gh_funcinfo fi;
+	int rc;
+
+	if (varp > fr->sp)
+		varp -= 8;     /* the saved frame pointer */
+	if (gh_sym_funcinfo(b->s->sym, fr->pc, &fi) != 0)
+		return -1;
+	if (targetpc != fi.entry) {
+		targetpc--;
+		index = gh_sym_pcdata_value(b->s->sym, fr->pc,
+					    PCDATA_STACKMAP, targetpc);
+	}
+	if (index == -1)
+		index = 0;     /* the prologue: the entry map */
+	if (varp > fr->sp) {
+		if (stackmap(b, fr->pc, FUNCDATA_LOCALS, index, bits, cap,
+			     &nbits) != 0)
+			return -1;
+		rc = scan_bits(g, f, varp - 8 * (uint64_t)nbits, bits, nbits);
+		if (rc != 0)
+			return rc;
+	}
+	if (fr->args == ARGS_UNKNOWN)
+		return -1;     /* reflect's stubs */
+	if (fr->args >= 8) {
+		if (stackmap(b, fr->pc, FUNCDATA_ARGS, index, bits, cap,
+			     &nbits) != 0)
+			return -1;
+		rc = scan_bits(g, f, argp, bits, nbits);
+		if (rc != 0)
+			return rc;
+	}
+	/* stack objects: kept, scanned once something points at them */
+	if (gh_sym_funcdata_read(b->s->sym, fr->pc, FUNCDATA_STACKOBJ, 0, h, 8,
+				 &got) != 0 || got != 8)
+		return 0;
+	nobj = gh_load(h, 8, b->m->big_endian);
+	if (nobj > MAX_STACKOBJ)
+		return -1;
+	for (k = 0; k < nobj; k++) {
+		int32_t off, size, ptrbytes;
+		uint64_t ptr;
+
+		if (gh_sym_funcdata_read(b->s->sym, fr->pc, FUNCDATA_STACKOBJ,
+					 8 + 16 * (uint64_t)k, rec, 16, &got) !=
+		    0 || got != 16)
+			return -1;
+		off = (int32_t)gh_load(rec, 4, b->m->big_endian);
+		size = (int32_t)gh_load(rec + 4, 4, b->m->big_endian);
+		ptrbytes = (int32_t)gh_load(rec + 8, 4, b->m->big_endian);
+		ptr = (off >= 0 ? argp : varp) + (uint64_t)(int64_t)off;
+		if (ptr < fr->sp || size <= 0 || ptrbytes < 0 ||
+		    ptrbytes > size || rodata == 0)
+			continue;
+		if (gh_grow(&g->so, &g->capso, g->nso + 1, sizeof(*g->so)))
+			return gh_ret_nomem(b);
+		g->so[g->nso].ptr = ptr;
+		g->so[g->nso].size = (uint32_t)size;
+		g->so[g->nso].ptrbytes = (uint32_t)ptrbytes;
+		g->so[g->nso].gcdata = rodata +
+			(uint32_t)gh_load(rec + 12, 4, b->m->big_endian);
+		g->so[g->nso].frame = f;
+		g->so[g->nso].scanned = 0;
+		g->nso++;
+	}
+	return 0;
+}
+
+/* The stack objects some pointer found so far points into, until no
+ * more: each scanned with its GC mask. */
+static int scan_objects(gscan *g, unsigned char *bits, size_t cap)
+{
+	size_t i, k, done = 0;
+	int more = 1, rc;
+
+	while (more) {
+		more = 0;
+		for (i = 0; i < g->nso; i++) {
+			sobj *o = &g->so[i];
+			uint32_t nw = o->ptrbytes / 8;
+			size_t nb = (nw + 7) / 8;
+			int hit = 0;
+
+			if (o->scanned)
+				continue;
+			for (k = 0; k < g->nsptr && !hit; k++)
+				hit = g->sptr[k] >= o->ptr &&
+				      g->sptr[k] - o->ptr < o->size;
+			if (!hit)
+				continue;
+			o->scanned = 1;
+			more = 1;
+			if (nb > cap || gh_mem_read(g->b->m, o->gcdata, bits, nb,
+						    "stack object GC mask") != 0)
+				continue;
+			rc = scan_bits(g, o->frame, o->ptr, bits, nw);
+			if (rc != 0)
+				return rc;
+			if (++done > 1u << 20)
+				return 0;
+		}
+	}
+	return 0;
+}
+
+static int fe_cmp(const void *x, const void *y)
+{
+	const fedge *a = x, *c = y;
+
+	if (a->frame != c->frame)
+		return a->frame < c->frame ? -1 : 1;
+	return a->obj < c->obj ? -1 : a->obj > c->obj;
+}
+
+/* The goroutine's edges as root nodes, one per frame (nf: the frames
+ * that were found; frame nf is "the rest of the stack"). */
+static int emit(gscan *g, const gh_ret_frame *fr, size_t nf, uint64_t goid,
+		uint64_t gp, int running)
+{
+	size_t i;
+	uint32_t cur = GH_RET_NONE;
+	char label[320];
+	int rc;
+
+	qsort(g->fe, g->nfe, sizeof(*g->fe), fe_cmp);
+	for (i = 0; i < g->nfe; i++) {
+		uint32_t f = g->fe[i].frame;
+
+		if (i > 0 && g->fe[i].frame == g->fe[i - 1].frame &&
+		    g->fe[i].obj == g->fe[i - 1].obj)
+			continue;
+		if (f != cur) {
+			cur = f;
+			if (f < nf)
+				snprintf(label, sizeof(label),
+					 "goroutine %llu: %s",
+					 (unsigned long long)goid, fr[f].name);
+			else
+				snprintf(label, sizeof(label),
+					 "goroutine %llu%s",
+					 (unsigned long long)goid,
+					 running ? " (running)" : "");
+			rc = gh_ret_root_new(g->b, GH_ROOT_STACK,
+					     f < nf ? fr[f].sp : gp, goid,
+					     label);
+			if (rc != 0)
+				return rc;
+		}
+		g->b->r->root_words[GH_ROOT_STACK]++;
+		rc = gh_ret_edge(g->b, g->fe[i].obj);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* moduledata.rodata (the stack objects' masks are offsets from it): the
+ * word before gofunc, 1.19 to 1.27. */
+static uint64_t read_rodata(rb *b)
+{
+	uint64_t md = gh_sym_moduledata(b->s->sym), v = 0;
+
+	if (md == 0 || b->l->md_gofunc == 0 ||
+	    gh_mem_read_ptr(b->m, md + b->s->bias +
+			    8 * ((uint64_t)b->l->md_gofunc - 1), &v,
+			    "moduledata.rodata") != 0)
+		return 0;
+	return v;
+}
+
+int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
+{
+	gh_target *s = b->s;
+	const gh_rtlayout *l = b->l;
+	uint64_t allgs = s->addrs.allgs, arr, len, i, rodata = read_rodata(b);
+	unsigned char gb[512], *bits;
+	unsigned span = gor_g_span(l);
+	int amd64 = gh_exe_machine(s->exe) == EM_X86_64, rc;
+	gscan g;
+	const size_t cap = MAX_MAPBITS / 8;
+
+	if (allgs == 0)
+		return gh_errf(&s->err, GOHEAP_ENOSYM, "-p retained: "
+			       "runtime.allgs not found");
+	if (span > sizeof(gb))
+		return gh_errf(&s->err, GOHEAP_EVERSION, "-p retained: g of "
+			       "%u bytes", span);
+	rc = gor_read_allgs(s, allgs, 0, &arr, &len);
+	if (rc != 0)
+		return rc;
+	bits = malloc(cap);
+	if (bits == NULL)
+		return gh_ret_nomem(b);
+	memset(&g, 0, sizeof(g));
+	g.b = b;
+	for (i = 0; i < len && rc == 0; i++) {
+		uint64_t gp, sp, pc, goid, syscallsp, rest;
+		uint32_t status;
+		size_t nf = 0, f;
+		int running, whole = 0, cons = 0;
+
+		if (gh_mem_read_ptr(b->m, arr + 8 * i, &gp, "allgs[i]") != 0 ||
+		    gp == 0 || gh_mem_read(b->m, gp, gb, span, "g") != 0)
+			continue;
+		status = (uint32_t)gh_mem_word(b->m, gb + l->g_atomicstatus,
+					       4) & ~0x1000u;
+		if (status == GH_G_DEAD)
+			continue;
+		g.lo = gh_mem_word(b->m, gb, 8);
+		g.hi = gh_mem_word(b->m, gb + 8, 8);
+		goid = gh_mem_word(b->m, gb + l->g_goid, 8);
+		if (g.hi <= g.lo || g.hi - g.lo > GH_RET_MAX_STACK)
+			continue;
+		syscallsp = gh_mem_word(b->m, gb + l->g_syscallsp, 8);
+		if (syscallsp != 0) {
+			sp = syscallsp;
+			pc = gh_mem_word(b->m, gb + l->g_syscallpc, 8);
+		} else {
+			sp = gh_mem_word(b->m, gb + l->g_sched + l->gobuf_sp, 8);
+			pc = gh_mem_word(b->m, gb + l->g_sched + l->gobuf_pc, 8);
+		}
+		g.nsptr = g.nso = g.nfe = 0;
+		g.wb.lo = g.wb.hi = 0;
+		running = status == GH_G_RUNNING || sp < g.lo || sp >= g.hi;
+		b->r->goroutines++;
+		if (running) {
+			b->r->running_whole++;
+			sp = g.lo;
+		} else if (amd64) {
+			nf = unwind(b, pc, sp, g.hi, fr, GH_RET_MAX_FRAMES,
+				    &whole);
+		}
+		b->r->stack_bytes += g.hi - sp;
+		for (f = 0; f < nf && rc == 0; f++) {
+			const char *n = fr[f].name;
+
+			if (cons || strcmp(n, "runtime.asyncPreempt") == 0 ||
+			    strcmp(n, "runtime.debugCallV2") == 0) {
+				cons = !cons;   /* this frame and the next */
+				b->r->frames_conservative++;
+				rc = scan_all(&g, (uint32_t)f, fr[f].sp,
+					      fr[f].fp);
+				continue;
+			}
+			rc = scan_frame(&g, &fr[f], (uint32_t)f, rodata, bits,
+					cap);
+			if (rc < 0) {
+				b->r->frames_conservative++;
+				rc = scan_all(&g, (uint32_t)f, fr[f].sp,
+					      fr[f].fp);
+			} else
+				b->r->frames_precise++;
+		}
+		/* what was not unwound: every word */
+		rest = nf > 0 ? fr[nf - 1].fp : sp;
+		if (rc == 0 && !whole && rest < g.hi) {
+			b->r->stacks_conservative++;
+			b->r->bytes_conservative += g.hi - rest;
+			rc = scan_all(&g, (uint32_t)nf, rest, g.hi);
+		}
+		if (rc == 0)
+			rc = scan_objects(&g, bits, cap);
+		if (rc == 0)
+			rc = emit(&g, fr, nf, goid, gp, running);
+	}
+	free(bits);
+	free(g.sptr);
+	free(g.so);
+	free(g.fe);
+	return rc;
+}
