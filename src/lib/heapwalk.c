@@ -42,7 +42,7 @@
  * The span's fields, as the row places them: */
 typedef struct span {
 	uint64_t addr, base, npages, nelems, freeindex, scanidx, allocbits,
-		 elemsize, largetype;
+		 markbits, elemsize, largetype;
 	uint32_t sweepgen;
 	uint16_t alloccount;
 	uint8_t spanclass, sizeclass, noscan, state;
@@ -54,9 +54,13 @@ typedef struct srec {
 	uint64_t hash;          /* span_hash */
 	uint64_t elemsize;
 	uint32_t sweepgen, runs;
-	uint16_t nruns, claimed;
-	uint8_t state, bad, unswept;   /* bad: 1 implausible, 2 no span */
+	uint16_t nruns, claimed, unreach;   /* unreach: of the counted */
+	unsigned inuse : 1, bad : 2,        /* bad: 1 implausible, 2 no span */
+		 unswept : 1, mwant : 1,    /* mwant: unswept, marks valid */
+		 marks : 1;                 /* marks: read (unreach known) */
 } srec;
+
+_Static_assert(sizeof(srec) <= 32, "a span's record stays 32 bytes");
 
 typedef struct srun {
 	uint32_t entry, n;
@@ -69,6 +73,9 @@ typedef struct hw {
 	gh_mem *m;
 	const gh_rtlayout *l;
 	uint32_t mh_sweepgen;
+	/* the last GC's mark bits are valid (gcphase == _GCoff; unknown,
+	 * stripped: an unswept span proves it, see marks_valid) */
+	int marks_ok;
 	int greentea;             /* Green Tea's inline mark bits: heap_bits */
 	/* the snapshot (NULL rec: not recording) */
 	srec *recs, *cur;
@@ -326,6 +333,8 @@ static int bad_span(hw *w, uint64_t addr, const char *why)
 	return 0;
 }
 
+/* unswept: 0 swept, 1 unswept, 2 unswept and marked by the last GC, 3
+ * unswept and found unreachable by it */
 static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 		 int unswept)
 {
@@ -347,6 +356,12 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 		t->unswept_objects++;
 		t->unswept_bytes += size;
 	}
+	if (unswept == 3) {
+		t->unreach_objects++;
+		t->unreach_bytes += size;
+		if (w->cur != NULL)
+			w->cur->unreach++;
+	}
 	if (w->cur != NULL) {
 		srec *r = w->cur;
 		size_t k = e - t->e;
@@ -365,12 +380,14 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 		}
 	}
 	if (t->want_objects)
-		gh_buf_printf(&t->objlines, "0x%llx %llu 0x%llx %c %s\n",
+		gh_buf_printf(&t->objlines, "0x%llx %llu 0x%llx %c %c %s\n",
 			      (unsigned long long)addr,
 			      (unsigned long long)size,
 			      (unsigned long long)e->type,
 			      e->type == 0 ? '-' :
-			      e->kind == GH_TK_HEADER ? 'h' : 'l', e->name);
+			      e->kind == GH_TK_HEADER ? 'h' : 'l',
+			      unswept == 3 ? 'u' : unswept == 2 ? 'r' : '-',
+			      e->name);
 	return 0;
 }
 
@@ -385,6 +402,7 @@ static void span_decode(const hw *w, const unsigned char *b, span *sp)
 	sp->nelems = gh_load(b + l->ms_nelems, l->ms_idx_size, big);
 	sp->scanidx = gh_load(b + l->ms_freeidxscan, l->ms_idx_size, big);
 	sp->allocbits = gh_load(b + l->ms_allocbits, 8, big);
+	sp->markbits = gh_load(b + l->ms_gcmarkbits, 8, big);
 	sp->elemsize = gh_load(b + l->ms_elemsize, 8, big);
 	sp->sweepgen = (uint32_t)gh_load(b + l->ms_sweepgen, 4, big);
 	sp->alloccount = (uint16_t)gh_load(b + l->ms_alloccount, 2, big);
@@ -438,7 +456,7 @@ static int heap_bits(hw *w, const span *sp, unsigned char *bits,
 		 at = sp->base + size - bsize;
 
 	if (w->greentea && sp->elemsize >= 16)
-		at -= 128;
+		at -= w->l->imb_size;
 	if (bsize > 1024)
 		return -1;
 	if (gh_mem_read(w->m, at, bits, (size_t)bsize, "heap bits") != 0)
@@ -469,7 +487,7 @@ static uint64_t span_hash(const span *a)
 {
 	const uint64_t v[] = {
 		a->addr, a->base, a->npages, a->nelems, a->allocbits,
-		a->largetype, a->freeindex, a->scanidx, a->elemsize,
+		a->markbits, a->largetype, a->freeindex, a->scanidx, a->elemsize,
 		a->sweepgen, a->alloccount,
 		(uint64_t)a->state << 8 | a->spanclass,
 	};
@@ -489,7 +507,7 @@ static void rec_undo(hw *w, const srec *r)
 	gh_types *t = w->t;
 	uint32_t i;
 
-	if (r->state != GH_SPAN_INUSE)
+	if (!r->inuse)
 		return;
 	t->spans_inuse--;
 	if (r->bad == 1) {
@@ -498,6 +516,13 @@ static void rec_undo(hw *w, const srec *r)
 	}
 	if (r->unswept)
 		t->unswept_spans--;
+	if (r->marks) {
+		t->marked_spans--;
+		t->unreach_objects -= r->unreach;
+		t->unreach_bytes -= (uint64_t)r->unreach * r->elemsize;
+	} else if (r->unswept) {
+		t->unmarked_spans--;
+	}
 	t->claimed -= r->claimed;
 	for (i = 0; i < r->nruns; i++) {
 		const srun *u = &w->runs[r->runs + i];
@@ -523,13 +548,42 @@ static void rec_undo(hw *w, const srec *r)
 	}
 }
 
+/*
+ * The last GC's mark bits of an unswept span (mgcsweep.go sweep: what it
+ * has not marked, the sweep frees): gcmarkBits, or'ed for a span with
+ * Green Tea's inline mark bits (16 to 512 B objects) with their marks at
+ * the end of its page (moveInlineMarks).  -1 when unreadable.
+ */
+static int mark_bits(hw *w, const span *sp, unsigned char *mbits)
+{
+	const gh_rtlayout *l = w->l;
+	size_t n = (size_t)(sp->nelems + 7) / 8, i;
+	unsigned char imb[GH_MAX_NELEMS / 8];
+
+	if (sp->markbits == 0 ||
+	    gh_mem_read(w->m, sp->markbits, mbits, n, "gcmarkBits") != 0)
+		return -1;
+	if (w->greentea && l->imb_size != 0 && sp->sizeclass != 0 &&
+	    sp->elemsize >= 16 && sp->elemsize <= GH_MIN_HEADER) {
+		/* marks [63]uint8: the last byte of the block is the class */
+		if (n > l->imb_size - l->imb_marks - 1 ||
+		    gh_mem_read(w->m, sp->base + GH_PAGE - l->imb_size +
+				l->imb_marks, imb, n, "inline mark bits") != 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			mbits[i] |= imb[i];
+	}
+	return 0;
+}
+
 static int walk_span(hw *w, const span *spp)
 {
 	const gh_rtlayout *l = w->l;
 	gh_types *t = w->t;
-	unsigned char abits[GH_MAX_NELEMS / 8], hbits[1024];
+	unsigned char abits[GH_MAX_NELEMS / 8], hbits[1024],
+		      mbits[GH_MAX_NELEMS / 8];
 	size_t nhbits = 0;
-	int have_hbits = -1, unswept;
+	int have_hbits = -1, unswept, marks = 0;
 	const char *why;
 	uint64_t i, hdr, addr = spp->addr;
 	span sp = *spp;
@@ -539,6 +593,12 @@ static int walk_span(hw *w, const span *spp)
 		return 0;
 	t->spans_inuse++;
 	why = span_check(w, &sp);
+	/* the allocation bits (a large span's once the sweep set them:
+	 * freeindex 0), before anything of the span is counted */
+	if (why == NULL && (sp.sizeclass != 0 || sp.freeindex == 0) &&
+	    gh_mem_read(w->m, sp.allocbits, abits,
+			(size_t)(sp.nelems + 7) / 8, "allocBits") != 0)
+		why = "allocBits unreadable";
 	if (why != NULL) {
 		if (w->cur != NULL)
 			w->cur->bad = 1;
@@ -548,21 +608,27 @@ static int walk_span(hw *w, const span *spp)
 	 * (cached before it was swept) */
 	unswept = sp.sweepgen == w->mh_sweepgen - 2 ||
 		  sp.sweepgen == w->mh_sweepgen + 1;
-	if (unswept)
+	if (unswept) {
 		t->unswept_spans++;
-	if (w->cur != NULL)
-		w->cur->unswept = (uint8_t)unswept;
+		/* what the last GC marked, what it did not */
+		marks = w->marks_ok && mark_bits(w, &sp, mbits) == 0;
+		if (marks)
+			t->marked_spans++;
+		else
+			t->unmarked_spans++;
+	}
+	if (w->cur != NULL) {
+		w->cur->unswept = unswept != 0;
+		w->cur->mwant = unswept && w->marks_ok;
+		w->cur->marks = marks != 0;
+	}
 	if (sp.sizeclass == 0) {
+		if (marks)
+			unswept = mbits[0] & 1 ? 2 : 3;
 		/* a large object: allocated once mallocgc set freeindex, or
 		 * marked by the last sweep */
-		if (sp.freeindex == 0) {
-			if (sp.allocbits == 0 ||
-			    gh_mem_read(w->m, sp.allocbits, abits, 1,
-					"allocBits") != 0)
-				return bad_span(w, addr, "allocBits unreadable");
-			if (!(abits[0] & 1))
-				return 0;
-		}
+		if (sp.freeindex == 0 && !(abits[0] & 1))
+			return 0;
 		if (sp.noscan)
 			return count(w, shape_entry(w, GH_TK_LARGE_NOSCAN, 0, 0),
 				     sp.base, sp.elemsize, unswept);
@@ -573,10 +639,6 @@ static int walk_span(hw *w, const span *spp)
 		return count(w, shape_entry(w, GH_TK_LARGE_PTRS, 0, 0),
 			     sp.base, sp.elemsize, unswept);
 	}
-	rc = gh_mem_read(w->m, sp.allocbits, abits,
-			 (size_t)(sp.nelems + 7) / 8, "allocBits");
-	if (rc != 0)
-		return bad_span(w, addr, "allocBits unreadable");
 	for (i = 0; i < sp.nelems; i++) {
 		uint64_t slot = sp.base + i * sp.elemsize;
 		int bit = (abits[i / 8] >> (i % 8)) & 1;
@@ -584,6 +646,8 @@ static int walk_span(hw *w, const span *spp)
 
 		if (i >= sp.freeindex && !bit)
 			continue;
+		if (marks)
+			unswept = (mbits[i / 8] >> (i % 8)) & 1 ? 2 : 3;
 		/* claimed by mallocgc, not yet published (isFree's
 		 * freeIndexForScan): its header may not be written */
 		if (i >= sp.scanidx && !bit) {
@@ -703,6 +767,21 @@ static int read_mheap(hw *w, uint64_t mheap, uint64_t *arr, uint64_t *len)
 	if (rc != 0)
 		return rc;
 	w->mh_sweepgen = (uint32_t)v;
+	/* the mark bits: valid when gcphase is _GCoff (0).  Without
+	 * runtime.gcphase (stripped) an unswept span proves it: gcStart
+	 * sweeps every span (finishsweep_m) before _GCmark, and mark
+	 * termination sets _GCoff before it advances mheap_.sweepgen (gcSweep),
+	 * both with the world stopped */
+	w->marks_ok = 1;
+	w->t->gcphase = -1;
+	if (w->s->addrs.gcphase != 0) {
+		rc = gh_mem_read_uint(w->m, w->s->addrs.gcphase, 4, &v,
+				      "runtime.gcphase");
+		if (rc != 0)
+			return rc;
+		w->t->gcphase = v <= 2 ? (int)v : -1;
+		w->marks_ok = v == 0;
+	}
 	if (*len > cap || *len > GH_TYPES_MAX_SPANS || (*len > 0 && *arr == 0))
 		return gh_errf(&w->s->err, GOHEAP_ECORRUPT, "mheap_.allspans "
 			       "{%#llx, %llu, %llu} is not a span list",
@@ -712,35 +791,19 @@ static int read_mheap(hw *w, uint64_t mheap, uint64_t *arr, uint64_t *len)
 	return 0;
 }
 
-/* An unchanged span seen after a GC began or ended: its objects move in
- * or out of the unswept counts. */
-static void rec_reswept(hw *w, srec *r)
+/* An unchanged span whose status the stop sees otherwise than the
+ * running read did (a GC ended or began in between: unswept now, or its
+ * marks valid now): walked again, as a changed one. */
+static int rec_stale(const hw *w, const srec *r)
 {
-	gh_types *t = w->t;
-	uint8_t now;
-	uint64_t n = 0, bytes = 0;
-	uint32_t i;
+	int now;
 
-	if (r->state != GH_SPAN_INUSE || r->bad)
-		return;
+	if (!r->inuse || r->bad)
+		return 0;
 	now = r->sweepgen == w->mh_sweepgen - 2 ||
 	      r->sweepgen == w->mh_sweepgen + 1;
-	if (now == r->unswept)
-		return;
-	for (i = 0; i < r->nruns; i++) {
-		n += w->runs[r->runs + i].n;
-		bytes += (uint64_t)w->runs[r->runs + i].n * r->elemsize;
-	}
-	if (now) {
-		t->unswept_spans++;
-		t->unswept_objects += n;
-		t->unswept_bytes += bytes;
-	} else {
-		t->unswept_spans--;
-		t->unswept_objects -= n;
-		t->unswept_bytes -= bytes;
-	}
-	r->unswept = now;
+	return now != (int)r->unswept ||
+	       (now && w->marks_ok != (int)r->mwant);
 }
 
 /*
@@ -771,7 +834,7 @@ static int walk_batch(hw *w, uint64_t i0, uint64_t n)
 		r->hash = span_hash(sp);
 		r->elemsize = sp->elemsize;
 		r->sweepgen = sp->sweepgen;
-		r->state = sp->state;
+		r->inuse = sp->state == GH_SPAN_INUSE;
 		r->runs = (uint32_t)w->nruns;
 		w->cur = r;
 		rc = walk_span(w, sp);
@@ -803,6 +866,21 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 		w->nrecs = (size_t)len;
 	}
 	t->spans = len;
+	if (mode == 2) {
+		/* allspans only grows (mheap.go recordspan): a shorter list at
+		 * the stop is damaged data; what it no longer lists is taken
+		 * back, so that the counts are the stopped list's */
+		for (i = len; i < w->nrecs; i++) {
+			if (w->recs[i].bad == 2)
+				t->bad_spans--;
+			else
+				rec_undo(w, &w->recs[i]);
+			w->recs[i].bad = 2;
+			w->recs[i].inuse = 0;
+		}
+		if (len < w->nrecs)
+			w->nrecs = (size_t)len;
+	}
 	for (i = 0; i < len; i += GH_ARRAY_LEN(chunk)) {
 		uint64_t n = len - i < GH_ARRAY_LEN(chunk) ?
 			     len - i : GH_ARRAY_LEN(chunk), j;
@@ -842,10 +920,9 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 				continue;
 			}
 			if (mode == 2 && r != NULL) {
-				if (r->bad != 2 && r->hash == span_hash(&now)) {
-					rec_reswept(w, r);
+				if (r->bad != 2 && r->hash == span_hash(&now) &&
+				    !rec_stale(w, r))
 					continue;
-				}
 				if (r->bad == 2)
 					t->bad_spans--;
 				else

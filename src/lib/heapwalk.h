@@ -68,6 +68,13 @@ typedef struct gh_types {
 	/* in spans not swept since the last GC (sweepgen behind mheap_'s):
 	 * their garbage is still counted as allocated, as MemStats does */
 	uint64_t unswept_spans, unswept_objects, unswept_bytes;
+	/* of the unswept spans, those whose mark bits (the last GC's) were
+	 * read and those whose were not (a GC running, or unreadable); the
+	 * objects and bytes of the former the last GC found unreachable
+	 * (allocated, not marked: the sweep will free them) */
+	uint64_t marked_spans, unmarked_spans;
+	uint64_t unreach_objects, unreach_bytes;
+	int gcphase;         /* runtime.gcphase at the (last) read; -1 unknown */
 	uint64_t claimed;    /* slots between freeIndexForScan and freeindex:
 	                      * being allocated, counted untyped */
 	uint64_t bad_spans;  /* left out: damaged or changing */

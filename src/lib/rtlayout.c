@@ -466,6 +466,11 @@ static const char *const gh_gstatus_126[] = {
 	.ms_largetype = 152, .heap_headers = 1, GH_TY, .md_types = 296, \
 	.md_etypes = etypes
 
+/* Green Tea's inline mark bits (1.25 under GOEXPERIMENT=greenteagc, the
+ * default from 1.26): spanInlineMarkBits {scans [63]uint8; owned uint8;
+ * marks [63]uint8; class spanClass}, 128 B at base + 8192 - 128. */
+#define GH_IMB .imb_size = 128, .imb_marks = 64
+
 /*
  * runtime.MemStats (memstats.c), from the DWARF of each release
  * (tests/dwarfcheck.c): mstats, heapStatsDelta and gcControllerState are
@@ -675,7 +680,7 @@ static const gh_rtlayout layouts[] = {
 		.mcall_clears_bp = 1,
 		GH_BUBBLE_125, .tb_durable = 1, .idle_in_synctest = GH_IDLE_125,
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304),
+		GH_HEAP_122(304), GH_IMB,
 		GH_MEMSTATS_125(92392),
 	},
 	{
@@ -700,7 +705,7 @@ static const gh_rtlayout layouts[] = {
 		.debug_tracebacklabels = 136, .g_leaked = 10,
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304), .heap_greentea = 1,
+		GH_HEAP_122(304), .heap_greentea = 1, GH_IMB,
 		GH_MEMSTATS_125(92464),
 	},
 	{
@@ -728,7 +733,7 @@ static const gh_rtlayout layouts[] = {
 		.debug_tracebacklabels = 132, .g_leaked = 10,
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_17,
-		GH_HEAP_122(312), .heap_greentea = 1,
+		GH_HEAP_122(312), .heap_greentea = 1, GH_IMB,
 		GH_MEMSTATS_125(92464),
 	},
 };

@@ -270,6 +270,8 @@ static int find_globals(goheap_session *s)
 					    s->lay->debug_tracebacklabels;
 		if (gh_exe_symbol(s->exe, "runtime.mheap_", &addr, NULL) == 0)
 			s->addrs.mheap = addr + s->bias;
+		if (gh_exe_symbol(s->exe, "runtime.gcphase", &addr, NULL) == 0)
+			s->addrs.gcphase = addr + s->bias;
 	}
 	return 0;
 }

@@ -83,6 +83,21 @@ static void header(const gh_profile *p, const gh_types *t, gh_buf *b,
 			      (unsigned long long)t->unswept_spans,
 			      (unsigned long long)t->unswept_objects,
 			      (unsigned long long)t->unswept_bytes);
+	if (t->marked_spans > 0)
+		gh_buf_printf(b, "%sthe last GC found unreachable (allocated, "
+			      "not marked: the sweep frees them): %llu objects, "
+			      "%llu bytes, in %llu unswept spans%s\n", pfx,
+			      (unsigned long long)t->unreach_objects,
+			      (unsigned long long)t->unreach_bytes,
+			      (unsigned long long)t->marked_spans,
+			      t->gcphase < 0 ? " (runtime.gcphase unknown: an "
+			      "unswept span means _GCoff)" : "");
+	if (t->unmarked_spans > 0)
+		gh_buf_printf(b, "%s%llu unswept spans without valid mark bits "
+			      "(%s): their unreachable objects are not known\n",
+			      pfx, (unsigned long long)t->unmarked_spans,
+			      t->gcphase > 0 ? "a GC is marking" :
+			      "unreadable");
 	if (t->claimed > 0)
 		gh_buf_printf(b, "%s%llu slots being allocated (claimed, not "
 			      "yet published): counted untyped\n", pfx,
