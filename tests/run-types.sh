@@ -32,7 +32,9 @@
 #   - the gdb command on the newest toolchain's core (in_gdb): totals == MemStats.
 #   - the snapshot under allocation (go1.22 and the newest): typesprog -churn changes spans of
 #     HdrT's size class while go-heap reads it; 5 reads, each stopped briefly to re-read what
-#     changed: the typed counts stay exact, the rows add up to the totals (churn).
+#     changed: the typed counts stay exact, the rows add up to the totals (churn); on the newest
+#     also -churn-big, 10 000+ spans first, so that the stop compares the churn's spans (the
+#     upper half of allspans) on its second thread.
 #   - unswept (every toolchain's default build, go1.25 with greenteagc, the newest stripped):
 #     typesprog -unswept, run with GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1, makes and drops
 #     GarbT/GarbHdrT (addresses noted), then garbage until an automatic GC ran, reads its
@@ -240,13 +242,13 @@ PY
 # count the known typed objects exactly (300 HdrT ... : none lost or counted twice in the spans
 # they share with the churn) and add its rows up to its totals.
 churn() {
-	local goname=$1 root=$2 k rew=0 bad= got sum tot line
+	local goname=$1 root=$2 mode=${3:--churn} k rew=0 bad= got sum tot line
 	minor=${goname#go1.}
-	tag="$goname/default"
-	d="$GH_TMP/$goname-churn"
+	tag="$goname/default${mode#-churn}"
+	d="$GH_TMP/$goname-churn$mode"
 	mkdir -p "$d"
 	gh_build_or_fail "$tag" typesprog "$goname" "$root" default || return
-	if ! gh_start "$GH_BIN" -churn 2>"$d/start.err"; then
+	if ! gh_start "$GH_BIN" "$mode" 2>"$d/start.err"; then
 		gh_fail "$tag: typesprog -churn: $(cat "$d/start.err")"
 		return
 	fi
@@ -265,6 +267,9 @@ churn() {
 		tot=$(sed -n 's/^# objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/churn$k.out")
 		[ "$sum" = "$tot" ] || bad="$bad run $k: rows sum to $sum, totals $tot;"
 	done
+	if [ "$mode" = -churn-big ] && ! grep -q 'of [0-9]\{5,\} spans in use' "$d/churn1.out"; then
+		bad="$bad fewer than 10000 spans: the second reader was not used;"
+	fi
 	if [ -z "$bad" ] && [ "$rew" -gt 0 ]; then
 		gh_pass "$tag: churn: 5 snapshots under allocation ($rew re-read changed spans while stopped): typed counts exact, rows == totals"
 	else
@@ -606,5 +611,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	go1.22) churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
 	*) [ "$i" = "$last" ] && [ "$i" != 0 ] && churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
 	esac
+	# the same with 10 000+ spans (the stop's second reader), on the newest
+	[ "$i" = "$last" ] && churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" -churn-big
 done
 gh_summary

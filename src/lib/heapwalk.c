@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,6 @@
 #define GH_PAGE 8192u
 /* mSpanInUse (mheap.go: mSpanDead, mSpanInUse, mSpanManual) */
 #define GH_SPAN_INUSE 1
-/* abi.TFlagExtraStar */
-#define GH_TFLAG_EXTRASTAR 2
 /* gc.MinSizeForMallocHeader (1.22+): pointerful objects above it carry a
  * header, at or below it the span's heap bits hold their pointers */
 #define GH_MIN_HEADER 512u
@@ -43,6 +42,7 @@
 typedef struct span {
 	uint64_t addr, base, npages, nelems, freeindex, scanidx, allocbits,
 		 markbits, elemsize, largetype;
+	uint64_t rh;         /* raw_hash of the mspan's bytes */
 	uint32_t sweepgen;
 	uint16_t alloccount;
 	uint8_t spanclass, sizeclass, noscan, state;
@@ -51,13 +51,14 @@ typedef struct span {
 /* A span as the running read saw it (a hash of its fields, 32 bytes a
  * span: 1 M spans, a 10 GiB heap, in 32 MB), and its counts (runs). */
 typedef struct srec {
-	uint64_t hash;          /* span_hash */
+	uint64_t hash;          /* raw_hash */
 	uint64_t elemsize;
 	uint32_t sweepgen, runs;
 	uint16_t nruns, claimed, unreach;   /* unreach: of the counted */
 	unsigned inuse : 1, bad : 2,        /* bad: 1 implausible, 2 no span */
 		 unswept : 1, mwant : 1,    /* mwant: unswept, marks valid */
-		 marks : 1;                 /* marks: read (unreach known) */
+		 marks : 1,                 /* marks: read (unreach known) */
+		 stable : 1;                /* full and swept: see walk_all */
 } srec;
 
 _Static_assert(sizeof(srec) <= 32, "a span's record stays 32 bytes");
@@ -77,241 +78,34 @@ typedef struct hw {
 	 * stripped: an unswept span proves it, see marks_valid) */
 	int marks_ok;
 	int greentea;             /* Green Tea's inline mark bits: heap_bits */
+	int freegc;               /* GOEXPERIMENT=runtimefreegc (1.26+) */
+	uint32_t run_sweepgen;    /* mheap_.sweepgen when the running read began */
+	int skip;                 /* the stop may skip stable spans */
+	/* the mspan's bytes the change test hashes (raw_hash): every field
+	 * span_decode reads, as 8-byte words of at most 3 ranges */
+	unsigned hr_off[3], hr_len[3], nhr;
 	/* the snapshot (NULL rec: not recording) */
 	srec *recs, *cur;
 	size_t nrecs;
 	span *batch;              /* the running read's headers, a chunk */
 	srun *runs;
 	size_t nruns, capruns;
+	/* the stop's second reader (live targets): its own cache over the
+	 * same source, warmed before the stop */
+	gh_mem m2;
+	gh_err err2;
+	int have_m2;
+	pthread_t th;             /* running while th_started */
+	int th_started;
+	unsigned char *same;      /* compare_upper's answers */
+	uint64_t c_arr, c_from, c_to;   /* its allspans[c_from, c_to) */
+	uint64_t nstable;         /* stable spans of the running read */
+	uint16_t *cstable;        /* the same, per chunk of 512 */
 } hw;
 
-void gh_types_free(gh_types *t)
-{
-	size_t i;
-
-	if (t == NULL)
-		return;
-	for (i = 0; i < t->n; i++) {
-		free(t->e[i].name);
-		free(t->e[i].shape);
-	}
-	free(t->e);
-	gh_hmap_free(&t->idx);
-	gh_buf_free(&t->objlines);
-	free(t);
-}
-
-/* ---- entries ---------------------------------------------------------- */
-
-static uint64_t shape_key(unsigned kind, uint32_t size, uint64_t mask)
-{
-	uint64_t k[3] = { kind, size, mask };
-
-	/* never an aligned address: typed entries are keyed by theirs */
-	return gh_fnv1a(k, sizeof(k)) | 1;
-}
-
-static char *shape_name(unsigned kind, uint32_t size, uint64_t mask)
-{
-	gh_buf b = GH_BUF_INIT;
-	unsigned i, words = size / 8;
-	size_t len;
-
-	switch (kind) {
-	case GH_TK_NOSCAN:
-		gh_buf_printf(&b, "noscan %u B", size);
-		break;
-	case GH_TK_SCAN:
-		gh_buf_printf(&b, "scan %u B", size);
-		break;
-	case GH_TK_PTRS:
-		gh_buf_printf(&b, "ptrs %u B 0b", size);
-		for (i = 0; i < words && i < 64; i++)
-			gh_buf_putc(&b, (mask >> i) & 1 ? '1' : '0');
-		break;
-	case GH_TK_HDRLESS:
-		gh_buf_printf(&b, "ptrs %u B (no header yet)", size);
-		break;
-	case GH_TK_LARGE_NOSCAN:
-		gh_buf_printf(&b, "noscan large");
-		break;
-	case GH_TK_LARGE_PTRS:
-		gh_buf_printf(&b, "ptrs large (no largeType)");
-		break;
-	case GH_TK_FOREIGN:
-		if (size != 0)
-			gh_buf_printf(&b, "ptrs %u B (implausible header)",
-				      size);
-		else
-			gh_buf_printf(&b, "ptrs large (implausible "
-				      "largeType)");
-		break;
-	default:
-		gh_buf_printf(&b, "?");
-		break;
-	}
-	gh_buf_putc(&b, '\0');
-	if (b.oom) {
-		gh_buf_free(&b);
-		return NULL;
-	}
-	return (char *)gh_buf_detach(&b, &len);
-}
-
-static gh_tentry *entry_new(hw *w, uint64_t key)
-{
-	gh_types *t = w->t;
-	gh_tentry *e;
-
-	if (gh_grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0 ||
-	    gh_hmap_put(&t->idx, key, t->n + 1) != 0)
-		return NULL;
-	e = &t->e[t->n++];
-	memset(e, 0, sizeof(*e));
-	return e;
-}
-
-/* The shape entry (kind, size, mask), made on first use. */
-static gh_tentry *shape_entry(hw *w, unsigned kind, uint32_t size,
-			      uint64_t mask)
-{
-	uint64_t key = shape_key(kind, size, mask);
-	gh_types *t = w->t;
-	size_t it;
-	uint64_t v;
-	gh_tentry *e;
-
-	for (v = gh_hmap_first(&t->idx, key, &it); v != 0;
-	     v = gh_hmap_next(&t->idx, key, &it)) {
-		e = &t->e[v - 1];
-		if (e->type == 0 && e->kind == kind && e->size == size &&
-		    e->mask == mask)
-			return e;
-	}
-	if (gh_grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0 ||
-	    gh_hmap_add(&t->idx, key, t->n + 1) != 0)
-		return NULL;
-	e = &t->e[t->n++];
-	memset(e, 0, sizeof(*e));
-	e->kind = (uint8_t)kind;
-	e->size = size;
-	e->mask = mask;
-	e->name = shape_name(kind, size, mask);
-	e->shape = e->name != NULL ? gh_strdup(e->name) : NULL;
-	if (e->name == NULL || e->shape == NULL)
-		return NULL;
-	return e;
-}
-
-/*
- * The name of the type at addr: abi.Type.Str, a nameOff into the module's
- * types section (resolveNameOff), then abi.Name's encoding: a flag byte,
- * a uvarint length, the bytes; TFlagExtraStar drops the leading '*'.
- * NULL (not an error) when addr or its name lies outside the section.
- */
-static char *type_name(hw *w, uint64_t addr)
-{
-	const gh_rtlayout *l = w->l;
-	gh_types *t = w->t;
-	unsigned char ty[64], hdr[5];
-	uint64_t n = 0, at;
-	int32_t str;
-	unsigned i, shift = 0;
-	char *name;
-	size_t skip;
-
-	if (t->types_lo == 0 || addr % 8 != 0 || addr < t->types_lo ||
-	    addr >= t->types_hi || t->types_hi - addr < l->ty_str + 4 ||
-	    l->ty_str + 4 > sizeof(ty))
-		return NULL;
-	if (gh_mem_read(w->m, addr, ty, l->ty_str + 4, "abi.Type") != 0)
-		return NULL;
-	str = (int32_t)gh_load(ty + l->ty_str, 4, w->m->big_endian);
-	if (str <= 0 || (uint64_t)str >= t->types_hi - t->types_lo)
-		return NULL;
-	at = t->types_lo + (uint64_t)str;
-	if (t->types_hi - at < 2 ||
-	    gh_mem_read(w->m, at, hdr, t->types_hi - at < sizeof(hdr) ?
-			(size_t)(t->types_hi - at) : sizeof(hdr),
-			"type name") != 0)
-		return NULL;
-	for (i = 1; i < sizeof(hdr) && at + i < t->types_hi; i++) {
-		n |= (uint64_t)(hdr[i] & 0x7f) << shift;
-		shift += 7;
-		if (!(hdr[i] & 0x80))
-			break;
-	}
-	if (i == sizeof(hdr) || at + i >= t->types_hi ||
-	    n > t->types_hi - (at + i + 1))
-		return NULL;
-	at += i + 1;
-	if (n > GH_TYPES_MAX_NAME)
-		n = GH_TYPES_MAX_NAME;
-	name = malloc((size_t)n + 1);
-	if (name == NULL)
-		return NULL;
-	if (gh_mem_read(w->m, at, name, (size_t)n, "type name") != 0) {
-		free(name);
-		return NULL;
-	}
-	name[n] = '\0';
-	skip = (ty[l->ty_tflag] & GH_TFLAG_EXTRASTAR) && n > 0 &&
-	       name[0] == '*';
-	if (skip)
-		memmove(name, name + 1, (size_t)n);
-	if (strlen(name) != (size_t)n - skip) {   /* a NUL inside: damaged */
-		free(name);
-		return NULL;
-	}
-	return name;
-}
-
-/* The typed entry of the type at addr (slot size for the shape). */
-static gh_tentry *type_entry(hw *w, uint64_t addr, unsigned kind,
-			     uint32_t size)
-{
-	uint64_t v = addr % 8 == 0 ? gh_hmap_get(&w->t->idx, addr) : 0;
-	gh_tentry *e;
-	char buf[64], *name;
-
-	if (v != 0)
-		return &w->t->e[v - 1];
-	/* no type starts there: a shape, never a row per junk word */
-	if (addr % 8 != 0)
-		goto foreign;
-	name = type_name(w, addr);
-	if (name == NULL && w->t->unnamed_types >= GH_TYPES_MAX_UNNAMED)
-		goto foreign;
-	e = entry_new(w, addr);
-	if (e == NULL) {
-		free(name);
-		return NULL;
-	}
-	e->type = addr;
-	e->kind = (uint8_t)kind;
-	e->name = name;
-	e->named = e->name != NULL;
-	if (!e->named)
-		w->t->unnamed_types++;
-	if (e->name == NULL) {
-		snprintf(buf, sizeof(buf), "type 0x%llx",
-			 (unsigned long long)addr);
-		e->name = gh_strdup(buf);
-	}
-	if (kind == GH_TK_LARGETYPE)
-		e->shape = gh_strdup("ptrs large");
-	else {
-		snprintf(buf, sizeof(buf), "ptrs %u B", size);
-		e->shape = gh_strdup(buf);
-	}
-	if (e->name == NULL || e->shape == NULL)
-		return NULL;
-	return e;
-foreign:
-	w->t->foreign++;
-	return shape_entry(w, GH_TK_FOREIGN, kind == GH_TK_LARGETYPE ? 0 : size,
-			   0);
-}
+/* From this many spans the stop compares the upper half of allspans on
+ * a second thread (creating it costs ~50 us). */
+#define GH_TYPES_TWO_READERS 8192u
 
 /* ---- the walk ---------------------------------------------------------- */
 
@@ -480,25 +274,49 @@ static uint64_t slot_mask(const unsigned char *bits, size_t nbits,
 	return m;
 }
 
-/* A hash of the fields mallocgc and the sweeper change (and the rest of
- * what the walk reads from the mspan): a span whose hash is unchanged at
- * the stop has the objects the running read counted. */
-static uint64_t span_hash(const span *a)
+/*
+ * The change test of the stop, on the mspan's raw bytes: a hash of the
+ * words holding every field span_decode reads (and a few the runtime
+ * changes alongside them: allocCache, needzero, specials...), so that an
+ * unchanged span costs a few loads, no decoding.  A field outside them
+ * that changes only makes the stop walk the span again.
+ */
+static uint64_t raw_hash(const hw *w, const unsigned char *b, uint64_t addr)
 {
-	const uint64_t v[] = {
-		a->addr, a->base, a->npages, a->nelems, a->allocbits,
-		a->markbits, a->largetype, a->freeindex, a->scanidx, a->elemsize,
-		a->sweepgen, a->alloccount,
-		(uint64_t)a->state << 8 | a->spanclass,
-	};
-	uint64_t h = 0x243f6a8885a308d3ULL;
-	size_t i;
+	uint64_t h = 0x243f6a8885a308d3ULL ^ addr, v;
+	unsigned k, o;
 
-	for (i = 0; i < GH_ARRAY_LEN(v); i++) {
-		h = (h ^ v[i]) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
+	for (k = 0; k < w->nhr; k++)
+		for (o = w->hr_off[k]; o < w->hr_off[k] + w->hr_len[k]; o += 8) {
+			memcpy(&v, b + o, 8);
+			h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+			h ^= h >> 29;
+		}
 	return h;
+}
+
+/* hw's raw_hash ranges from the row: [startAddr, elemsize + 8) and each
+ * field beyond it (freeIndexForScan <= 1.21, largeType 1.22+), 8-byte
+ * aligned, inside ms_size. */
+static void raw_ranges(hw *w)
+{
+	const gh_rtlayout *l = w->l;
+	unsigned lo = l->ms_startaddr & ~7u, hi = (l->ms_elemsize + 8 + 7) & ~7u;
+	unsigned far[2] = { l->ms_freeidxscan, l->ms_largetype }, k;
+
+	w->hr_off[0] = lo;
+	w->hr_len[0] = hi - lo;
+	w->nhr = 1;
+	for (k = 0; k < 2; k++)
+		if (far[k] != 0 && (far[k] < lo || far[k] >= hi)) {
+			w->hr_off[w->nhr] = far[k] & ~7u;
+			w->hr_len[w->nhr] = 8;
+			w->nhr++;
+		}
+	for (k = 0; k < w->nhr; k++)
+		if (w->hr_off[k] + w->hr_len[k] > l->ms_size)
+			w->hr_len[k] = w->hr_off[k] < l->ms_size ?
+				       (l->ms_size - w->hr_off[k]) & ~7u : 0;
 }
 
 /* Take back what the running read counted in span r. */
@@ -583,7 +401,7 @@ static int walk_span(hw *w, const span *spp)
 	unsigned char abits[GH_MAX_NELEMS / 8], hbits[1024],
 		      mbits[GH_MAX_NELEMS / 8];
 	size_t nhbits = 0;
-	int have_hbits = -1, unswept, marks = 0;
+	int have_hbits = -1, unswept, marks = 0, swept, prov = 0;
 	const char *why;
 	uint64_t i, hdr, addr = spp->addr;
 	span sp = *spp;
@@ -608,6 +426,8 @@ static int walk_span(hw *w, const span *spp)
 	 * (cached before it was swept) */
 	unswept = sp.sweepgen == w->mh_sweepgen - 2 ||
 		  sp.sweepgen == w->mh_sweepgen + 1;
+	swept = sp.sweepgen == w->mh_sweepgen ||
+		sp.sweepgen == w->mh_sweepgen + 3;
 	if (unswept) {
 		t->unswept_spans++;
 		/* what the last GC marked, what it did not */
@@ -629,14 +449,20 @@ static int walk_span(hw *w, const span *spp)
 		 * marked by the last sweep */
 		if (sp.freeindex == 0 && !(abits[0] & 1))
 			return 0;
+		/* allocated and swept: only a sweep can change it (a
+		 * pointerful one once it has its largeType) */
+		if (w->cur != NULL)
+			w->cur->stable = swept && (sp.noscan ||
+						   sp.largetype != 0 ||
+						   l->ms_largetype == 0);
 		if (sp.noscan)
-			return count(w, shape_entry(w, GH_TK_LARGE_NOSCAN, 0, 0),
+			return count(w, gh_types_shape(w->t, GH_TK_LARGE_NOSCAN, 0, 0),
 				     sp.base, sp.elemsize, unswept);
 		if (sp.largetype != 0)
-			return count(w, type_entry(w, sp.largetype,
+			return count(w, gh_types_typed(w->t, w->m, w->l, sp.largetype,
 						   GH_TK_LARGETYPE, 0),
 				     sp.base, sp.elemsize, unswept);
-		return count(w, shape_entry(w, GH_TK_LARGE_PTRS, 0, 0),
+		return count(w, gh_types_shape(w->t, GH_TK_LARGE_PTRS, 0, 0),
 			     sp.base, sp.elemsize, unswept);
 	}
 	for (i = 0; i < sp.nelems; i++) {
@@ -656,19 +482,19 @@ static int walk_span(hw *w, const span *spp)
 				w->cur->claimed++;
 		}
 		if (sp.noscan) {
-			e = shape_entry(w, GH_TK_NOSCAN, (uint32_t)sp.elemsize,
+			e = gh_types_shape(w->t, GH_TK_NOSCAN, (uint32_t)sp.elemsize,
 					0);
 		} else if (!l->heap_headers) {
-			e = shape_entry(w, GH_TK_SCAN, (uint32_t)sp.elemsize, 0);
+			e = gh_types_shape(w->t, GH_TK_SCAN, (uint32_t)sp.elemsize, 0);
 		} else if (sp.elemsize > GH_MIN_HEADER) {
 			hdr = 0;
 			if ((i < sp.scanidx || bit) &&
 			    gh_mem_read_ptr(w->m, slot, &hdr, "malloc header")
 			    != 0)
 				hdr = 0;
-			e = hdr != 0 ? type_entry(w, hdr, GH_TK_HEADER,
+			e = hdr != 0 ? gh_types_typed(w->t, w->m, w->l, hdr, GH_TK_HEADER,
 						  (uint32_t)sp.elemsize) :
-				       shape_entry(w, GH_TK_HDRLESS,
+				       gh_types_shape(w->t, GH_TK_HDRLESS,
 						   (uint32_t)sp.elemsize, 0);
 		} else {
 			uint64_t mask = 0;
@@ -680,27 +506,41 @@ static int walk_span(hw *w, const span *spp)
 				mask = slot_mask(hbits, nhbits,
 						 i * sp.elemsize / 8,
 						 (unsigned)(sp.elemsize / 8));
-			e = shape_entry(w, GH_TK_PTRS, (uint32_t)sp.elemsize,
+			e = gh_types_shape(w->t, GH_TK_PTRS, (uint32_t)sp.elemsize,
 					mask);
 		}
+		prov |= e != NULL && e->kind == GH_TK_HDRLESS;
 		rc = count(w, e, slot, sp.elemsize, unswept);
 		if (rc != 0)
 			return rc;
+	}
+	/* full (every slot allocated, none claimed, every header written)
+	 * and swept: nothing but a sweep can change it */
+	if (w->cur != NULL) {
+		uint64_t n = 0;
+		uint32_t k;
+
+		for (k = 0; k < w->cur->nruns; k++)
+			n += w->runs[w->cur->runs + k].n;
+		w->cur->stable = swept && !prov && w->cur->claimed == 0 &&
+				 n == sp.nelems;
 	}
 	return 0;
 }
 
 /*
- * Green Tea: the release's default, or what the binary was built with:
- * its build info's "GOEXPERIMENT=" setting (debug/buildinfo), greenteagc
- * (1.25) or nogreenteagc (1.26+).
+ * An experiment as the binary was built: its build info's "GOEXPERIMENT="
+ * setting (debug/buildinfo) names exp (1) or noexp (0), else def (the
+ * release's default): greenteagc (1.25) or nogreenteagc (1.26+),
+ * runtimefreegc (1.26+, off by default).
  */
-static int find_greentea(const hw *w)
+static int find_experiment(const hw *w, const char *exp, int def)
 {
 	static const char key[] = "GOEXPERIMENT=";
 	const gh_section *sec = gh_exe_section(w->s->exe, ".go.buildinfo");
 	const char *b, *end, *p, *q;
-	int gt = w->l->heap_greentea;
+	size_t el = strlen(exp);
+	int gt = def;
 
 	if (!w->l->heap_headers || sec == NULL || sec->data == NULL ||
 	    sec->size > (1u << 20))
@@ -715,10 +555,11 @@ static int find_greentea(const hw *w)
 			for (q = p; q < end && *q != ',' && *q != '\n' &&
 			     *q != '\0'; q++)
 				;
-			if (q - p == 10 && memcmp(p, "greenteagc", 10) == 0)
+			if ((size_t)(q - p) == el && memcmp(p, exp, el) == 0)
 				gt = 1;
-			else if (q - p == 12 &&
-				 memcmp(p, "nogreenteagc", 12) == 0)
+			else if ((size_t)(q - p) == el + 2 &&
+				 memcmp(p, "no", 2) == 0 &&
+				 memcmp(p + 2, exp, el) == 0)
 				gt = 0;
 			if (q == p)
 				break;
@@ -831,7 +672,7 @@ static int walk_batch(hw *w, uint64_t i0, uint64_t n)
 
 		if (r->bad == 2)
 			continue;
-		r->hash = span_hash(sp);
+		r->hash = sp->rh;
 		r->elemsize = sp->elemsize;
 		r->sweepgen = sp->sweepgen;
 		r->inuse = sp->state == GH_SPAN_INUSE;
@@ -841,25 +682,171 @@ static int walk_batch(hw *w, uint64_t i0, uint64_t n)
 		w->cur = NULL;
 		if (rc != 0)
 			return rc;
+		w->nstable += r->stable;
+		w->cstable[(i0 + j) / 512] += r->stable;
 	}
 	return 0;
 }
 
-static int walk_all(hw *w, uint64_t mheap, int mode)
+/*
+ * A span the stop found unchanged but for its status (a GC ended since
+ * the running read: it is unswept now, its mark bits valid): its counts
+ * move into the unswept ones and its unreachable objects are counted
+ * from its allocation and mark bits, without walking it again (no header
+ * is read).  0, or -1 when it must be walked again.
+ */
+static int reclassify(hw *w, srec *r, const unsigned char *mb, uint64_t sp)
+{
+	gh_types *t = w->t;
+	unsigned char abits[GH_MAX_NELEMS / 8], mbits[GH_MAX_NELEMS / 8];
+	uint64_t n = 0, alloc = 0, unreach = 0, i;
+	span s;
+	int now, marks = 0;
+	uint32_t k;
+
+	if (!r->inuse || r->bad)
+		return -1;
+	span_decode(w, mb, &s);
+	s.addr = sp;
+	if (span_check(w, &s) != NULL)
+		return -1;
+	for (k = 0; k < r->nruns; k++)
+		n += w->runs[r->runs + k].n;
+	now = s.sweepgen == w->mh_sweepgen - 2 ||
+	      s.sweepgen == w->mh_sweepgen + 1;
+	if (now && w->marks_ok) {
+		if (mark_bits(w, &s, mbits) == 0 &&
+		    gh_mem_read(w->m, s.allocbits, abits,
+				(size_t)(s.nelems + 7) / 8, "allocBits") == 0)
+			marks = 1;
+		for (i = 0; marks && i < s.nelems; i++) {
+			int a = s.sizeclass == 0 ?
+				i < s.freeindex || (abits[0] & 1) :
+				i < s.freeindex || ((abits[i / 8] >> (i % 8)) & 1);
+
+			alloc += a;
+			unreach += a && !((mbits[i / 8] >> (i % 8)) & 1);
+		}
+		if (marks && alloc != n)
+			return -1;   /* not what was counted: walk it */
+	}
+	/* out of the old status ... */
+	if (r->unswept) {
+		t->unswept_spans--;
+		t->unswept_objects -= n;
+		t->unswept_bytes -= n * r->elemsize;
+	}
+	if (r->marks) {
+		t->marked_spans--;
+		t->unreach_objects -= r->unreach;
+		t->unreach_bytes -= (uint64_t)r->unreach * r->elemsize;
+	} else if (r->unswept) {
+		t->unmarked_spans--;
+	}
+	/* ... into the new */
+	if (now) {
+		t->unswept_spans++;
+		t->unswept_objects += n;
+		t->unswept_bytes += n * r->elemsize;
+		if (marks) {
+			t->marked_spans++;
+			t->unreach_objects += unreach;
+			t->unreach_bytes += unreach * r->elemsize;
+		} else {
+			t->unmarked_spans++;
+		}
+	}
+	r->unswept = now != 0;
+	r->mwant = now && w->marks_ok;
+	r->marks = marks != 0;
+	r->unreach = (uint16_t)unreach;
+	r->stable = 0;
+	return 0;
+}
+
+/*
+ * The stop's second reader: for allspans[from, to) (all recorded),
+ * same[i - from] = 1 when the span need not be walked again (stable and
+ * skipped, or its raw_hash and status unchanged), read through its own
+ * cache.  Reads w only; the main thread walks what is not the same.
+ */
+static void *compare_upper(void *arg)
+{
+	const hw *w = arg;
+	struct {
+		uint64_t arr, from, to;
+		unsigned char *same;
+	} cc = { w->c_arr, w->c_from, w->c_to, w->same }, *c = &cc;
+	gh_mem *m = (gh_mem *)&w->m2;
+	uint64_t i, j, chunk[512];
+	unsigned char sb[256];
+
+	gh_mem_invalidate(m);
+	for (i = c->from; i < c->to; i += GH_ARRAY_LEN(chunk)) {
+		uint64_t n = c->to - i < GH_ARRAY_LEN(chunk) ?
+			     c->to - i : GH_ARRAY_LEN(chunk);
+		int have = 0;
+
+		for (j = 0; j < n; j++) {
+			const srec *r = &w->recs[i + j];
+			const unsigned char *mb;
+			uint64_t sp;
+
+			if (w->skip && r->stable && r->bad == 0) {
+				c->same[i + j - c->from] = 1;
+				continue;
+			}
+			if (r->bad == 2)
+				continue;
+			if (!have) {
+				if (gh_mem_read(m, c->arr + i * 8, chunk,
+						(size_t)n * 8, "allspans") != 0)
+					break;   /* the main thread reads */
+				have = 1;
+			}
+			sp = gh_mem_word(m, (unsigned char *)&chunk[j], 8);
+			if (sp == 0 || sp % 8 != 0)
+				continue;
+			mb = gh_mem_peek(m, sp, w->l->ms_size);
+			if (mb == NULL &&   /* across two blocks */
+			    gh_mem_read(m, sp, sb, w->l->ms_size, "mspan") == 0)
+				mb = sb;
+			if (mb != NULL && r->hash == raw_hash(w, mb, sp) &&
+			    !rec_stale(w, r))
+				c->same[i + j - c->from] = 1;
+		}
+	}
+	return NULL;
+}
+
+static int walk_all_(hw *w, uint64_t mheap, int mode)
 {
 	const gh_rtlayout *l = w->l;
 	gh_types *t = w->t;
-	uint64_t arr, len, i, chunk[512];
-	unsigned char sb[256];
+	uint64_t arr, len, i, chunk[512], half = UINT64_MAX;
+	unsigned char sb[256], *same = NULL;
 	int rc;
 
 	rc = read_mheap(w, mheap, &arr, &len);
 	if (rc != 0)
 		return rc;
+	/*
+	 * The stop skips the stable spans (full and swept at the running
+	 * read: walk_span) when no GC ended since it began (mheap_.sweepgen
+	 * unchanged): objects are freed only by a sweep, so such a span has
+	 * no free slot to hand out and no garbage to lose, and allspans
+	 * only grows, its slot still names it.  Under runtimefreegc the
+	 * program may free objects itself: every span is compared.
+	 */
+	if (mode == 1)
+		w->run_sweepgen = w->mh_sweepgen;
+	w->skip = mode == 2 && w->mh_sweepgen == w->run_sweepgen && !w->freegc;
 	if (mode == 1) {
 		w->recs = gh_calloc((size_t)len + 1, sizeof(*w->recs));
 		w->batch = gh_calloc(GH_ARRAY_LEN(chunk), sizeof(*w->batch));
-		if (w->recs == NULL || w->batch == NULL)
+		w->cstable = gh_calloc((size_t)len / 512 + 1,
+				       sizeof(*w->cstable));
+		if (w->recs == NULL || w->batch == NULL || w->cstable == NULL)
 			return gh_errf(&w->s->err, GOHEAP_ENOMEM, "out of "
 				       "memory (%llu spans)",
 				       (unsigned long long)len);
@@ -877,16 +864,83 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 				rec_undo(w, &w->recs[i]);
 			w->recs[i].bad = 2;
 			w->recs[i].inuse = 0;
+			w->recs[i].stable = 0;
 		}
 		if (len < w->nrecs)
 			w->nrecs = (size_t)len;
+		/* a big list: its upper half compared on a second thread
+		 * (when there is enough to compare: the spans it skips are
+		 * not, and under load, waiting for a thread to be scheduled
+		 * costs more than a few thousand spans) */
+		if (w->have_m2 && w->nrecs >= GH_TYPES_TWO_READERS &&
+		    w->nrecs - (w->skip ? w->nstable : 0) >=
+		    GH_TYPES_TWO_READERS &&
+		    (w->same = calloc(w->nrecs / 2 + 512, 1)) != NULL) {
+			half = (w->nrecs / 2) & ~(uint64_t)511;
+			same = w->same;
+			w->c_arr = arr;
+			w->c_from = half;
+			w->c_to = w->nrecs;
+			w->th_started = pthread_create(&w->th, NULL,
+						       compare_upper, w) == 0;
+			if (!w->th_started) {
+				same = NULL;
+				half = UINT64_MAX;
+			}
+		}
 	}
 	for (i = 0; i < len; i += GH_ARRAY_LEN(chunk)) {
 		uint64_t n = len - i < GH_ARRAY_LEN(chunk) ?
-			     len - i : GH_ARRAY_LEN(chunk), j;
+			     len - i : GH_ARRAY_LEN(chunk), j, nst = 0;
 
+		if (w->th_started && i + n > half) {
+			/* the second reader's half begins: its answers */
+			pthread_join(w->th, NULL);
+			w->th_started = 0;
+		}
+		if (w->skip && i + n <= w->nrecs &&
+		    w->cstable[i / 512] == n) {
+			/* every span of the chunk stable (none was walked
+			 * again since: that is only at the stop) */
+			t->stable_skipped += n;
+			continue;
+		}
+		if (w->skip) {
+			for (j = 0; j < n && i + j < w->nrecs; j++)
+				nst += w->recs[i + j].stable &&
+				       w->recs[i + j].bad == 0;
+			t->stable_skipped += nst;
+		}
+		if (same != NULL && i >= half && i + n <= w->nrecs) {
+			uint64_t ns = 0;
+
+			for (j = 0; j < n; j++)
+				ns += same[i + j - half];
+			if (ns == n)
+				continue;
+		} else if (nst == n) {
+			continue;   /* not even their array slots */
+		}
 		rc = gh_mem_read(w->m, arr + i * 8, chunk, (size_t)n * 8,
 				 "mheap_.allspans array");
+		if (rc != 0 && mode != 2) {
+			/* the running program grew allspans meanwhile
+			 * (recordspan: a bigger copy, the old array freed):
+			 * the same spans at its new place */
+			uint64_t a2 = 0, l2 = 0;
+
+			if (gh_mem_read_ptr(w->m, mheap + l->mh_allspans, &a2,
+					    "mheap_.allspans") == 0 &&
+			    gh_mem_read_ptr(w->m, mheap + l->mh_allspans + 8,
+					    &l2, "mheap_.allspans") == 0 &&
+			    a2 != arr && a2 != 0 && l2 >= i + n &&
+			    l2 <= GH_TYPES_MAX_SPANS) {
+				arr = a2;
+				rc = gh_mem_read(w->m, arr + i * 8, chunk,
+						 (size_t)n * 8,
+						 "mheap_.allspans array");
+			}
+		}
 		if (rc != 0)
 			return rc;
 		for (j = 0; j < n; j++) {
@@ -896,9 +950,22 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 				  &w->recs[i + j] : NULL;
 			span now;
 
-			if (sp == 0 || sp % 8 != 0 ||
-			    gh_mem_read(w->m, sp, sb, l->ms_size,
-					"mspan") != 0) {
+			const unsigned char *mb = NULL;
+
+			if (w->skip && r != NULL && r->stable && r->bad == 0)
+				continue;
+			if (same != NULL && i + j >= half && r != NULL &&
+			    same[i + j - half])
+				continue;   /* compared by the second reader */
+			if (sp != 0 && sp % 8 == 0) {
+				/* in the cache's block, as a rule: no copy */
+				mb = gh_mem_peek(w->m, sp, l->ms_size);
+				if (mb == NULL &&
+				    gh_mem_read(w->m, sp, sb, l->ms_size,
+						"mspan") == 0)
+					mb = sb;
+			}
+			if (mb == NULL) {
 				if (mode == 2 && r != NULL) {
 					if (r->bad == 2)
 						continue;   /* counted */
@@ -913,16 +980,29 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 					return rc;
 				continue;
 			}
-			span_decode(w, sb, &now);
+			if (mode == 2 && r != NULL && r->bad != 2 &&
+			    r->hash == raw_hash(w, mb, sp)) {
+				if (!rec_stale(w, r))
+					continue;   /* unchanged */
+				/* only its status: its bytes kept, the
+				 * cache's block may go */
+				if (mb != sb) {
+					memcpy(sb, mb, l->ms_size);
+					mb = sb;
+				}
+				if (reclassify(w, r, mb, sp) == 0) {
+					t->reclassified++;
+					continue;
+				}
+			}
+			span_decode(w, mb, &now);
 			now.addr = sp;
+			now.rh = raw_hash(w, mb, sp);
 			if (mode == 1) {
 				w->batch[j] = now;   /* walk_batch */
 				continue;
 			}
 			if (mode == 2 && r != NULL) {
-				if (r->bad != 2 && r->hash == span_hash(&now) &&
-				    !rec_stale(w, r))
-					continue;
 				if (r->bad == 2)
 					t->bad_spans--;
 				else
@@ -943,8 +1023,22 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 		}
 	}
 	if (mode == 2)
-		w->p->gor_checked = len;
+		w->p->gor_checked = len - t->stable_skipped;
 	return 0;
+}
+
+/* walk_all_, the second reader joined and its answers freed on every
+ * path */
+static int walk_all(hw *w, uint64_t mheap, int mode)
+{
+	int rc = walk_all_(w, mheap, mode);
+
+	if (w->th_started)
+		pthread_join(w->th, NULL);
+	w->th_started = 0;
+	free(w->same);
+	w->same = NULL;
+	return rc;
 }
 
 /*
@@ -955,14 +1049,16 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 static int walk_stopped(hw *w, uint64_t mheap, int mode)
 {
 	goheap_session *s = w->s;
-	double t0;
+	double t0, t1;
 	int rc;
 
 	rc = gh_session_stop(s, "-p types", "snapshot", &t0);
 	if (rc != 0)
 		return rc;
 	gh_mem_invalidate(w->m);
+	t1 = gh_now();
 	rc = walk_all(w, mheap, mode);
+	w->t->t_stopwalk = gh_now() - t1;
 	return gh_session_resume(s, w->p, t0, gh_now(), rc);
 }
 
@@ -1003,7 +1099,9 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	w.t = t;
 	w.m = &s->mem;
 	w.l = l;
-	w.greentea = find_greentea(&w);
+	raw_ranges(&w);
+	w.greentea = find_experiment(&w, "greenteagc", l->heap_greentea);
+	w.freegc = find_experiment(&w, "runtimefreegc", 0);
 	find_types(&w);
 	/* a live target is read running, then stopped to re-read the spans
 	 * that changed (as the goroutine snapshot does); -f objects lists
@@ -1011,6 +1109,18 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	snap = GH_OPS_V2(s, stop) == NULL || GH_OPS_V2(s, resume) == NULL ?
 	       0 : s->gor_no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
+	/* the stop's second reader: the live source only (a caller's
+	 * source, gdb's, may not be read from two threads) */
+	if (snap == 1 && !objects && s->caps == &gh_live_caps &&
+	    s->mem.ops == s->ops) {
+		uint64_t v;
+
+		gh_mem_init(&w.m2, s->mem.ops, s->mem.ctx, s->mem.ptr_size,
+			    s->mem.big_endian, &w.err2);
+		/* its cache's blocks made before the stop */
+		w.have_m2 = gh_mem_read_uint(&w.m2, mheap + l->mh_sweepgen, 4,
+					     &v, "mheap_.sweepgen") == 0;
+	}
 	if (snap == 1 && objects) {
 		rc = walk_stopped(&w, mheap, 0);
 		p->gor_rewalked = p->gor_checked = t->spans;
@@ -1023,6 +1133,9 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	free(w.recs);
 	free(w.runs);
 	free(w.batch);
+	free(w.cstable);
+	if (w.have_m2 || w.m2.ops != NULL)
+		gh_mem_fini(&w.m2);
 	if (rc != 0)
 		return rc;
 	if (t->objlines.oom)

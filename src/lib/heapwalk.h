@@ -77,6 +77,10 @@ typedef struct gh_types {
 	int gcphase;         /* runtime.gcphase at the (last) read; -1 unknown */
 	uint64_t claimed;    /* slots between freeIndexForScan and freeindex:
 	                      * being allocated, counted untyped */
+	uint64_t stable_skipped;   /* live: full, swept spans the stop did
+	                            * not read again (heapwalk.c walk_all) */
+	uint64_t reclassified;     /* live: spans the stop found unswept now
+	                            * (a GC ended), counted without a walk */
 	uint64_t bad_spans;  /* left out: damaged or changing */
 	char first_bad[160];
 	uint64_t unnamed;    /* objects whose type has no name in the module */
@@ -85,6 +89,7 @@ typedef struct gh_types {
 	uint64_t types_lo, types_hi;   /* the module's types section */
 	int headers;         /* the release has malloc headers (1.22+) */
 	double t_walk;
+	double t_stopwalk;   /* live: seconds of the walk while stopped */
 	/* -f objects: one line per object, when asked (tests) */
 	int want_objects;
 	gh_buf objlines;
@@ -98,5 +103,17 @@ typedef struct gh_types {
 int gh_types_collect(gh_profile *p, goheap_session *s, int objects);
 
 void gh_types_free(gh_types *t);
+
+/*
+ * The rows (heaptypes.c, for heapwalk.c): the shape row (kind, size,
+ * mask), made on first use; the row of the type at addr (kind
+ * GH_TK_HEADER or GH_TK_LARGETYPE, size the slot's), named from the
+ * module's types section [t->types_lo, t->types_hi) read through m, or a
+ * GH_TK_FOREIGN shape when addr cannot be a type.  NULL: out of memory.
+ */
+gh_tentry *gh_types_shape(gh_types *t, unsigned kind, uint32_t size,
+			  uint64_t mask);
+gh_tentry *gh_types_typed(gh_types *t, gh_mem *m, const gh_rtlayout *l,
+			  uint64_t addr, unsigned kind, uint32_t size);
 
 #endif

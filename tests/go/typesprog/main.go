@@ -13,6 +13,7 @@
 //	                      ChurnT and small objects for ever, so that
 //	                      spans change while go-heap reads; the known
 //	                      types above stay as they are)
+//	typesprog -churn-big (the same after 84 MB of BulkT: 10 000+ spans)
 //	typesprog -unswept DUMPFILE GOFILE
 //	                     (run with GOMAXPROCS=1 and
 //	                      GODEBUG=asyncpreemptoff=1: the heap right
@@ -342,13 +343,22 @@ func main() {
 		unswept(os.Args[2], os.Args[3])
 	}
 	if len(os.Args) != 2 {
-		os.Stderr.WriteString("usage: typesprog DUMPFILE | -churn | -unswept DUMPFILE GOFILE\n")
+		os.Stderr.WriteString("usage: typesprog DUMPFILE | -churn | -churn-big | -unswept DUMPFILE GOFILE\n")
 		os.Exit(2)
 	}
 	if err := syscall.Pipe(pipefd[:]); err != nil {
 		panic(err)
 	}
-	if os.Args[1] == "-churn" {
+	if os.Args[1] == "-churn" || os.Args[1] == "-churn-big" {
+		if os.Args[1] == "-churn-big" {
+			// 10 000+ spans of BulkT first: the churn's spans come
+			// after them, in the upper half of allspans, which the
+			// snapshot's stop compares on its second thread
+			keepB = make([]*BulkT, 750000)
+			for i := range keepB {
+				keepB[i] = &BulkT{}
+			}
+		}
 		build()
 		count("main.HdrT", nHdr)
 		count("main.LargeT", nLarge)
