@@ -176,9 +176,9 @@ int main(int argc, char **argv)
 	}
 	/* The walker's own account of a memory bucket: header, stack,
 	 * memRecord (walk.c read_bucket). */
-	ps = s->mem.ptr_size;
-	words = s->lay->bucket_words;
-	reclen = s->lay->cycle_words * ps * 4;
+	ps = s->t.mem.ptr_size;
+	words = s->t.lay->bucket_words;
+	reclen = s->t.lay->cycle_words * ps * 4;
 	n = p->nrecs;
 	remote = calloc(n ? n : 1, sizeof(*remote));
 	if (remote == NULL) {

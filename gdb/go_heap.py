@@ -128,6 +128,7 @@ class _Options(ctypes.Structure):
 
 class _CommandResult(ctypes.Structure):
     _fields_ = [
+        ("size", ctypes.c_size_t),  # sizeof: set before the call
         ("out", ctypes.c_void_p),
         ("out_len", ctypes.c_size_t),
         ("format", ctypes.c_int),
@@ -870,6 +871,7 @@ class GoHeapCommand(gdb.Command):
         sess = ctypes.c_void_p()
         opts = _Options(GOHEAP_OPTIONS_VERSION, None, None, 0)
         res = _CommandResult()
+        res.size = ctypes.sizeof(_CommandResult)
         try:
             rc = lib.goheap_open_memsrc(ctypes.byref(sess),
                                         ctypes.byref(src.ops), None,

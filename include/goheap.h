@@ -24,12 +24,31 @@
  * cache of the target's memory.  A profile is never modified after it is
  * collected: goheap_profile_nrecords/record/stats_get/delta may read one
  * profile from several threads at once.
+ *
+ * Structures: an input structure (goheap_options, goheap_write_options,
+ * goheap_memsrc_ops) starts with its version and an output structure the
+ * caller allocates (goheap_record, goheap_profile_stats, goheap_write_stats,
+ * goheap_force_result, goheap_command_result) with its size: start each
+ * from its GOHEAP_*_INIT.  The library refuses (GOHEAP_EINVAL) a version it
+ * does not know or a size smaller than its first release's, and never
+ * writes past the size given or into fields it does not know (they keep
+ * what the caller set: zero from the INIT macro), so a program built
+ * against another release's header keeps working with this library.
  */
 #ifndef GOHEAP_H
 #define GOHEAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The version of this header; goheap_version() is the library's. */
+#define GOHEAP_VERSION_MAJOR 0
+#define GOHEAP_VERSION_MINOR 1
+#define GOHEAP_VERSION_PATCH 0
+#define GOHEAP_VERSION_STRING "0.1.0"
+#define GOHEAP_VERSION_NUMBER \
+	(GOHEAP_VERSION_MAJOR * 10000 + GOHEAP_VERSION_MINOR * 100 + \
+	 GOHEAP_VERSION_PATCH)
 
 #ifdef __cplusplus
 extern "C" {
@@ -258,7 +277,10 @@ GOHEAP_EXTERN int goheap_is_go_executable(const char *path);
 GOHEAP_EXTERN int goheap_open_pid(goheap_session **out, int pid,
 				  const goheap_options *opts);
 
-/* Open a session on an ELF core file, with an optional executable path. */
+/*
+ * Open a session on an ELF core file, with an optional executable path.
+ * *out is set even on failure, as for goheap_open_pid.
+ */
 GOHEAP_EXTERN int goheap_open_core(goheap_session **out, const char *core,
 				   const char *exe,
 				   const goheap_options *opts);
@@ -266,7 +288,8 @@ GOHEAP_EXTERN int goheap_open_core(goheap_session **out, const char *core,
 /*
  * Open a session on a caller-supplied memory source.  The session owns ctx
  * from then on: ops->close(ctx) is called by goheap_close, also when this
- * function fails.  `ops` must outlive the session.
+ * function fails.  `ops` must outlive the session.  *out is set even on
+ * failure, as for goheap_open_pid.
  */
 GOHEAP_EXTERN int goheap_open_memsrc(goheap_session **out,
 				     const goheap_memsrc_ops *ops, void *ctx,
@@ -321,6 +344,8 @@ enum goheap_format {
 	                                `info goroutines`) */
 	GOHEAP_FORMAT_OBJECTS = 6,   /* types: one line per object (address,
 	                                size, type address, type) */
+	GOHEAP_FORMAT_JSON = 7,      /* memstats: runtime.MemStats as Go's
+	                                encoding/json writes it */
 };
 
 enum goheap_sample_index {
@@ -362,6 +387,23 @@ typedef struct goheap_profile goheap_profile;
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
 					 goheap_session *s, int kind);
 
+/* goheap_profile_collect_flags' flags */
+enum goheap_collect_flag {
+	/* heap and allocs: also record the target's runtime.MemStats in the
+	 * profile (as -p memstats reads them: the brief stop unless
+	 * no_stop), which GOHEAP_FORMAT_TEXT ends with as heap?debug=1's
+	 * "# runtime.MemStats" trailer, as Go's handler calls ReadMemStats
+	 * when it writes.  Without it the text has no trailer: writing never
+	 * reads the target.  Best-effort: MemStats that cannot be read leave
+	 * the trailer out, the profile is collected all the same. */
+	GOHEAP_COLLECT_MEMSTATS = 1
+};
+
+/* goheap_profile_collect with GOHEAP_COLLECT_* flags (0: the same). */
+GOHEAP_EXTERN int goheap_profile_collect_flags(goheap_profile **out,
+					       goheap_session *s, int kind,
+					       unsigned flags);
+
 /* Free a profile; NULL is allowed. */
 GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p);
 
@@ -376,6 +418,13 @@ GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p);
  */
 GOHEAP_EXTERN int goheap_set_time_limit(goheap_session *s, double seconds);
 
+/*
+ * Change goheap_options.no_stop for the later collections on s (1: never
+ * stop the target, numbers best-effort; 0: the brief stop where one is
+ * needed).  0, or GOHEAP_EINVAL.
+ */
+GOHEAP_EXTERN int goheap_set_no_stop(goheap_session *s, int no_stop);
+
 /* Its kind (enum goheap_profile_kind). */
 GOHEAP_EXTERN int goheap_profile_kind(const goheap_profile *p);
 
@@ -387,6 +436,7 @@ GOHEAP_EXTERN int goheap_profile_kind(const goheap_profile *p);
  * the process, so two collections from one process match record by id.
  */
 typedef struct goheap_record {
+	size_t size;            /* sizeof(goheap_record): GOHEAP_RECORD_INIT */
 	uint64_t id;
 	int64_t alloc_objects, alloc_bytes;   /* heap, allocs */
 	int64_t free_objects, free_bytes;
@@ -395,6 +445,8 @@ typedef struct goheap_record {
 	                           first; owned by the profile */
 	size_t nstack;
 } goheap_record;
+
+#define GOHEAP_RECORD_INIT { .size = sizeof(goheap_record) }
 
 /* Number of records; record i (0 <= i < that) into *out. */
 GOHEAP_EXTERN size_t goheap_profile_nrecords(const goheap_profile *p);
@@ -421,6 +473,7 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 
 /* Summary figures of a collected profile. */
 typedef struct goheap_profile_stats {
+	size_t size;               /* sizeof(goheap_profile_stats) */
 	uint64_t records;          /* records in the profile */
 	int64_t mem_profile_rate;  /* runtime.MemProfileRate at collection */
 	int64_t inuse_objects, inuse_bytes, alloc_objects, alloc_bytes;
@@ -453,11 +506,44 @@ typedef struct goheap_profile_stats {
 	uint64_t stop_threads, stop_rewalked, stop_checked;
 } goheap_profile_stats;
 
+#define GOHEAP_PROFILE_STATS_INIT { .size = sizeof(goheap_profile_stats) }
+
 GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 					   goheap_profile_stats *out);
 
+/*
+ * The numbers of client_golang's Go collector (v1.14, the one Debian 12
+ * ships; prometheus/go_collector.go, go_collector_latest.go) for a
+ * GOHEAP_PROFILE_MEMSTATS profile: go_memstats_* as memStatsFromRM
+ * derives them from runtime/metrics (no mcache flush; Lookups 0; no
+ * gc_cpu_fraction), go_gc_duration_seconds as debug.ReadGCStats' pause
+ * quantiles, go_goroutines (runtime.NumGoroutine), go_threads
+ * (runtime.ThreadCreateProfile), go_info's version.  doc/watch.md.
+ */
+typedef struct goheap_gometrics {
+	uint64_t alloc, total_alloc, sys, lookups, mallocs, frees,
+		 heap_alloc, heap_sys, heap_idle, heap_inuse, heap_released,
+		 heap_objects, stack_inuse, stack_sys, mspan_inuse, mspan_sys,
+		 mcache_inuse, mcache_sys, buckhash_sys, gc_sys, other_sys,
+		 next_gc;
+	uint64_t last_gc_unix_ns;   /* memstats.last_gc_unix (0: none yet) */
+	uint64_t num_gc, pause_total_ns;
+	/* quantiles 0, .25, .5, .75, 1 of the last min(NumGC, 256) pauses,
+	 * ns: sorted[n*i/4], sorted[n-1] (all 0 before the first GC) */
+	uint64_t pause_quantiles[5];
+	int64_t goroutines, threads;   /* -1: not known (stripped binary) */
+	char go_version[64];        /* runtime.Version() */
+	/* 1 read stopped (consistent), 2 running (best-effort), 0 a core */
+	int snapshot;
+} goheap_gometrics;
+
+/* 0, or GOHEAP_EINVAL when p is not a GOHEAP_PROFILE_MEMSTATS profile. */
+GOHEAP_EXTERN int goheap_profile_gometrics(const goheap_profile *p,
+					   goheap_gometrics *out);
+
 /* Time spent in the stages of goheap_profile_write, in seconds. */
 typedef struct goheap_write_stats {
+	size_t size;               /* sizeof(goheap_write_stats) */
 	double symbolize_seconds;  /* pclntab lookups (pprof format) */
 	double compress_seconds;   /* deflate (pprof format) */
 	double total_seconds;      /* the whole write */
@@ -465,12 +551,12 @@ typedef struct goheap_write_stats {
 	 * inline record outside its table): printed, but the user must be
 	 * told (the CLI warns on stderr) */
 	uint64_t suspect_frames;
-	/* version 2 on (filled only when wo->version >= 2, so that a
-	 * caller built with version 1's smaller struct is never written
-	 * past): CPU time of goheap_profile_collect_write's encoder thread,
-	 * which runs beside the walk (0 when there was none) */
+	/* CPU time of goheap_profile_collect_write's encoder thread, which
+	 * runs beside the walk (0 when there was none) */
 	double encode_thread_seconds;
 } goheap_write_stats;
+
+#define GOHEAP_WRITE_STATS_INIT { .size = sizeof(goheap_write_stats) }
 
 #define GOHEAP_WRITE_OPTIONS_VERSION 2
 
@@ -528,6 +614,7 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 
 /* What goheap_force did. */
 typedef struct goheap_force_result {
+	size_t size;             /* sizeof(goheap_force_result) */
 	int64_t old_rate;        /* MemProfileRate before */
 	int64_t new_rate;        /* after (read back), or what would be written */
 	uint64_t address;        /* of runtime.MemProfileRate in the target */
@@ -538,6 +625,8 @@ typedef struct goheap_force_result {
 	double stop_begin;       /* that stop, CLOCK_MONOTONIC seconds: first */
 	double stop_end;         /* thread stopped .. last thread resumed */
 } goheap_force_result;
+
+#define GOHEAP_FORCE_RESULT_INIT { .size = sizeof(goheap_force_result) }
 
 #define GOHEAP_FORCE_DRY_RUN 1u
 
@@ -587,6 +676,7 @@ GOHEAP_EXTERN int goheap_command_options(char *buf, size_t len);
 
 /* What goheap_command produced. */
 typedef struct goheap_command_result {
+	size_t size;           /* sizeof(goheap_command_result) */
 	unsigned char *out;    /* the profile's bytes (goheap_free), or NULL
 	                          (after --force alone) */
 	size_t out_len;
@@ -597,6 +687,8 @@ typedef struct goheap_command_result {
 	char message[512];     /* one line: what --force did, or the error */
 	char warnings[1024];   /* "warning: ..." lines, or "" */
 } goheap_command_result;
+
+#define GOHEAP_COMMAND_RESULT_INIT { .size = sizeof(goheap_command_result) }
 
 /*
  * Run the go-heap command line's options (-o -f -p -s -n -q -v --force

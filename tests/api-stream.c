@@ -153,8 +153,9 @@ static int same_stats(const goheap_profile_stats *a,
 static void compare(goheap_session *s, int kind, int format, const char *name)
 {
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
-	goheap_write_stats ws;
-	goheap_profile_stats st1, st2;
+	goheap_write_stats ws = GOHEAP_WRITE_STATS_INIT;
+	goheap_profile_stats st1 = GOHEAP_PROFILE_STATS_INIT;
+	goheap_profile_stats st2 = GOHEAP_PROFILE_STATS_INIT;
 	goheap_profile *p = NULL;
 	unsigned char *b1 = NULL, *b2 = NULL, *u1 = NULL, *u2 = NULL;
 	size_t n1 = 0, n2 = 0, m1 = 0, m2 = 0, k1, k2;
@@ -165,7 +166,11 @@ static void compare(goheap_session *s, int kind, int format, const char *name)
 	wo.stats = &ws;
 	snprintf(what, sizeof(what), "%s: collect_write == collect + write",
 		 name);
-	rc = goheap_profile_collect(&p, s, kind);
+	/* collect_write records the text's MemStats trailer at collection:
+	 * so does the flag */
+	rc = goheap_profile_collect_flags(&p, s, kind,
+					  format == GOHEAP_FORMAT_TEXT ?
+					  GOHEAP_COLLECT_MEMSTATS : 0);
 	if (rc == 0)
 		rc = goheap_profile_write(s, p, &wo, &b1, &n1);
 	if (rc == 0)
@@ -175,7 +180,7 @@ static void compare(goheap_session *s, int kind, int format, const char *name)
 		check(0, what, goheap_errmsg(s));
 		return;
 	}
-	memset(&ws, 0, sizeof(ws));
+	ws = (goheap_write_stats)GOHEAP_WRITE_STATS_INIT;
 	rc = goheap_profile_collect_write(s, kind, &wo, &b2, &n2, &st2);
 	if (rc != 0) {
 		check(0, what, goheap_errmsg(s));

@@ -45,12 +45,16 @@ static const char *const dw_bucket_fields[4] = {
 
 /*
  * The offset of the member `name` of the struct at die (the last one of
- * that name), -1 when it has none.
+ * that name), -1 when it has none.  A dotted name ("gFree.n") goes down
+ * through the members' struct types and adds their offsets.
  */
 static int64_t dw_member_off(Dwarf_Die *die, const char *name)
 {
-	Dwarf_Die child;
+	Dwarf_Die child, sub;
 	int64_t got = -1;
+	const char *dot = strchr(name, '.');
+	size_t len = dot != NULL ? (size_t)(dot - name) : strlen(name);
+	int have_sub = 0;
 
 	if (dwarf_child(die, &child) != 0)
 		return -1;
@@ -66,10 +70,30 @@ static int64_t dw_member_off(Dwarf_Die *die, const char *name)
 		    dwarf_attr(&child, DW_AT_data_member_location, &at) == NULL ||
 		    dwarf_formudata(&at, &off) != 0)
 			continue;
-		if (strcmp(n, name) == 0)
+		if (strlen(n) == len && strncmp(n, name, len) == 0) {
 			got = (int64_t)off;
+			have_sub = dot != NULL &&
+				   dwarf_attr(&child, DW_AT_type, &at) != NULL &&
+				   dwarf_formref_die(&at, &sub) != NULL;
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
-	return got;
+	if (got < 0 || dot == NULL)
+		return got;
+	if (!have_sub)
+		return -1;
+	/* a named type may come as a typedef of its struct */
+	while (dwarf_tag(&sub) == DW_TAG_typedef) {
+		Dwarf_Attribute at;
+
+		if (dwarf_attr(&sub, DW_AT_type, &at) == NULL ||
+		    dwarf_formref_die(&at, &sub) == NULL)
+			return -1;
+	}
+	{
+		int64_t in = dw_member_off(&sub, dot + 1);
+
+		return in < 0 ? -1 : got + in;
+	}
 }
 
 static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
@@ -91,8 +115,8 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
-#define DW_NGTYPES 25       /* gtypes_for's 8 + htypes_for's 5 +
-                             * mtypes_for's 12 */
+#define DW_NGTYPES 28       /* gtypes_for's 8 + htypes_for's 5 +
+                             * mtypes_for's 15 */
 
 typedef struct dw_gfield {
 	const char *name;
@@ -273,6 +297,9 @@ static void mtypes_for(const gh_rtlayout *l, int a64, dw_gtype *t,
 	k++;
 	t[k].name = "runtime.heapStatsDelta";
 	t[k].size_want = l->hsd_size;
+	gt_add(&t[k], "committed", l->hsd_committed);
+	gt_add(&t[k], "released", l->hsd_released);
+	gt_add(&t[k], "inHeap", l->hsd_inheap);
 	gt_add(&t[k], "inStacks", l->hsd_instacks);
 	gt_add(&t[k], "inWorkBufs", l->hsd_inworkbufs);
 	gt_add(&t[k], "inPtrScalarBits", opt(l->hsd_inptrscalar));
@@ -335,6 +362,23 @@ static void mtypes_for(const gh_rtlayout *l, int a64, dw_gtype *t,
 	k++;
 	t[k].name = "runtime.spanSetBlock";
 	t[k].size_want = l->ssb_size;
+	k++;
+	/* gcount (runtime.NumGoroutine) and ThreadCreateProfile's walk */
+	t[k].name = "runtime.schedt";
+	gt_add(&t[k], "ngsys", l->sched_ngsys);
+	if (l->sched_gfree_n2 == 0) {
+		gt_add(&t[k], "gFree.n", l->sched_gfree_n);
+		t[k + 1].name = "runtime.p";
+		gt_add(&t[k + 1], "gFree.n", l->p_gfree_n);
+	} else {
+		gt_add(&t[k], "gFree.stack.size", l->sched_gfree_n);
+		gt_add(&t[k], "gFree.noStack.size", l->sched_gfree_n2);
+		t[k + 1].name = "runtime.p";
+		gt_add(&t[k + 1], "gFree.size", l->p_gfree_n);
+	}
+	k += 2;
+	t[k].name = "runtime.m";
+	gt_add(&t[k], "alllink", l->m_alllink);
 	k++;
 	*n = k;
 }

@@ -343,3 +343,46 @@ ok() {
 	fi
 	return 0
 }
+
+# ---- helpers of the scripts that serve or scrape -------------------------
+
+# gh_free_port: a TCP port free on 127.0.0.1 now.
+gh_free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# gh_wait_for SECONDS CMD...: run CMD every 0.25 s until it succeeds; 1 if it never did.
+gh_wait_for() {
+	local n=$(( $1 * 4 ))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.25
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# gh_prom_query HOST:PORT EXPR: the first value of a Prometheus instant query, or nothing.
+gh_prom_query() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url = "http://%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+try:
+    r = json.load(urllib.request.urlopen(url, timeout=10))
+    print(r["data"]["result"][0]["value"][1])
+except Exception:
+    pass
+PY
+}
+
+# gh_compare_profiles EXPECTED ACTUAL MODE WHAT: tests/compare.sh (in $CMP) on two profiles,
+# a PASS with its first line or a FAIL with its log; $d and $tag as the scripts set them.
+gh_compare_profiles() {
+	if "$CMP" "$1" "$2" "$3" >"$d/cmp.log" 2>&1; then
+		gh_pass "$tag: $4 ($(grep -v '^note:' "$d/cmp.log" | head -n 1))"
+	else
+		gh_fail "$tag: $4: differs from $(basename "$2")"
+		gh_show "$d/cmp.log" 40
+	fi
+}

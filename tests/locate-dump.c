@@ -21,6 +21,8 @@
  *   memstats 0x5d7080           (-p memstats: runtime.memstats,
  *   gcController 0x5d6080       gcController and allp; 0x0 without a
  *   allp 0x5b49a0               MemStats row, or when not confirmed)
+ *   sched 0x5b8420              (go_goroutines, go_threads: runtime.sched
+ *   allm 0x5b7080               and allm; 0x0 when not confirmed)
  *   how mbuckets via ...
  *
  * --symtab prints the same eleven names from .symtab instead (the truth for
@@ -84,14 +86,14 @@ int main(int argc, char **argv)
 	static const char *const names[] = {
 		"mbuckets", "bbuckets", "xbuckets", "mProfCycle",
 		"MemProfileRate", "allgs", "tracebacklabels", "mheap_",
-		"memstats", "gcController", "allp"
+		"memstats", "gcController", "allp", "sched", "allm"
 	};
 	gh_err err;
 	gh_exe *exe = NULL;
 	gh_sym *sym = NULL;
 	gh_gover ver = { 0, 0, 0 };
 	gh_rtaddrs a;
-	uint64_t bias = 0, v[11];
+	uint64_t bias = 0, v[13];
 	char verstr[160], how[768], rep[256];
 	const char *path = NULL, *refs = NULL;
 	int symtab = 0, infer = 0, dwarf = 0, rc, i;
@@ -170,6 +172,16 @@ int main(int argc, char **argv)
 			v[9] += bias;
 			v[10] += bias;
 		}
+		/* go_goroutines/go_threads' globals, where the row has them */
+		v[11] = v[12] = 0;
+		if (lay != NULL && lay->sched_ngsys != 0 &&
+		    (gh_exe_symbol(exe, "runtime.sched", &v[11], NULL) != 0 ||
+		     gh_exe_symbol(exe, "runtime.allm", &v[12], NULL) != 0))
+			v[11] = v[12] = 0;
+		else if (lay != NULL && lay->sched_ngsys != 0) {
+			v[11] += bias;
+			v[12] += bias;
+		}
 		how[0] = '\0';
 	} else {
 		rc = gh_locate_globals(exe, sym, ver, bias, &a, how,
@@ -187,8 +199,10 @@ int main(int argc, char **argv)
 		v[8] = a.memstats;
 		v[9] = a.gccontroller;
 		v[10] = a.allp;
+		v[11] = a.sched;
+		v[12] = a.allm;
 	}
-	for (i = 0; i < 11; i++)
+	for (i = 0; i < 13; i++)
 		printf("%s 0x%llx\n", names[i], (unsigned long long)v[i]);
 	if (how[0] != '\0')
 		printf("how %s\n", how);

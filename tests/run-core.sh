@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/run-core.sh: profile Go programs post mortem, from core files, and compare with the
+# tests/run-core.sh: profile Go programs post mortem, from core files, and compare them with the
 # profiles the programs wrote themselves just before they were dumped.
 #
 # For each toolchain (go1.19 ... go1.24, as tests/lib.sh finds them):
@@ -64,16 +64,6 @@ gh_qemu_probe
 
 # run and ok come from lib.sh.
 
-# compare KIND EXPECTED ACTUAL WHAT
-compare() {
-	if "$CMP" "$1" "$2" "$3" >"$d/cmp.log" 2>&1; then
-		gh_pass "$tag: $4 ($(grep -v '^note:' "$d/cmp.log" | head -n 1))"
-	else
-		gh_fail "$tag: $4: differs from $(basename "$2")"
-		gh_show "$d/cmp.log" 40
-	fi
-}
-
 # expect_error NAME WHAT GREP ARGS...: go-heap must exit 1 with exactly one line on stderr
 # (matching the extended regex GREP unless it is empty).
 expect_error() {
@@ -98,13 +88,13 @@ core_checks() {
 	local core=$1 exe=$2 out=$3 what=$4
 	run "$what.text" -f text "$core" "$exe"
 	ok "$what.text" "$what: text" &&
-		compare text "$out/heap.txt" "$d/$what.text.out" "$what: text == in-process heap debug=1"
+		gh_compare_profiles text "$out/heap.txt" "$d/$what.text.out" "$what: text == in-process heap debug=1"
 	run "$what.atext" -p allocs -f text "$core" "$exe"
 	ok "$what.atext" "$what: allocs text" &&
-		compare text "$out/allocs.txt" "$d/$what.atext.out" "$what: allocs text == in-process allocs debug=1"
+		gh_compare_profiles text "$out/allocs.txt" "$d/$what.atext.out" "$what: allocs text == in-process allocs debug=1"
 	run "$what.pb" -o "$d/$what.heap.pb.gz" "$core" "$exe"
 	ok "$what.pb" "$what: pprof" &&
-		compare pprof "$out/heap.pb.gz" "$d/$what.heap.pb.gz" "$what: pprof == in-process heap proto"
+		gh_compare_profiles pprof "$out/heap.pb.gz" "$d/$what.heap.pb.gz" "$what: pprof == in-process heap proto"
 }
 
 # summary_check CORE EXE WHAT SIGNAL: the top output names the core, signal, threads, time.
@@ -233,7 +223,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			core_checks "$core" "$bin" "$d/out" gcore
 			run noexe -f text "$core"
 			ok noexe "CORE without EXE" &&
-				compare text "$d/out/heap.txt" "$d/noexe.out" "CORE alone (executable from NT_FILE): text == in-process"
+				gh_compare_profiles text "$d/out/heap.txt" "$d/noexe.out" "CORE alone (executable from NT_FILE): text == in-process"
 			summary_check "$core" "$bin" gcore "signal [0-9]+|no signal"
 			if [ -n "$prev_exe" ]; then
 				expect_error wrongexe "core with another toolchain's executable" "" -f text "$core" "$prev_exe"
@@ -297,7 +287,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		expect_error moved "CORE alone, the recorded executable is gone" "" -f text "$core"
 		run sysroot -f text --sysroot "$d/root" "$core"
 		ok sysroot "--sysroot" &&
-			compare text "$d/out/heap.txt" "$d/sysroot.out" "--sysroot DIR CORE: text == in-process"
+			gh_compare_profiles text "$d/out/heap.txt" "$d/sysroot.out" "--sysroot DIR CORE: text == in-process"
 		if [ "$first" = 1 ] && [ "$variant" = default ]; then
 			cut_checks "$core" "$d/root$d/run/heapprog" kernel
 		fi
@@ -336,7 +326,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 				core_checks "$core" "$bin" "$d/out" arm64
 				run arm64.noexe -f text "$core"
 				ok arm64.noexe "arm64: CORE without EXE" &&
-					compare text "$d/out/heap.txt" "$d/arm64.noexe.out" "arm64: CORE alone (executable from AT_EXECFN): text == in-process"
+					gh_compare_profiles text "$d/out/heap.txt" "$d/arm64.noexe.out" "arm64: CORE alone (executable from AT_EXECFN): text == in-process"
 				summary_check "$core" "$bin" arm64 "signal 6"
 				rm -f "$core"
 			fi

@@ -182,11 +182,6 @@ pprof_checks() {
 	fi
 }
 
-# A free TCP port on the loopback (a race with other programs is possible but unlikely).
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 live_mode() {
 	local cli=$d/cli.txt
 	gdb_run live -p "$pid" -- 'go-heap --format text' "go-heap -o $d/live.o.txt" \
@@ -237,7 +232,7 @@ core_mode() {
 remote_mode() {
 	local port gs_pid try
 	for _ in 1 2 3; do
-		port=$(free_port) || break
+		port=$(gh_free_port) || break
 		gdbserver --attach "127.0.0.1:$port" "$pid" >"$d/gdbserver.log" 2>&1 &
 		gs_pid=$!
 		GH_PIDS+=("$gs_pid")

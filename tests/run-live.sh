@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/run-live.sh: profile a live Go program with go-heap and compare with the program's own
+# tests/run-live.sh: profile a live Go program with go-heap and compare them with the program's own
 # runtime/pprof output, for every installed Go toolchain and build variant.
 #
 # For each toolchain (tests/lib.sh GH_GO_ALL: go1.19, go1.21-go1.27) x variant (default and
@@ -31,16 +31,6 @@ gh_need_toolchains
 
 # run and ok come from lib.sh.
 
-# compare KIND EXPECTED ACTUAL WHAT
-compare() {
-	if "$CMP" "$1" "$2" "$3" >"$d/cmp.log" 2>&1; then
-		gh_pass "$tag: $4 ($(grep -v '^note:' "$d/cmp.log" | head -n 1))"
-	else
-		gh_fail "$tag: $4: differs from $(basename "$2")"
-		gh_show "$d/cmp.log" 40
-	fi
-}
-
 # Sum the values of collapsed output ("frame;frame;... VALUE" lines) into $sum; 1 if malformed.
 collapsed_sum() {
 	awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1; exit } { s += $NF } END { if (bad) exit 1; printf "%d\n", s }' "$1"
@@ -66,31 +56,31 @@ live_checks() {
 	fi
 
 	run text -f text "$pid"
-	ok text "text" && compare text "$d/heap.txt" "$d/text.out" "text == in-process heap debug=1"
+	ok text "text" && gh_compare_profiles text "$d/heap.txt" "$d/text.out" "text == in-process heap debug=1"
 
 	run text2 -f text "$pid"
 	ok text2 "text, second read" &&
-		compare text "$d/heap.txt" "$d/text2.out" "text, second read == in-process (target undisturbed)"
+		gh_compare_profiles text "$d/heap.txt" "$d/text2.out" "text, second read == in-process (target undisturbed)"
 
 	run atext -p allocs -f text "$pid"
-	ok atext "allocs text" && compare text "$d/allocs.txt" "$d/atext.out" "allocs text == in-process allocs debug=1"
+	ok atext "allocs text" && gh_compare_profiles text "$d/allocs.txt" "$d/atext.out" "allocs text == in-process allocs debug=1"
 
 	run pb -o "$d/gh.heap.pb.gz" "$pid"
 	if ok pb "pprof"; then
 		if [ -s "$d/pb.out" ]; then
 			gh_fail "$tag: pprof -o FILE also wrote to stdout"
 		else
-			compare pprof "$d/heap.pb.gz" "$d/gh.heap.pb.gz" "pprof (-o .pb.gz) == in-process heap proto"
+			gh_compare_profiles pprof "$d/heap.pb.gz" "$d/gh.heap.pb.gz" "pprof (-o .pb.gz) == in-process heap proto"
 		fi
 	fi
 
 	run apb -p allocs -o "$d/gh.allocs.pb.gz" "$pid"
 	ok apb "allocs pprof" &&
-		compare pprof "$d/allocs.pb.gz" "$d/gh.allocs.pb.gz" "allocs pprof == in-process allocs proto"
+		gh_compare_profiles pprof "$d/allocs.pb.gz" "$d/gh.allocs.pb.gz" "allocs pprof == in-process allocs proto"
 
 	run pbstdout -f pprof "$pid"
 	ok pbstdout "pprof to stdout" &&
-		compare pprof "$d/heap.pb.gz" "$d/pbstdout.out" "pprof to stdout == in-process heap proto"
+		gh_compare_profiles pprof "$d/heap.pb.gz" "$d/pbstdout.out" "pprof to stdout == in-process heap proto"
 
 	# collapsed: values are exact at MemProfileRate 1, so the sums must equal the header totals.
 	for f in "inuse_space 2" "alloc_objects 3" "inuse_objects 1"; do

@@ -12,6 +12,8 @@
 #   - live (running, then stopped: -v says the pause): every line == the program's, MaxRSS
 #     (VmHWM) included;
 #   - live --no-stop: the same lines (the program is still), marked best-effort;
+#   - -p memstats -f json (mode after, live): byte for byte the program's own json.Marshal of
+#     the runtime.MemStats it read (released with "j"), BySize and the pause ring included;
 #   - from a gcore core: every line == the program's but MaxRSS, which a core does not record
 #     (go-heap says so instead);
 #   - -p heap -f text (the default build, mode before): its # runtime.MemStats trailer == the
@@ -152,6 +154,10 @@ check() {
 		run heap -p heap -f text "$pid"
 		[ "$rc" = 0 ] || gh_fail "$tag: -p heap -f text: exit $rc: $(tail -n 2 "$d/heap.err")"
 	fi
+	if [ "$mode" = after ]; then
+		run json -p memstats -f json "$pid"
+		[ "$rc" = 0 ] || gh_fail "$tag: -p memstats -f json: exit $rc: $(tail -n 2 "$d/json.err")"
+	fi
 	core=
 	if [ "$have_gcore" = 1 ]; then
 		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
@@ -174,6 +180,8 @@ check() {
 	# before: "h", it writes its own heap?debug=1)
 	if [ -s "$d/heap.out" ]; then
 		echo h >"$d/fifo"
+	elif [ -s "$d/json.out" ]; then
+		echo j >"$d/fifo"
 	else
 		echo x >"$d/fifo"
 	fi
@@ -182,7 +190,8 @@ check() {
 		sleep 0.05
 	done
 	gh_stop "$pid"
-	sed '/^HEAPTEXT$/,$d' "$prog_out" | grep -v '^READY' >"$d/prog.txt"
+	sed '/^HEAPTEXT$/,$d; /^JSON$/,$d' "$prog_out" | grep -v '^READY' >"$d/prog.txt"
+	sed -n '/^JSON$/{n;p}' "$prog_out" >"$d/prog.json"
 	sed -n '/^HEAPTEXT$/,$p' "$prog_out" | sed 1d >"$d/own-heap.txt"
 	if [ "$(grep -c '^# ' "$d/prog.txt")" -lt 27 ]; then
 		gh_fail "$tag: the program printed no MemStats"
@@ -190,6 +199,11 @@ check() {
 		return
 	fi
 	[ -s "$d/live.out" ] && same "live (stopped ${pause:-?})" "$d/live.out" "$d/prog.txt"
+	if [ -s "$d/json.out" ]; then
+		# json.Marshal's bytes, the line's newline aside
+		echo >>"$d/json.out"
+		same "-p memstats -f json == its json.Marshal(ReadMemStats)" "$d/json.out" "$d/prog.json"
+	fi
 	if [ -s "$d/nostop.out" ]; then
 		if grep -q '^# go-heap: best-effort' "$d/nostop.out"; then
 			grep -v '^# go-heap: best-effort' "$d/nostop.out" >"$d/nostop.txt"

@@ -32,8 +32,9 @@ NAMES="mbuckets bbuckets xbuckets mProfCycle MemProfileRate"
 # The twins also compare runtime.allgs and runtime.debug.tracebacklabels (1.26+; 0x0 on both
 # sides before) for goroutine profiles, runtime.mheap_ for -p types (0x0 on both sides for a
 # release without a heap row) and runtime.memstats, gcController and allp for -p memstats (the
-# same without a MemStats row); stripprog does not print them.
-TWIN_NAMES="$NAMES allgs tracebacklabels mheap_ memstats gcController allp"
+# same without a MemStats row), runtime.sched and allm for watch's go_goroutines/go_threads;
+# stripprog does not print them.
+TWIN_NAMES="$NAMES allgs tracebacklabels mheap_ memstats gcController allp sched allm"
 
 if [ ! -x "$DUMP" ]; then
 	gh_skip "all: $DUMP not built (make check builds it)"

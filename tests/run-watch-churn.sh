@@ -152,7 +152,7 @@ fi
 
 PROM=
 if command -v prometheus >/dev/null 2>&1; then
-	PROM=127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	PROM=127.0.0.1:$(gh_free_port)
 	cat >"$d/prom.yml" <<YML
 global:
   scrape_interval: 1s

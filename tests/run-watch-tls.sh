@@ -72,21 +72,6 @@ if ! gh_can_read_mem "$W1"; then
 	gh_summary
 fi
 
-# wait_for SECONDS CMD...: run CMD every 0.25 s until it succeeds; 1 on timeout.
-wait_for() {
-	local n=$(( $1 * 4 ))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.25
-		n=$((n - 1))
-	done
-	return 1
-}
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 # ---- certificates and a password ---------------------------------------------------------------
 ossl() { openssl "$@" >>"$d/openssl.log" 2>&1; }
 mkkey() { ossl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$d/$1.key"; }
@@ -272,7 +257,7 @@ start_watch() {
 		>"$d/$name.out" 2>"$d/$name.err" </dev/null &
 	WPID=$!
 	GH_PIDS+=("$WPID")
-	if ! wait_for 10 grep -qs 'listening on' "$d/$name.err"; then
+	if ! gh_wait_for 10 grep -qs 'listening on' "$d/$name.err"; then
 		gh_fail "$name: no 'listening on' line within 10 s"
 		gh_show "$d/$name.err" 5
 		return 1
@@ -293,7 +278,7 @@ http_server_config:
     X-Frame-Options: deny
 EOF
 if start_watch tls "$d/tls.yml"; then
-	if wait_for 20 has_metrics "$CA"; then
+	if gh_wait_for 20 has_metrics "$CA"; then
 		r=$(tc get 127.0.0.1 "$WPORT" "$CA")
 		case $r in
 		"200 "*xfo=deny*metrics=[1-9]*) gh_pass "tls: https /metrics with the CA: $r" ;;
@@ -388,7 +373,7 @@ rate_limit:
 EOF
 if start_watch mtls "$d/mtls.yml" -v; then
 	AUTH="user=alice pass=s3cret"
-	if ! wait_for 20 has_metrics "$CA" $CLIENT $AUTH; then
+	if ! gh_wait_for 20 has_metrics "$CA" $CLIENT $AUTH; then
 		gh_fail "mtls: no metrics with the client certificate and the password: $(tc get 127.0.0.1 "$WPORT" "$CA" $CLIENT $AUTH)"
 		gh_show "$d/mtls.err" 5
 	else
@@ -400,7 +385,7 @@ if start_watch mtls "$d/mtls.yml" -v; then
 		IFS='|' read -r what args why <<<"$case_"
 		# shellcheck disable=SC2086
 		r=$(tc get 127.0.0.1 "$WPORT" $args $AUTH)
-		if [ "${r%% *}" = ERR ] && wait_for 2 grep -aqF "$why" "$d/mtls.err"; then
+		if [ "${r%% *}" = ERR ] && gh_wait_for 2 grep -aqF "$why" "$d/mtls.err"; then
 			gh_pass "mtls: $what refused (client: ${r:0:60}...; log: $why)"
 		else
 			gh_fail "mtls: $what: '$r'"
@@ -531,23 +516,11 @@ bad twice "tls_server_config.cert_file (line 4): set twice" "$TLSOK
   cert_file: server2.crt"
 bad not-a-mapping "tls_server_config (line 1): expected a mapping" "tls_server_config: yes"
 
-# ---- Prometheus over https with mutual TLS and basic auth --------------------------------------
-prom_query() { # EXPR -> the first value, or nothing
-	python3 - "$PROM" "$1" <<'PY'
-import json, sys, urllib.parse, urllib.request
-url = "http://%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
-try:
-    r = json.load(urllib.request.urlopen(url, timeout=10))
-    print(r["data"]["result"][0]["value"][1])
-except Exception:
-    pass
-PY
-}
-prom_is() { [ "$(prom_query "$1")" = "$2" ]; }
+prom_is() { [ "$(gh_prom_query "$PROM" "$1")" = "$2" ]; }
 if ! command -v prometheus >/dev/null 2>&1; then
 	gh_skip "prometheus: the Debian package 'prometheus' is not installed (scripts/install-deps.sh)"
 elif start_watch promw "$d/mtls.yml" -v; then
-	PROM=127.0.0.1:$(free_port)
+	PROM=127.0.0.1:$(gh_free_port)
 	job() { # NAME PASSWORD CERT: a scrape job of go-heap watch over https
 		cat <<EOF
   - job_name: $1
@@ -575,16 +548,16 @@ EOF
 	PP=$!
 	GH_PIDS+=("$PP")
 	q="container_go_alloc_bytes_total{job=\"ok\",pid=\"$W1\"}"
-	if ! wait_for 30 prom_is 'up{job="ok"}' 1; then
-		gh_fail "prometheus: the https job is not up within 30 s (up='$(prom_query 'up{job="ok"}')')"
+	if ! gh_wait_for 30 prom_is 'up{job="ok"}' 1; then
+		gh_fail "prometheus: the https job is not up within 30 s (up='$(gh_prom_query "$PROM" 'up{job="ok"}')')"
 		gh_show "$d/prom.err" 10
 		gh_show "$d/promw.err" 10
-	elif ! wait_for 30 prom_is "count($q)" 1; then
+	elif ! gh_wait_for 30 prom_is "count($q)" 1; then
 		gh_fail "prometheus: no $q within 30 s"
 	else
-		v1=$(prom_query "$q")
+		v1=$(gh_prom_query "$PROM" "$q")
 		sleep 4
-		v2=$(prom_query "$q")
+		v2=$(gh_prom_query "$PROM" "$q")
 		if python3 -c "import sys; sys.exit(0 if float('$v2') > float('$v1') else 1)"; then
 			gh_pass "prometheus: scrapes over https with mutual TLS and basic auth: up 1, container_go_alloc_bytes_total{pid=$W1} increasing ($v1 -> $v2)"
 		else
@@ -595,10 +568,10 @@ EOF
 		"nocert|peer did not return a certificate" \
 		"expired|client certificate: certificate has expired"; do
 		IFS='|' read -r j why <<<"$jw"
-		if wait_for 20 prom_is "up{job=\"$j\"}" 0 && grep -qF "$why" "$d/promw.err"; then
+		if gh_wait_for 20 prom_is "up{job=\"$j\"}" 0 && grep -qF "$why" "$d/promw.err"; then
 			gh_pass "prometheus: job $j is down (up 0); go-heap's log: $(grep -m1 -F "$why" "$d/promw.err" | sed 's/^go-heap watch: //')"
 		else
-			gh_fail "prometheus: job $j: up='$(prom_query "up{job=\"$j\"}")', log has '$why': $(grep -cF "$why" "$d/promw.err")"
+			gh_fail "prometheus: job $j: up='$(gh_prom_query "$PROM" "up{job=\"$j\"}")', log has '$why': $(grep -cF "$why" "$d/promw.err")"
 		fi
 	done
 	gh_stop "$PP"
@@ -620,7 +593,7 @@ else
 		--web.config.file "$d/mtls.yml" "$W1" >"$d/vg.out" 2>"$d/vg.err" </dev/null &
 	VP=$!
 	GH_PIDS+=("$VP")
-	if wait_for 60 grep -qs 'listening on' "$d/vg.err"; then
+	if gh_wait_for 60 grep -qs 'listening on' "$d/vg.err"; then
 		WPORT=$(sed -n 's/.*listening on .*:\([0-9]*\)$/\1/p' "$d/vg.err" | head -n 1)
 		{
 			tc get 127.0.0.1 "$WPORT" "$CA" $CLIENT user=alice pass=s3cret

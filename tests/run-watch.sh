@@ -142,22 +142,6 @@ finally:
 PY
 }
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-# wait_for SECONDS CMD...: run CMD every 0.25 s until it succeeds; 1 on timeout.
-wait_for() {
-	local n=$(( $1 * 4 ))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.25
-		n=$((n - 1))
-	done
-	return 1
-}
-
 metrics_has() { http "http://$ADDR/metrics" "$d/m.txt" >/dev/null && grep -q "$1" "$d/m.txt"; }
 metrics_lacks() { http "http://$ADDR/metrics" "$d/m.txt" >/dev/null && ! grep -q "$1" "$d/m.txt"; }
 
@@ -186,7 +170,7 @@ CAP=60000
 WATCH=$!
 GH_PIDS+=("$WATCH")
 listening() { grep -q 'listening on' "$d/watch.err" 2>/dev/null; }
-if ! wait_for 10 listening; then
+if ! gh_wait_for 10 listening; then
 	gh_fail "watch: no 'listening on' line within 10 s"
 	gh_show "$d/watch.err" 10
 	gh_summary
@@ -197,7 +181,7 @@ PORT=${ADDR##*:}
 gh_pass "watch: listening on $ADDR"
 
 for p in "$W1" "$W2" "$HP"; do
-	if wait_for 20 metrics_has "container_go_alloc_bytes_total{pid=\"$p\""; then
+	if gh_wait_for 20 metrics_has "container_go_alloc_bytes_total{pid=\"$p\""; then
 		gh_pass "metrics: container_go_alloc_bytes_total for pid $p ($(grep -o "comm=\"[^\"]*\"" <<<"$(grep "pid=\"$p\"" "$d/m.txt" | head -n 1)"))"
 	else
 		gh_fail "metrics: no series for pid $p within 20 s"
@@ -218,7 +202,7 @@ else
 fi
 if python3 - "$d/m.txt" <<'PY'
 import re, sys
-ok = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? -?[0-9.e+]+$')
+ok = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? -?[0-9.]+(e[+-][0-9]+)?$')
 bad = [l for l in open(sys.argv[1]) if not l.startswith("#") and l.strip() and not ok.match(l.rstrip("\n"))]
 if bad:
     print("\n".join(bad[:5]))
@@ -276,7 +260,7 @@ fi
 export PPROF_TMPDIR="$d/pproftmp" HOME="$d"
 mkdir -p "$PPROF_TMPDIR" "$d/static"
 cp "$d/cli.heap.pb.gz" "$d/static/"
-SPORT=$(free_port)
+SPORT=$(gh_free_port)
 python3 -m http.server --bind 127.0.0.1 "$SPORT" --directory "$d/static" >"$d/static.log" 2>&1 </dev/null &
 SPID=$!
 GH_PIDS+=("$SPID")
@@ -285,7 +269,7 @@ pprof_raw_both() {
 	timeout 60 "$GO" tool pprof -raw "http://$ADDR/pprof/$HP/heap" >"$d/raw.http" 2>"$d/raw.http.err" &&
 		timeout 60 "$GO" tool pprof -raw "http://127.0.0.1:$SPORT/cli.heap.pb.gz" >"$d/raw.cli" 2>"$d/raw.cli.err"
 }
-if ! wait_for 10 static_up; then
+if ! gh_wait_for 10 static_up; then
 	gh_skip "go tool pprof -raw comparison: the python3 static server did not start"
 elif pprof_raw_both || pprof_raw_both; then   # one retry: go tool pprof over HTTP on a busy machine
 	if [ -s "$d/raw.http" ] && diff <(grep -v '^Time:' "$d/raw.cli") <(grep -v '^Time:' "$d/raw.http") >"$d/raw.diff"; then
@@ -386,7 +370,7 @@ else
 	gh_show "$d/flood.out" 10
 fi
 conns_back() { metrics_has '^go_heap_watch_connections [1-9]$'; }
-if wait_for 10 conns_back; then
+if gh_wait_for 10 conns_back; then
 	gh_pass "idle clients: closed, go_heap_watch_connections back to $(sed -n 's/^go_heap_watch_connections //p' "$d/m.txt")"
 else
 	gh_fail "idle clients: go_heap_watch_connections still '$(sed -n 's/^go_heap_watch_connections //p' "$d/m.txt")' 10 s after they closed"
@@ -397,7 +381,7 @@ fi
 CW=$!
 GH_PIDS+=("$CW")
 clistening() { grep -q 'listening on' "$d/cap.err" 2>/dev/null; }
-if ! wait_for 10 clistening; then
+if ! gh_wait_for 10 clistening; then
 	gh_fail "idle clients at the cap: the second exporter did not start"
 	gh_show "$d/cap.err" 5
 else
@@ -415,23 +399,11 @@ else
 fi
 gh_stop "$CW"
 
-# ---- Prometheus --------------------------------------------------------------------------------
-prom_query() { # EXPR -> the first value, or nothing
-	python3 - "$PROM" "$1" <<'PY'
-import json, sys, urllib.parse, urllib.request
-url = "http://%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
-try:
-    r = json.load(urllib.request.urlopen(url, timeout=10))
-    print(r["data"]["result"][0]["value"][1])
-except Exception:
-    pass
-PY
-}
-prom_has() { [ -n "$(prom_query "$1")" ]; }
+prom_has() { [ -n "$(gh_prom_query "$PROM" "$1")" ]; }
 if ! command -v prometheus >/dev/null 2>&1; then
 	gh_skip "prometheus: the Debian package 'prometheus' is not installed (scripts/install-deps.sh)"
 else
-	PROM=127.0.0.1:$(free_port)
+	PROM=127.0.0.1:$(gh_free_port)
 	cat >"$d/prom.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -445,16 +417,16 @@ EOF
 		--web.listen-address="$PROM" --log.level=warn >"$d/prom.out" 2>"$d/prom.err" </dev/null &
 	PPID_=$!
 	GH_PIDS+=("$PPID_")
-	if ! wait_for 30 prom_has "up"; then
+	if ! gh_wait_for 30 prom_has "up"; then
 		gh_fail "prometheus: not answering queries on $PROM within 30 s"
 		gh_show "$d/prom.err" 10
-	elif ! wait_for 30 prom_has "container_go_alloc_bytes_total{pid=\"$W1\"}"; then
+	elif ! gh_wait_for 30 prom_has "container_go_alloc_bytes_total{pid=\"$W1\"}"; then
 		gh_fail "prometheus: no container_go_alloc_bytes_total for pid $W1 after 30 s"
 		gh_show "$d/prom.err" 10
 	else
-		v1=$(prom_query "container_go_alloc_bytes_total{pid=\"$W1\"}")
+		v1=$(gh_prom_query "$PROM" "container_go_alloc_bytes_total{pid=\"$W1\"}")
 		sleep 8
-		v2=$(prom_query "container_go_alloc_bytes_total{pid=\"$W1\"}")
+		v2=$(gh_prom_query "$PROM" "container_go_alloc_bytes_total{pid=\"$W1\"}")
 		if python3 -c "import sys; sys.exit(0 if float('$v2') > float('$v1') else 1)"; then
 			gh_pass "prometheus: container_go_alloc_bytes_total{pid=$W1} increasing ($v1 -> $v2)"
 		else
@@ -462,7 +434,7 @@ EOF
 		fi
 		for pr in "$W1 4194304" "$W2 1048576"; do
 			set -- $pr
-			r=$(prom_query "rate(container_go_alloc_bytes_total{pid=\"$1\"}[6s])")
+			r=$(gh_prom_query "$PROM" "rate(container_go_alloc_bytes_total{pid=\"$1\"}[6s])")
 			if [ -n "$r" ] && python3 -c "import sys; r=float('$r'); sys.exit(0 if $2/2 <= r <= $2*2 else 1)"; then
 				gh_pass "prometheus: rate(container_go_alloc_bytes_total{pid=$1}) = $(printf '%.0f' "$r") B/s, the program allocates $2 B/s"
 			else
@@ -481,7 +453,7 @@ elif ! gh_start "$nbin" 2>"$GH_TMP/start.err"; then
 	gh_fail "noprof: $(cat "$GH_TMP/start.err")"
 else
 	NP=$GH_PID
-	if wait_for 15 metrics_has "go_heap_watch_target_state{pid=\"$NP\",.*state=\"profiling-disabled\"} 1"; then
+	if gh_wait_for 15 metrics_has "go_heap_watch_target_state{pid=\"$NP\",.*state=\"profiling-disabled\"} 1"; then
 		gh_pass "enabled (passive): pid $NP with MemProfileRate 0 is listed as profiling-disabled, left alone"
 	else
 		gh_fail "enabled: pid $NP (MemProfileRate 0) not reported as profiling-disabled"
@@ -496,7 +468,7 @@ else
 			grep -q "container_go_mem_profile_rate{pid=\"$NP\".*} 524288" "$d/fm.txt" &&
 			grep -q "go_heap_watch_target_state{pid=\"$NP\",.*state=\"ok\"} 1" "$d/fm.txt"
 	}
-	if wait_for 10 flistening && wait_for 20 fmetrics; then
+	if gh_wait_for 10 flistening && gh_wait_for 20 fmetrics; then
 		gh_pass "force: watch PID enabled profiling in pid $NP once (MemProfileRate 524288) and collects it"
 	else
 		gh_fail "force: pid $NP not profiled within 20 s"
@@ -525,7 +497,7 @@ if [ -n "${nbin:-}" ] && [ -x "$nbin" ]; then
 		SW=$!
 		GH_PIDS+=("$SW")
 		slistening() { grep -q 'listening on' "$d/slow.err" 2>/dev/null; }
-		if ! wait_for 10 slistening; then
+		if ! gh_wait_for 10 slistening; then
 			gh_fail "serving during a round: the exporter did not start"
 			gh_show "$d/slow.err" 5
 		else
@@ -580,7 +552,7 @@ bmetrics() {
 		grep -Eq "go_heap_watch_target_errors_total\{pid=\"$HP\".*\} 0$" "$d/bm.txt" &&
 		grep -q "container_go_alloc_bytes_total{pid=\"$W1\"" "$d/bm.txt"
 }
-if wait_for 10 blistening && wait_for 20 bmetrics; then
+if gh_wait_for 10 blistening && gh_wait_for 20 bmetrics; then
 	gh_pass "budget: heapprog over a 1 ms budget is stopped and backed off (state backoff, over_budget_total > 0, errors_total 0); watchprog still collected"
 else
 	gh_fail "budget: no backoff reported for pid $HP within 20 s"
@@ -590,7 +562,7 @@ gh_stop "$BW"
 
 # ---- a process exits, a new one starts ---------------------------------------------------------
 gh_stop "$W2"
-if wait_for 15 metrics_lacks "pid=\"$W2\""; then
+if gh_wait_for 15 metrics_lacks "pid=\"$W2\""; then
 	st=$(http "http://$ADDR/pprof/$W2/heap" "$d/gone")
 	if [ "${st%% *}" = 404 ]; then
 		gh_pass "exit: pid $W2 dropped from /metrics, /pprof/$W2/heap is 404"
@@ -602,7 +574,7 @@ else
 fi
 gh_start "$wbin" -rate 2097152 2>"$GH_TMP/start.err" || gh_fail "watchprog: $(cat "$GH_TMP/start.err")"
 W3=$GH_PID
-if wait_for 15 metrics_has "go_heap_watch_target_state{pid=\"$W3\",.*state=\"ok\"} 1"; then
+if gh_wait_for 15 metrics_has "go_heap_watch_target_state{pid=\"$W3\",.*state=\"ok\"} 1"; then
 	gh_pass "new process: pid $W3 picked up and collected"
 else
 	gh_fail "new process: pid $W3 not collected within 15 s"

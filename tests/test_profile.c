@@ -68,7 +68,7 @@ static void test_records(void **state)
 	const uint64_t ids[] = { 0xc000010000, 0xc000020000 };
 	const int64_t v[][4] = { { 10, 100, 4, 40 }, { 1, 8, 0, 0 } };
 	gh_profile *p = mk(GOHEAP_PROFILE_HEAP, 1000, 2, ids, v);
-	goheap_record r;
+	goheap_record r = GOHEAP_RECORD_INIT;
 
 	(void)state;
 	assert_int_equal(goheap_profile_kind(p), GOHEAP_PROFILE_HEAP);
@@ -87,6 +87,45 @@ static void test_records(void **state)
 	goheap_profile_free(p);
 }
 
+/* Output structures carry their size: too small is refused, nothing is
+ * written past it; a newer caller's larger structure is filled. */
+static void test_output_sizes(void **state)
+{
+	const uint64_t ids[] = { 0xc000010000 };
+	const int64_t v[][4] = { { 10, 100, 4, 40 } };
+	gh_profile *p = mk(GOHEAP_PROFILE_HEAP, 1000, 1, ids, v);
+	struct {
+		goheap_record r;
+		unsigned char guard[16];
+	} small;
+	struct {
+		goheap_profile_stats st;
+		unsigned char more[32];
+	} big;
+	goheap_profile_stats st = GOHEAP_PROFILE_STATS_INIT;
+	size_t i;
+
+	(void)state;
+	assert_string_equal(goheap_version(), GOHEAP_VERSION_STRING);
+	memset(&small, 0xa5, sizeof(small));
+	small.r.size = sizeof(small.r) - 1;
+	assert_int_equal(goheap_profile_record(p, 0, &small.r), GOHEAP_EINVAL);
+	for (i = 0; i < sizeof(small.guard); i++)
+		assert_int_equal(small.guard[i], 0xa5);
+	st.size = 0;
+	assert_int_equal(goheap_profile_stats_get(p, &st), GOHEAP_EINVAL);
+	assert_int_equal(goheap_profile_stats_get(p, NULL), GOHEAP_EINVAL);
+	memset(&big, 0xa5, sizeof(big));
+	big.st.size = sizeof(big);
+	assert_int_equal(goheap_profile_stats_get(p, &big.st), 0);
+	assert_true(big.st.size == sizeof(big));
+	assert_int_equal(big.st.records, 1);
+	assert_int_equal(big.st.inuse_bytes, 60);
+	for (i = 0; i < sizeof(big.more); i++)
+		assert_int_equal(big.more[i], 0xa5);
+	goheap_profile_free(p);
+}
+
 static void test_delta_heap(void **state)
 {
 	const uint64_t bid[] = { 0xa0, 0xb0 };
@@ -100,7 +139,7 @@ static void test_delta_heap(void **state)
 	gh_profile *base = mk(GOHEAP_PROFILE_HEAP, 1000, 2, bid, bv);
 	gh_profile *cur = mk(GOHEAP_PROFILE_HEAP, 3000, 3, cid, cv);
 	goheap_profile *d = NULL;
-	goheap_record r;
+	goheap_record r = GOHEAP_RECORD_INIT;
 
 	(void)state;
 	assert_int_equal(goheap_profile_delta(&d, cur, base), 0);
@@ -141,7 +180,7 @@ static void test_delta_block_and_errors(void **state)
 	gh_profile *cur = mk(GOHEAP_PROFILE_BLOCK, 20, 1, id, b1);
 	gh_profile *heap = mk(GOHEAP_PROFILE_HEAP, 20, 1, id, b1);
 	goheap_profile *d = NULL;
-	goheap_record r;
+	goheap_record r = GOHEAP_RECORD_INIT;
 
 	(void)state;
 	assert_int_equal(goheap_profile_delta(&d, cur, base), 0);
@@ -408,7 +447,7 @@ static size_t sample_counts(const gh_buf *gz, int64_t *out, size_t max)
  * included.  Up to 12 records that is insertion sort (stable); above, the
  * writer used to keep equal Cycles in input order (a stable merge sort),
  * which is not Go's.  The 20 records here have Cycles in {0, 1, 2}, those
- * of tests/test_text.c's sort case (0, 0, 20); Go's permutation, from Go
+ * of tests/test_fmt_text.c's sort case (0, 0, 20); Go's permutation, from Go
  * 1.22 and 1.27 (sort.Slice and slices.SortFunc agree on it):
  *
  *   p := make([]rec, 20) // Count i+1, Cycles keys()[i]
@@ -466,6 +505,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_output_sizes),
 		cmocka_unit_test(test_delta_heap),
 		cmocka_unit_test(test_delta_block_and_errors),
 		cmocka_unit_test(test_hmap),

@@ -66,7 +66,7 @@ static int parse_pid(const char *s)
 static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 		     FILE *msg)
 {
-	goheap_force_result r;
+	goheap_force_result r = GOHEAP_FORCE_RESULT_INIT;
 	char line[256];
 	sigset_t hold, old;
 	double t0, t1;
@@ -196,10 +196,10 @@ int main(int argc, char **argv)
 {
 	goheap_options o = GOHEAP_OPTIONS_INIT;
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
-	goheap_write_stats ws = { 0, 0, 0, 0, 0 };
+	goheap_write_stats ws = GOHEAP_WRITE_STATS_INIT;
 	goheap_session *s = NULL;
 	goheap_profile *p = NULL;
-	goheap_profile_stats ks;
+	goheap_profile_stats ks = GOHEAP_PROFILE_STATS_INIT;
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char err[512];

@@ -67,7 +67,7 @@ static void warn_line(void *ctx, const char *line)
 static int run_force(goheap_session *s, const gh_cli *c,
 		     goheap_command_result *r, int *rc)
 {
-	goheap_force_result fr;
+	goheap_force_result fr = GOHEAP_FORCE_RESULT_INIT;
 
 	/* The front end's target is stopped by its debugger, whose memory
 	 * source has no stop slot: goheap_force checks the address (and the
@@ -88,15 +88,15 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 				 goheap_command_result *r)
 {
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
-	goheap_write_stats ws;
-	goheap_profile_stats st;
+	goheap_write_stats ws = GOHEAP_WRITE_STATS_INIT;
+	goheap_profile_stats st = GOHEAP_PROFILE_STATS_INIT;
 	char err[512];
 	gh_cli c;
 	int rc;
 
-	if (r == NULL)
+	if (!GH_OUT_OK(r))
 		return GOHEAP_EINVAL;
-	memset(r, 0, sizeof(*r));
+	GH_OUT_CLEAR(r);
 	if (s == NULL || (argc > 0 && argv == NULL)) {
 		say(r, "no session");
 		return GOHEAP_EINVAL;
@@ -127,7 +127,6 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 	}
 	if (c.force && run_force(s, &c, r, &rc))
 		return rc;
-	memset(&ws, 0, sizeof(ws));
 	wo.format = c.format;
 	wo.sample_index = c.sample_index;
 	wo.top_n = c.top_n;

@@ -66,6 +66,7 @@
 #include "memsrc.h"
 #include "ptrace.h"
 #include "session.h"
+#include "target.h"
 #include "sym.h"
 #include "testhooks.h"
 
@@ -185,57 +186,57 @@ static int map_cb(const goheap_mapping *m, void *payload)
  * failure is a refusal.  A stripped binary's comes from the locator
  * (decoded from the runtime's code and cross-checked, locate.c).
  */
-static int locate_rate(goheap_session *s, uint64_t *out)
+static int locate_rate(gh_target *tg, uint64_t *out)
 {
 	const char *name = "runtime.MemProfileRate";
-	unsigned ps = s->mem.ptr_size;
+	unsigned ps = tg->mem.ptr_size;
 	uint64_t link = 0, size = 0;
 	const gh_section *sec;
 	map_search ms;
 	size_t i;
 	int rc, ok = 0;
 
-	if (!gh_exe_has_symtab(s->exe) && s->addrs.memprofilerate != 0) {
+	if (!gh_exe_has_symtab(tg->exe) && tg->addrs.memprofilerate != 0) {
 		/* Stripped: located by decoding and cross-checked
 		 * (locate.c); the variable is a Go int. */
-		link = s->addrs.memprofilerate - s->bias;
+		link = tg->addrs.memprofilerate - tg->bias;
 		size = ps;
-	} else if (gh_exe_symbol(s->exe, name, &link, &size) != 0)
-		return gh_errf(&s->err, GOHEAP_ENOSYM,
+	} else if (gh_exe_symbol(tg->exe, name, &link, &size) != 0)
+		return gh_errf(&tg->err, GOHEAP_ENOSYM,
 			       "%s: no .symtab entry for %s: its address "
 			       "cannot be located with certainty, refusing "
-			       "to write", s->exe_path, name);
+			       "to write", tg->exe_path, name);
 	if (size != ps || link % ps != 0)
-		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 			       "%s: %s is %llu bytes at 0x%llx, expected an "
 			       "aligned %u-byte int: refusing to write",
-			       s->exe_path, name, (unsigned long long)size,
+			       tg->exe_path, name, (unsigned long long)size,
 			       (unsigned long long)link, ps);
-	if (link + s->bias != s->addrs.memprofilerate)
-		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+	if (link + tg->bias != tg->addrs.memprofilerate)
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 			       "%s: %s resolves to two addresses (0x%llx, "
-			       "0x%llx): refusing to write", s->exe_path, name,
-			       (unsigned long long)(link + s->bias),
-			       (unsigned long long)s->addrs.memprofilerate);
-	sec = gh_exe_section_at(s->exe, link);
+			       "0x%llx): refusing to write", tg->exe_path, name,
+			       (unsigned long long)(link + tg->bias),
+			       (unsigned long long)tg->addrs.memprofilerate);
+	sec = gh_exe_section_at(tg->exe, link);
 	for (i = 0; sec != NULL && i < GH_ARRAY_LEN(rate_sections); i++)
 		ok |= strcmp(sec->name, rate_sections[i]) == 0;
 	if (!ok || !(sec->flags & SHF_WRITE) ||
 	    link + ps > sec->addr + sec->size)
-		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 			       "%s: %s at 0x%llx is in %s, not in a writable "
 			       "Go data section: refusing to write",
-			       s->exe_path, name, (unsigned long long)link,
+			       tg->exe_path, name, (unsigned long long)link,
 			       sec != NULL ? sec->name : "no section");
 	memset(&ms, 0, sizeof(ms));
-	ms.addr = link + s->bias;
+	ms.addr = link + tg->bias;
 	ms.end = ms.addr + ps;
-	rc = s->ops->mappings(s->ctx, map_cb, &ms);
+	rc = tg->ops->mappings(tg->ctx, map_cb, &ms);
 	if (rc < 0)
-		return gh_errf(&s->err, rc, "reading the target's mappings: %s",
+		return gh_errf(&tg->err, rc, "reading the target's mappings: %s",
 			       goheap_strerror(rc));
 	if (!ms.found || !ms.writable)
-		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 			       "%s at 0x%llx is %s in the target: refusing to "
 			       "write", name, (unsigned long long)ms.addr,
 			       ms.found ? "not in a writable mapping" :
@@ -245,17 +246,17 @@ static int locate_rate(goheap_session *s, uint64_t *out)
 }
 
 /* An uncached read of the rate: the target runs between our reads. */
-static int read_rate(goheap_session *s, uint64_t addr, int64_t *out)
+static int read_rate(gh_target *tg, uint64_t addr, int64_t *out)
 {
-	unsigned ps = s->mem.ptr_size;
+	unsigned ps = tg->mem.ptr_size;
 	uint64_t v = 0;
-	int rc, saved = s->mem.no_cache;
+	int rc, saved = tg->mem.no_cache;
 
-	gh_mem_invalidate(&s->mem);
-	s->mem.no_cache = 1;
-	rc = gh_mem_read_uint(&s->mem, addr, ps, &v,
+	gh_mem_invalidate(&tg->mem);
+	tg->mem.no_cache = 1;
+	rc = gh_mem_read_uint(&tg->mem, addr, ps, &v,
 			      "runtime.MemProfileRate");
-	s->mem.no_cache = saved;
+	tg->mem.no_cache = saved;
 	if (rc != 0)
 		return rc;
 	*out = ps == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
@@ -263,24 +264,24 @@ static int read_rate(goheap_session *s, uint64_t addr, int64_t *out)
 }
 
 /* Write `rate` as a Go int in the target's byte order, then read it back. */
-static int write_rate(goheap_session *s, uint64_t addr, int64_t rate,
+static int write_rate(gh_target *tg, uint64_t addr, int64_t rate,
 		      int64_t *readback)
 {
-	unsigned ps = s->mem.ptr_size, i;
+	unsigned ps = tg->mem.ptr_size, i;
 	unsigned char b[8];
 	int rc;
 
 	for (i = 0; i < ps; i++)
-		b[s->mem.big_endian ? ps - 1 - i : i] =
+		b[tg->mem.big_endian ? ps - 1 - i : i] =
 			(unsigned char)((uint64_t)rate >> (8 * i));
-	rc = gh_mem_write(&s->mem, addr, b, ps, "runtime.MemProfileRate");
+	rc = gh_mem_write(&tg->mem, addr, b, ps, "runtime.MemProfileRate");
 	if (rc != 0)
 		return rc;
-	rc = read_rate(s, addr, readback);
+	rc = read_rate(tg, addr, readback);
 	if (rc != 0)
 		return rc;
 	if (*readback != rate)
-		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 			       "runtime.MemProfileRate reads back %lld after "
 			       "writing %lld", (long long)*readback,
 			       (long long)rate);
@@ -303,7 +304,7 @@ typedef struct check_memo {
 } check_memo;
 
 typedef struct safe_check {
-	goheap_session *s;
+	gh_target *tg;
 	gh_framevec fv;        /* reused for every frame */
 	int threads;
 	int tid;               /* the unsafe thread */
@@ -353,15 +354,15 @@ static int check_pc(safe_check *c, int tid, uint64_t pc, const char **bad)
 		*bad = m->bad;
 		return 0;
 	}
-	if (gh_sym_lookup(c->s->sym, pc, NULL, &name) == 0) {
+	if (gh_sym_lookup(c->tg->sym, pc, NULL, &name) == 0) {
 		*bad = unsafe_name(name, c->extra);
 		if (*bad == NULL && is_inline_host(name)) {
 			/* CallersFrames looks up pc-1 itself: give it pc+1. */
 			pc1 = pc + 1;
 			c->fv.n = 0;
-			rc = gh_sym_callers_frames(c->s->sym, &pc1, 1, &c->fv);
+			rc = gh_sym_callers_frames(c->tg->sym, &pc1, 1, &c->fv);
 			if (rc != 0)
-				return gh_errf(&c->s->err, rc, "symbolizing "
+				return gh_errf(&c->tg->err, rc, "symbolizing "
 					       "thread %d: %s", tid,
 					       goheap_strerror(rc));
 			for (j = 0; j < c->fv.n && *bad == NULL; j++)
@@ -411,12 +412,12 @@ static int check_stack(int tid, const uint64_t *pcs, size_t n, void *payload)
  */
 static void setup_crossing(safe_check *c)
 {
-	const gh_rtlayout *l = c->s->lay;
+	const gh_rtlayout *l = c->tg->lay;
 	uint64_t lo = 0, hi = 0;
 
 	c->crossing = 0;
 	if (!l->mcall_clears_bp ||
-	    gh_sym_func_entry(c->s->sym, "runtime.mcall", &lo, &hi) != 0 ||
+	    gh_sym_func_entry(c->tg->sym, "runtime.mcall", &lo, &hi) != 0 ||
 	    hi <= lo)
 		return;
 	c->sw.mcall_lo = lo;
@@ -430,13 +431,13 @@ static void setup_crossing(safe_check *c)
 
 /* Every stopped thread's stack through check_stack: the live source
  * crosses mcall's switch when chk asks; others through their slot. */
-static int check_stacks(goheap_session *s, safe_check *chk)
+static int check_stacks(gh_target *tg, safe_check *chk)
 {
-	if (s->caps->thread_stacks_sw != NULL)
-		return s->caps->thread_stacks_sw(s->ctx, chk->crossing ?
+	if (tg->caps->thread_stacks_sw != NULL)
+		return tg->caps->thread_stacks_sw(tg->ctx, chk->crossing ?
 						 &chk->sw : NULL, check_stack,
 						 chk);
-	return GH_OPS_V2(s, thread_stacks)(s->ctx, check_stack, chk);
+	return GH_OPS_V2(tg, thread_stacks)(tg->ctx, check_stack, chk);
 }
 
 /* ---- goheap_force ---------------------------------------------------------- */
@@ -462,35 +463,35 @@ static void sleep_ms(long ms)
  * successful stop, whatever happened in between.  Returns 0 (written),
  * GH_FORCE_UNSAFE, or a GOHEAP_E* code.
  */
-static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
+static int attempt(gh_target *tg, safe_check *chk, uint64_t addr,
 		   int64_t rate, goheap_force_result *r)
 {
-	int (*stop)(void *) = GH_OPS_V2(s, stop);
-	int (*resume)(void *) = GH_OPS_V2(s, resume);
+	int (*stop)(void *) = GH_OPS_V2(tg, stop);
+	int (*resume)(void *) = GH_OPS_V2(tg, resume);
 	long delay = test_stop_delay_ms();
 	double t0, t1, b, e;
 	int rc, rrc;
 
 	chk->threads = 0;
 	t0 = gh_now();
-	gh_errf(&s->err, 0, "no error");
-	rc = stop(s->ctx);
+	gh_errf(&tg->err, 0, "no error");
+	rc = stop(tg->ctx);
 	if (rc != 0) {
-		if (s->err.code != rc)
-			gh_errf(&s->err, rc, "stopping the target: %s",
+		if (tg->err.code != rc)
+			gh_errf(&tg->err, rc, "stopping the target: %s",
 				goheap_strerror(rc));
 		return rc;      /* GOHEAP_EBUSY: a thread could not stop */
 	}
 	if (delay > 0)
 		sleep_ms(delay);
-	rc = check_stacks(s, chk);
+	rc = check_stacks(tg, chk);
 	if (rc == 0)
-		rc = write_rate(s, addr, rate, &r->new_rate);
-	rrc = resume(s->ctx);
+		rc = write_rate(tg, addr, rate, &r->new_rate);
+	rrc = resume(tg->ctx);
 	t1 = gh_now();
 	/* The live source knows when its threads actually stopped. */
-	if (s->caps->stop_window != NULL &&
-	    s->caps->stop_window(s->ctx, &b, &e) == 0) {
+	if (tg->caps->stop_window != NULL &&
+	    tg->caps->stop_window(tg->ctx, &b, &e) == 0) {
 		t0 = b;
 		t1 = e;
 	}
@@ -500,12 +501,12 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 		r->stop_end = t1;
 	}
 	r->threads = chk->threads;
-	if (rc < 0 && s->err.code != rc)
-		gh_errf(&s->err, rc, "checking the stopped threads: %s",
+	if (rc < 0 && tg->err.code != rc)
+		gh_errf(&tg->err, rc, "checking the stopped threads: %s",
 			goheap_strerror(rc));
 	if (rc >= 0 && rrc != 0) {
-		if (s->err.code != rrc)
-			gh_errf(&s->err, rrc, "resuming the target: %s",
+		if (tg->err.code != rrc)
+			gh_errf(&tg->err, rrc, "resuming the target: %s",
 				goheap_strerror(rrc));
 		rc = rrc;
 	}
@@ -515,6 +516,7 @@ static int attempt(goheap_session *s, safe_check *chk, uint64_t addr,
 GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 			       unsigned flags, goheap_force_result *out)
 {
+	gh_target *tg;
 	goheap_force_result r;
 	safe_check chk;
 	uint64_t addr = 0;
@@ -523,36 +525,43 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 
 	memset(&r, 0, sizeof(r));
 	memset(&chk, 0, sizeof(chk));
-	if (out != NULL)
-		memset(out, 0, sizeof(*out));
 	if (s == NULL)
 		return GOHEAP_EINVAL;
-	chk.s = s;
+	tg = &s->t;
+	if (out != NULL) {
+		if (!GH_OUT_OK(out))
+			return gh_errf(&tg->err, GOHEAP_EINVAL,
+				       "goheap_force_result.size %zu: start "
+				       "from GOHEAP_FORCE_RESULT_INIT",
+				       out->size);
+		GH_OUT_CLEAR(out);
+	}
+	chk.tg = tg;
 	chk.extra = gh_test_hook("GOHEAP_TEST_UNSAFE_FUNC");
 	if (chk.extra != NULL && chk.extra[0] == '\0')
 		chk.extra = NULL;
-	if (s->lay == NULL || s->sym == NULL || !s->mem_ready) {
-		rc = gh_errf(&s->err, GOHEAP_EINVAL, "session is not open");
+	if (tg->lay == NULL || tg->sym == NULL || !tg->mem_ready) {
+		rc = gh_errf(&tg->err, GOHEAP_EINVAL, "session is not open");
 		goto done;
 	}
 	if ((flags & ~GOHEAP_FORCE_DRY_RUN) != 0 || rate <= 0 ||
-	    (s->mem.ptr_size == 4 && rate > INT32_MAX)) {
-		rc = gh_errf(&s->err, GOHEAP_EINVAL, "invalid rate %lld or "
+	    (tg->mem.ptr_size == 4 && rate > INT32_MAX)) {
+		rc = gh_errf(&tg->err, GOHEAP_EINVAL, "invalid rate %lld or "
 			     "flags 0x%x", (long long)rate, flags);
 		goto done;
 	}
-	if (s->ops->write == NULL) {
-		rc = gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+	if (tg->ops->write == NULL) {
+		rc = gh_errf(&tg->err, GOHEAP_EUNSUPPORTED,
 			     "%s is read-only (a core file?): force mode "
-			     "needs a live process", s->source);
+			     "needs a live process", tg->source);
 		goto done;
 	}
 	setup_crossing(&chk);
-	rc = locate_rate(s, &addr);
+	rc = locate_rate(tg, &addr);
 	if (rc != 0)
 		goto done;
 	r.address = addr;
-	rc = read_rate(s, addr, &r.old_rate);
+	rc = read_rate(tg, addr, &r.old_rate);
 	if (rc != 0)
 		goto done;
 	r.new_rate = r.old_rate;
@@ -561,33 +570,33 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 	r.new_rate = rate;
 	if (flags & GOHEAP_FORCE_DRY_RUN)
 		goto done;
-	if (GH_OPS_V2(s, stop) == NULL) {
+	if (GH_OPS_V2(tg, stop) == NULL) {
 		/*
 		 * No stop slot: the target is already stopped (a debugger's
 		 * inferior).  Check the stacks if the source can give them;
 		 * a debugger's user can step out and retry.
 		 */
 		rc = 0;
-		if (GH_OPS_V2(s, thread_stacks) != NULL)
-			rc = check_stacks(s, &chk);
+		if (GH_OPS_V2(tg, thread_stacks) != NULL)
+			rc = check_stacks(tg, &chk);
 		if (rc == GH_FORCE_UNSAFE)
-			rc = gh_errf(&s->err, GOHEAP_EBUSY,
+			rc = gh_errf(&tg->err, GOHEAP_EBUSY,
 				     "thread %d is inside %s: step out of it "
 				     "and retry", chk.tid, chk.fn);
 		if (rc == 0)
-			rc = write_rate(s, addr, rate, &r.new_rate);
+			rc = write_rate(tg, addr, rate, &r.new_rate);
 		goto done;
 	}
-	if (GH_OPS_V2(s, resume) == NULL ||
-	    GH_OPS_V2(s, thread_stacks) == NULL) {
-		rc = gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+	if (GH_OPS_V2(tg, resume) == NULL ||
+	    GH_OPS_V2(tg, thread_stacks) == NULL) {
+		rc = gh_errf(&tg->err, GOHEAP_EUNSUPPORTED,
 			     "this memory source can stop the target but not "
 			     "list its threads' stacks: cannot check for a "
 			     "safe point, refusing to write");
 		goto done;
 	}
 	for (;;) {
-		rc = attempt(s, &chk, addr, rate, &r);
+		rc = attempt(tg, &chk, addr, rate, &r);
 		if (rc == GOHEAP_EBUSY && ++stuck < GH_FORCE_STUCK_ATTEMPTS) {
 			r.retries++;
 			sleep_ms(backoff * 10);
@@ -595,11 +604,11 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 			continue;
 		}
 		if (rc == GOHEAP_EBUSY && stuck > 1)
-			gh_err_prefix(&s->err, "after %d attempts", stuck);
+			gh_err_prefix(&tg->err, "after %d attempts", stuck);
 		if (rc != GH_FORCE_UNSAFE)
 			break;
 		if (r.retries + 1 >= GH_FORCE_ATTEMPTS) {
-			rc = gh_errf(&s->err, GOHEAP_EBUSY,
+			rc = gh_errf(&tg->err, GOHEAP_EBUSY,
 				     "thread %d was inside %s at each of %d "
 				     "stops: nothing written", chk.tid, chk.fn,
 				     GH_FORCE_ATTEMPTS);
@@ -614,8 +623,10 @@ done:
 	if (rc == 0 && r.new_rate != r.old_rate &&
 	    !(flags & GOHEAP_FORCE_DRY_RUN))
 		r.changed = 1;
-	if (out != NULL)
+	if (out != NULL) {
+		r.size = out->size;
 		*out = r;
+	}
 	gh_framevec_free(&chk.fv);
 	return rc;
 }

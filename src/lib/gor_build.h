@@ -94,7 +94,7 @@ static const gor_arch gor_arm64 = {
 };
 
 typedef struct gor_build {
-	goheap_session *s;
+	gh_target *tg;
 	const gh_rtlayout *lay;
 	const gor_arch *arch;
 	gor_tmp *gs;
@@ -212,7 +212,7 @@ int gor_one_g(gor_build *bd, uint64_t gp);
 /* gorsnap.c */
 int gor_snap_one(gor_build *bd, uint32_t idx, uint64_t gp);
 /* gorsnap.c */
-int gor_read_allgs(goheap_session *s, uint64_t addr, uint64_t min,
+int gor_read_allgs(gh_target *tg, uint64_t addr, uint64_t min,
 		   uint64_t *arr, uint64_t *len);
 /* gorsnap.c */
 int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,

@@ -12,7 +12,7 @@
 static int read_ptr_len(gor_build *bd, uint64_t addr, uint64_t max,
 			const char *what, uint64_t *ptr, uint64_t *len)
 {
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	int rc;
 
 	rc = gh_mem_read_ptr(m, addr, ptr, what);
@@ -21,7 +21,7 @@ static int read_ptr_len(gor_build *bd, uint64_t addr, uint64_t max,
 	if (rc != 0)
 		return rc;
 	if (*len > max)
-		return gh_errf(&bd->s->err, GOHEAP_ECORRUPT, "%s of length %llu",
+		return gh_errf(&bd->tg->err, GOHEAP_ECORRUPT, "%s of length %llu",
 			       what, (unsigned long long)*len);
 	return 0;
 }
@@ -31,7 +31,7 @@ static int read_ptr_len(gor_build *bd, uint64_t addr, uint64_t max,
 static int read_gostring(gor_build *bd, uint64_t addr, size_t *off,
 			 size_t *n)
 {
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	uint64_t ptr, len;
 	int rc;
 
@@ -41,7 +41,7 @@ static int read_gostring(gor_build *bd, uint64_t addr, size_t *off,
 		return rc;
 	/* every writer quotes every goroutine's labels: bounded in all */
 	if (len > bd->label_cap - bd->label_bytes)
-		return gh_errf(&bd->s->err, GOHEAP_ELIMIT, "labels over %zu "
+		return gh_errf(&bd->tg->err, GOHEAP_ELIMIT, "labels over %zu "
 			       "bytes in all", bd->label_cap);
 	bd->label_bytes += (size_t)len;
 	*off = bd->strs.len;
@@ -65,7 +65,7 @@ static int push_label(gor_build *bd, uint64_t kaddr, uint64_t vaddr)
 	int rc;
 
 	if (bd->nlabs - bd->gs[bd->ngs].lab_off >= GH_GOR_MAX_LABELS)
-		return gh_errf(&bd->s->err, GOHEAP_ELIMIT, "over %u labels",
+		return gh_errf(&bd->tg->err, GOHEAP_ELIMIT, "over %u labels",
 			       GH_GOR_MAX_LABELS);
 	rc = gh_grow(&bd->labs, &bd->caplabs, bd->nlabs + 1,
 		  sizeof(*bd->labs));
@@ -112,7 +112,7 @@ int gor_read_labels_list(gor_build *bd, uint64_t lm)
 static int read_hmap_buckets(gor_build *bd, uint64_t buckets, uint64_t nb,
 			     uint64_t *left)
 {
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	unsigned char bk[272];
 	uint64_t i, b;
 	int rc, j, chain;
@@ -142,7 +142,7 @@ static int read_hmap_buckets(gor_build *bd, uint64_t buckets, uint64_t nb,
 
 int gor_read_labels_hmap(gor_build *bd, uint64_t lm)
 {
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	unsigned char h[48];
 	uint64_t hp, count, buckets, old, nb;
 	unsigned flags, B;
@@ -160,7 +160,7 @@ int gor_read_labels_hmap(gor_build *bd, uint64_t lm)
 	buckets = gh_mem_word(m, h + 16, 8);
 	old = gh_mem_word(m, h + 24, 8);
 	if (count > GH_GOR_MAX_LABELS || B > 12)
-		return gh_errf(&bd->s->err, GOHEAP_ECORRUPT,
+		return gh_errf(&bd->tg->err, GOHEAP_ECORRUPT,
 			       "label map with %llu entries, B = %u",
 			       (unsigned long long)count, B);
 	if (count == 0)

@@ -52,14 +52,14 @@ int gor_funcinfo_xf(gor_build *bd, uint64_t pc, gh_funcinfo *out,
 	int rc;
 
 	if (bd->fmemo == NULL || pc == 0) {
-		rc = gh_sym_funcinfo(bd->s->sym, pc, out);
+		rc = gh_sym_funcinfo(bd->tg->sym, pc, out);
 		if (xf != NULL)
 			*xf = rc == 0 ? name_flags(out->name) : 0;
 		return rc;
 	}
 	e = &bd->fmemo[(pc * 0x9e3779b97f4a7c15ull) >> (64 - GOR_FMEMO_BITS)];
 	if (e->pc != pc) {
-		e->rc = gh_sym_funcinfo(bd->s->sym, pc, &e->fi);
+		e->rc = gh_sym_funcinfo(bd->tg->sym, pc, &e->fi);
 		e->xf = e->rc == 0 ? name_flags(e->fi.name) : 0;
 		e->pc = pc;
 	}
@@ -105,15 +105,15 @@ static int is_system(gor_build *bd, uint64_t startpc, int running_cleanups)
 
 void gor_read_fing(gor_build *bd)
 {
-	goheap_session *s = bd->s;
+	gh_target *tg = bd->tg;
 	uint64_t v;
 
 	/* runtime.fingStatus (fing_size 4) or 1.19's fingRunning (1), from
-	 * .symtab or located (session.c find_globals) */
-	if (s->addrs.fing != 0 &&
-	    gh_mem_read_uint(&s->mem, s->addrs.fing, s->addrs.fing_size, &v,
+	 * .symtab or located (target.c find_globals) */
+	if (tg->addrs.fing != 0 &&
+	    gh_mem_read_uint(&tg->mem, tg->addrs.fing, tg->addrs.fing_size, &v,
 			     "runtime.fingStatus") == 0)
-		bd->fing_running = s->addrs.fing_size == 4 ? (v & 2) != 0 :
+		bd->fing_running = tg->addrs.fing_size == 4 ? (v & 2) != 0 :
 				   v != 0;
 }
 
@@ -146,7 +146,7 @@ unsigned gor_g_span(const gh_rtlayout *l)
 uint64_t gor_hdr_hash(const gor_build *bd, const unsigned char *gb)
 {
 	const gh_rtlayout *l = bd->lay;
-	const gh_mem *m = &bd->s->mem;
+	const gh_mem *m = &bd->tg->mem;
 	unsigned w8[] = { 8, l->g_sched + l->gobuf_pc,
 			  l->g_sched + l->gobuf_sp, l->g_sched + l->gobuf_bp,
 			  l->g_syscallsp, l->g_syscallpc, l->g_goid,
@@ -193,7 +193,7 @@ static void mark_partial(gor_build *bd, gor_tmp *t)
 static void tb_bubble(gor_build *bd, gor_tmp *t, const unsigned char *gb)
 {
 	const gh_rtlayout *l = bd->lay;
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	gh_goroutine *g = &t->g;
 	uint64_t bp, v;
 
@@ -224,7 +224,7 @@ static int read_ancestors(gor_build *bd, gor_tmp *t,
 			  const unsigned char *gb)
 {
 	const gh_rtlayout *l = bd->lay;
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	gh_goroutine *g = &t->g;
 	unsigned char hdr[24], ent[40];
 	uint64_t ap, arr, n, i, pcs, npcs;
@@ -309,7 +309,7 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 		     uint64_t syscallsp, uint64_t lo, uint64_t hi)
 {
 	const gh_rtlayout *l = bd->lay;
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	gh_goroutine *g = &t->g;
 	size_t n = 0;
 	int rc;
@@ -329,7 +329,7 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 				  60000000000LL;
 	if (g->status == GH_G_SYSCALL && syscallsp == 0)
 		sp0 = 0;    /* traceback1 unwinds from syscallsp: nothing */
-	if (bd->s->gor_no_tb) {
+	if (bd->tg->no_traceback) {
 		/* goheap_options.no_traceback: no stack of its own */
 		t->tb_off = bd->ntb;
 		g->ntb = 0;
@@ -372,7 +372,7 @@ static int tb_record(gor_build *bd, gor_tmp *t, const unsigned char *gb,
 int gor_one_g(gor_build *bd, uint64_t gp)
 {
 	const gh_rtlayout *l = bd->lay;
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	unsigned char gb[512];
 	unsigned span = gor_g_span(l);
 	gor_tmp *t;
@@ -566,7 +566,7 @@ static int freeze(gor_build *bd, gh_profile *p)
  */
 static void tb_setup(gor_build *bd, gh_profile *p)
 {
-	goheap_session *s = bd->s;
+	gh_target *tg = bd->tg;
 	const gh_rtlayout *l = bd->lay;
 	struct timespec mono, real;
 	uint64_t addr, v;
@@ -579,32 +579,23 @@ static void tb_setup(gor_build *bd, gh_profile *p)
 		bd->tbframe = bd->tbphys = NULL;
 	}
 	/* runtime.debug's field (stripped: located in goroutineheader) */
-	addr = s->addrs.tblabels;
+	addr = tg->addrs.tblabels;
 	if (l->tb_labels != 0 && addr != 0 &&
-	    gh_mem_read_uint(&s->mem, addr, 4, &v,
+	    gh_mem_read_uint(&tg->mem, addr, 4, &v,
 			     "runtime.debug.tracebacklabels") == 0)
 		p->tb_labels_on = v == 1;
 	if (clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
 		return;
 	bd->now = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
-	if (strncmp(s->source, "live process ", 13) == 0) {
+	if (tg->pid != 0) {
 		bd->now_ok = 1;
-	} else if (strncmp(s->source, "core file ", 10) == 0 &&
+	} else if (tg->core_mtime_ns != 0 &&
 		   clock_gettime(CLOCK_REALTIME, &real) == 0) {
-		char path[256];
-		const char *e = strstr(s->source + 10, " (");
-		size_t len = e ? (size_t)(e - s->source - 10) : 0;
-		struct stat st;
-		int64_t ago;
+		/* a core taken on this boot: nanotime then = now minus its
+		 * age */
+		int64_t ago = ((int64_t)real.tv_sec * 1000000000 +
+			       real.tv_nsec) - tg->core_mtime_ns;
 
-		if (len == 0 || len >= sizeof(path))
-			return;
-		memcpy(path, s->source + 10, len);
-		path[len] = '\0';
-		if (stat(path, &st) != 0)
-			return;
-		ago = ((int64_t)real.tv_sec - (int64_t)st.st_mtim.tv_sec) *
-		      1000000000 + (real.tv_nsec - st.st_mtim.tv_nsec);
 		if (ago < 0 || ago > bd->now)
 			return;    /* not this boot */
 		bd->now -= ago;
@@ -612,9 +603,9 @@ static void tb_setup(gor_build *bd, gh_profile *p)
 	}
 }
 
-int gh_gor_collect(gh_profile *p, goheap_session *s)
+int gh_gor_collect(gh_profile *p, gh_target *tg)
 {
-	const gh_rtlayout *l = s->lay;
+	const gh_rtlayout *l = tg->lay;
 	const gor_arch *arch;
 	gor_build bd;
 	uint64_t allgs, arr, len, i, chunk[512];
@@ -622,15 +613,15 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	int rc, snap;
 
 	if (!l->g_verified)
-		return gh_errf(&s->err, GOHEAP_EVERSION,
+		return gh_errf(&tg->err, GOHEAP_EVERSION,
 			       "goroutine profile: the g layout of go1.%d is "
 			       "not verified (no toolchain to check it on)",
 			       l->minor);
-	if (s->mem.ptr_size != 8 || s->mem.big_endian)
-		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+	if (tg->mem.ptr_size != 8 || tg->mem.big_endian)
+		return gh_errf(&tg->err, GOHEAP_EUNSUPPORTED,
 			       "goroutine profile: only little-endian 64-bit "
 			       "targets (amd64, arm64) are supported so far");
-	switch (gh_exe_machine(s->exe)) {
+	switch (gh_exe_machine(tg->exe)) {
 	case EM_X86_64:
 		arch = &gor_amd64;
 		break;
@@ -638,44 +629,44 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 		arch = &gor_arm64;
 		break;
 	default:
-		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED,
+		return gh_errf(&tg->err, GOHEAP_EUNSUPPORTED,
 			       "goroutine profile: only amd64 and arm64 "
 			       "targets are supported so far (ELF machine "
-			       "%u)", gh_exe_machine(s->exe));
+			       "%u)", gh_exe_machine(tg->exe));
 	}
-	allgs = s->addrs.allgs;   /* .symtab, or located (find_allgs) */
+	allgs = tg->addrs.allgs;   /* .symtab, or located (find_allgs) */
 	if (allgs == 0)
-		return gh_errf(&s->err, GOHEAP_ENOSYM,
+		return gh_errf(&tg->err, GOHEAP_ENOSYM,
 			       "goroutine profile: runtime.allgs not found "
-			       "(%s)", gh_exe_has_symtab(s->exe) ?
+			       "(%s)", gh_exe_has_symtab(tg->exe) ?
 			       "not in .symtab" : "no .symtab, and not "
 			       "located from runtime.allgadd/forEachG");
 	memset(&bd, 0, sizeof(bd));
-	bd.s = s;
+	bd.tg = tg;
 	bd.lay = l;
 	bd.arch = arch;
 	bd.max_pcs = l->gor_max_stack ? l->gor_max_stack :
 		     (p->profstackdepth > 0 ? (size_t)p->profstackdepth : 128);
 	bd.frame = gh_calloc(bd.max_pcs, sizeof(*bd.frame));
 	if (bd.frame == NULL)
-		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 	/* no memo on ENOMEM: the same lookups, slower */
 	bd.fmemo = gh_calloc((size_t)1 << GOR_FMEMO_BITS, sizeof(*bd.fmemo));
 	bd.amemo = gh_calloc((size_t)1 << GOR_AMEMO_BITS, sizeof(*bd.amemo));
 	bd.imemo = gh_calloc((size_t)1 << GOR_IMEMO_BITS, sizeof(*bd.imemo));
 	gor_read_fing(&bd);
-	if (s->caps->core_threads == NULL ||
-	    s->caps->core_threads(s->ctx, &bd.threads, &bd.nthreads) != 0)
+	if (tg->caps->core_threads == NULL ||
+	    tg->caps->core_threads(tg->ctx, &bd.threads, &bd.nthreads) != 0)
 		bd.threads = NULL;
 	tb_setup(&bd, p);
 	/* the snapshot: a source that can stop the target (live) is read
 	 * running, then stopped for what changed; --no-stop: best-effort */
-	snap = GH_OPS_V2(s, stop) == NULL || GH_OPS_V2(s, resume) == NULL ?
-	       0 : s->gor_no_stop ? 2 : 1;
+	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
+	       0 : tg->no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
-	p->gor_no_tb = s->gor_no_tb;
+	p->gor_no_tb = tg->no_traceback;
 
-	rc = gor_read_allgs(s, allgs, 0, &arr, &len);
+	rc = gor_read_allgs(tg, allgs, 0, &arr, &len);
 	if (rc != 0)
 		goto out;
 	/* len <= GH_GOR_MAX_GS: no overflow */
@@ -687,7 +678,7 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 		bd.nhdr = (size_t)len;
 		bd.hdr = gh_calloc(len ? (size_t)len : 1, sizeof(*bd.hdr));
 		if (bd.hdr == NULL) {
-			rc = gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+			rc = gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 			goto out;
 		}
 	}
@@ -696,12 +687,12 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 				 GH_ARRAY_LEN(chunk);
 		unsigned char *raw = (unsigned char *)chunk;
 
-		rc = gh_mem_read(&s->mem, arr + 8 * i, raw, (size_t)(8 * nk),
+		rc = gh_mem_read(&tg->mem, arr + 8 * i, raw, (size_t)(8 * nk),
 				 "runtime.allgs array");
 		if (rc != 0)
 			goto out;
 		for (k = 0; k < nk; k++) {
-			uint64_t gp = gh_mem_word(&s->mem, raw + 8 * k, 8);
+			uint64_t gp = gh_mem_word(&tg->mem, raw + 8 * k, 8);
 
 			rc = gor_snap_one(&bd, (uint32_t)(i + k), gp);
 			if (rc != 0)
@@ -712,7 +703,7 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 			 * to GH_GOR_MAX_GS of them) */
 			if (bd.unreadable > GH_GOR_MAX_UNREADABLE &&
 			    bd.unreadable > (i + k + 1) / 2) {
-				rc = gh_errf(&s->err, GOHEAP_ECORRUPT,
+				rc = gh_errf(&tg->err, GOHEAP_ECORRUPT,
 					     "runtime.allgs: %llu of its first "
 					     "%llu g pointers are unreadable "
 					     "(first %#llx): not the runtime's "
@@ -736,7 +727,7 @@ int gh_gor_collect(gh_profile *p, goheap_session *s)
 	}
 	rc = freeze(&bd, p);
 	if (rc != 0) {
-		gh_errf(&s->err, rc, "out of memory");
+		gh_errf(&tg->err, rc, "out of memory");
 		goto out;
 	}
 	{

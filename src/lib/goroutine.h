@@ -12,7 +12,7 @@
 #define GH_GOROUTINE_H
 
 #include "profile.h"
-#include "session.h"
+#include "target.h"
 
 /* Safety limits on hostile data. */
 #define GH_GOR_MAX_GS (1u << 22)       /* len(allgs) */
@@ -31,14 +31,14 @@
 
 /*
  * Fill p (kind GOHEAP_PROFILE_GOROUTINE, already set up by the session)
- * with the target's goroutines.  0 or a GOHEAP_E* code with s->err set.
+ * with the target's goroutines.  0 or a GOHEAP_E* code with tg->err set.
  * A source with a stop slot (live) is read running, then stopped (unless
- * s->gor_no_stop) while every g header is read again in bulk and the
+ * tg->no_stop) while every g header is read again in bulk and the
  * goroutines that changed, the running ones (from their thread's
  * registers) and the new ones are re-read: a consistent snapshot;
  * p->gor_snapshot and p->gor_stop_* say how it went (doc/goroutines.md).
  */
-int gh_gor_collect(gh_profile *p, goheap_session *s);
+int gh_gor_collect(gh_profile *p, gh_target *tg);
 
 /*
  * Go's strconv.Quote of s[0..n) appended to b (fmt's %q of a label):

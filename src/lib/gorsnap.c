@@ -155,7 +155,7 @@ static int hdr_changed(const gor_build *bd, const gor_hdr *h,
 	if (gb == NULL || (h->flags & (GOR_HDR_UNREADABLE | GOR_HDR_RUNNING)) ||
 	    (fing_changed && (h->flags & GOR_HDR_FING)))
 		return 1;
-	st = (unsigned)gh_mem_word(&bd->s->mem, gb + bd->lay->g_atomicstatus,
+	st = (unsigned)gh_mem_word(&bd->tg->mem, gb + bd->lay->g_atomicstatus,
 				   4) & ~0x1000u;
 	return st == GH_G_RUNNING || gor_hdr_hash(bd, gb) != h->hash;
 }
@@ -168,7 +168,7 @@ static int hdr_changed(const gor_build *bd, const gor_hdr *h,
 static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
 			uint32_t **chg, size_t *nchg)
 {
-	goheap_session *s = bd->s;
+	gh_target *tg = bd->tg;
 	unsigned span = gor_g_span(bd->lay);
 	unsigned char gb[512];
 	size_t r0 = 0, r1, r, i, cap = 0, bytes, off;
@@ -180,12 +180,12 @@ static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
 		for (r1 = r0, bytes = 0; r1 < pl->nruns &&
 		     (r1 == r0 || bytes + pl->rlen[r1] <= pl->bufsz); r1++)
 			bytes += pl->rlen[r1];
-		bulk = s->caps->readv == NULL ? -1 :
-		       s->caps->readv(s->ctx, pl->raddr + r0,
+		bulk = tg->caps->readv == NULL ? -1 :
+		       tg->caps->readv(tg->ctx, pl->raddr + r0,
 				     pl->rlen + r0, r1 - r0, pl->buf,
 				     pl->ok + r0);
 		if (bulk == GOHEAP_ENOPROC)
-			return gh_errf(&s->err, bulk, "the target exited "
+			return gh_errf(&tg->err, bulk, "the target exited "
 				       "while stopped");
 		if (bulk != 0)
 			memset(pl->ok + r0, 0, r1 - r0);
@@ -197,7 +197,7 @@ static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
 				if (pl->ok[r])
 					p = pl->buf + off +
 					    (o->h.gp - pl->raddr[r]);
-				else if (gh_mem_read(&s->mem, o->h.gp, gb, span,
+				else if (gh_mem_read(&tg->mem, o->h.gp, gb, span,
 						     "g") == 0)
 					p = gb;
 				if (!hdr_changed(bd, &o->h, p,
@@ -220,31 +220,31 @@ static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
  * slice that cannot be (len > cap, more than GH_GOR_MAX_GS, fewer than
  * min entries: allgs only grows, a nil array with entries).
  */
-int gor_read_allgs(goheap_session *s, uint64_t addr, uint64_t min,
+int gor_read_allgs(gh_target *tg, uint64_t addr, uint64_t min,
 		   uint64_t *arr, uint64_t *len)
 {
 	uint64_t cap;
 	int rc;
 
-	rc = gh_mem_read_ptr(&s->mem, addr, arr, "runtime.allgs");
+	rc = gh_mem_read_ptr(&tg->mem, addr, arr, "runtime.allgs");
 	if (rc == 0)
-		rc = gh_mem_read_ptr(&s->mem, addr + 8, len, "runtime.allgs");
+		rc = gh_mem_read_ptr(&tg->mem, addr + 8, len, "runtime.allgs");
 	if (rc == 0)
-		rc = gh_mem_read_ptr(&s->mem, addr + 16, &cap,
+		rc = gh_mem_read_ptr(&tg->mem, addr + 16, &cap,
 				     "runtime.allgs");
 	if (rc != 0)
 		return rc;
 	if (*len > cap || *len > GH_GOR_MAX_GS || *len < min ||
 	    (*len > 0 && *arr == 0)) {
 		if (min > 0)
-			return gh_errf(&s->err, GOHEAP_ECORRUPT,
+			return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 				       "runtime.allgs {%#llx, %llu, %llu} is "
 				       "not a plausible slice (it had %llu "
 				       "entries)", (unsigned long long)*arr,
 				       (unsigned long long)*len,
 				       (unsigned long long)cap,
 				       (unsigned long long)min);
-		return gh_errf(&s->err, GOHEAP_ECORRUPT,
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 			       "runtime.allgs {%#llx, %llu, %llu} is not a "
 			       "plausible slice", (unsigned long long)*arr,
 			       (unsigned long long)*len,
@@ -265,7 +265,7 @@ int gor_read_allgs(goheap_session *s, uint64_t addr, uint64_t min,
 int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 		     uint64_t len0, uint64_t *len_out)
 {
-	goheap_session *s = bd->s;
+	gh_target *tg = bd->tg;
 	gh_thread_regs *regs = NULL;
 	uint32_t *chg = NULL;
 	size_t nregs = 0, nchg = 0, j;
@@ -276,24 +276,24 @@ int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 
 	rc = snap_plan(bd, (size_t)len0, &pl);
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "out of memory");
-	rc = gh_session_stop(s, "goroutine profile", "snapshot", &t0);
+		return gh_errf(&tg->err, rc, "out of memory");
+	rc = gh_target_stop(tg, "goroutine profile", "snapshot", &t0);
 	if (rc != 0) {
 		plan_free(&pl);
 		return rc;
 	}
-	gh_mem_invalidate(&s->mem);
-	rc = s->caps->stopped_threads == NULL ? GOHEAP_EUNSUPPORTED :
-	     s->caps->stopped_threads(s->ctx, &regs, &nregs);
+	gh_mem_invalidate(&tg->mem);
+	rc = tg->caps->stopped_threads == NULL ? GOHEAP_EUNSUPPORTED :
+	     tg->caps->stopped_threads(tg->ctx, &regs, &nregs);
 	if (rc == GOHEAP_ENOMEM) {
-		gh_errf(&s->err, rc, "out of memory");
+		gh_errf(&tg->err, rc, "out of memory");
 		goto resume;
 	}
 	bd->threads = rc == 0 ? regs : NULL;
 	bd->nthreads = rc == 0 ? nregs : 0;
 	bd->stop_regs = rc == 0;
 	gor_read_fing(bd);
-	rc = gor_read_allgs(s, allgs, len0, &arr, &len);
+	rc = gor_read_allgs(tg, allgs, len0, &arr, &len);
 	if (rc != 0)
 		goto resume;
 	if (len > bd->nhdr) {
@@ -303,7 +303,7 @@ int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 					      sizeof(*nh));
 
 		if (nh == NULL) {
-			rc = gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+			rc = gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 			goto resume;
 		}
 		memset(nh + bd->nhdr, 0, ((size_t)len - bd->nhdr) *
@@ -323,13 +323,13 @@ int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 	for (i = len0; i < len; i++) {
 		uint64_t gp;
 
-		rc = gh_mem_read_ptr(&s->mem, arr + 8 * i, &gp,
+		rc = gh_mem_read_ptr(&tg->mem, arr + 8 * i, &gp,
 				     "runtime.allgs array");
 		if (rc == 0)
 			rc = gor_snap_one(bd, (uint32_t)i, gp);
 		if (rc == 0 && bd->unreadable > GH_GOR_MAX_UNREADABLE &&
 		    bd->unreadable > (i + 1) / 2)   /* as gh_gor_collect */
-			rc = gh_errf(&s->err, GOHEAP_ECORRUPT, "runtime.allgs: "
+			rc = gh_errf(&tg->err, GOHEAP_ECORRUPT, "runtime.allgs: "
 				     "%llu of its first %llu g pointers are "
 				     "unreadable: not the runtime's list of "
 				     "goroutines",
@@ -344,7 +344,7 @@ int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 resume:
 	t1 = gh_now();
 	p->gor_stop_threads = nregs;
-	rc = gh_session_resume(s, p, t0, t1, rc);
+	rc = gh_target_resume(tg, p, t0, t1, rc);
 	bd->threads = NULL;
 	bd->nthreads = 0;
 	free(regs);

@@ -16,7 +16,7 @@
 static int gor_read_word(void *ctx, uint64_t addr, uint64_t *v)
 {
 	gor_build *bd = ctx;
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	size_t n;
 
 	if (addr >= bd->aw_lo && addr - bd->aw_lo + 8 <= bd->aw_n) {
@@ -54,12 +54,12 @@ static int gor_args(gor_build *bd, uint64_t pc, uint64_t livepc,
 	uint64_t h;
 
 	if (bd->amemo == NULL || pc == 0)
-		return gh_gor_args(&bd->strs, bd->s->sym, pc, livepc, argp,
+		return gh_gor_args(&bd->strs, bd->tg->sym, pc, livepc, argp,
 				   gor_read_word, bd, 0);
 	h = (pc ^ (livepc * 0x94d049bb133111ebull)) * 0x9e3779b97f4a7c15ull;
 	e = &bd->amemo[h >> (64 - GOR_AMEMO_BITS)];
 	if (e->pc != pc || e->livepc != livepc) {
-		gh_gor_argdesc_load(&e->d, bd->s->sym, pc, livepc);
+		gh_gor_argdesc_load(&e->d, bd->tg->sym, pc, livepc);
 		e->pc = pc;
 		e->livepc = livepc;
 	}
@@ -75,7 +75,7 @@ static size_t gor_inline_pcs(gor_build *bd, uint64_t sympc, uint8_t *callee,
 	size_t k;
 
 	if (bd->imemo == NULL || sympc == 0 || cap < GOR_IMEMO_PCS)
-		return gh_sym_inline_pcs(bd->s->sym, sympc, callee, out, cap);
+		return gh_sym_inline_pcs(bd->tg->sym, sympc, callee, out, cap);
 	e = &bd->imemo[((sympc ^ *callee) * 0x9e3779b97f4a7c15ull) >>
 		       (64 - GOR_IMEMO_BITS)];
 	if (e->sympc == sympc && e->callee_in == *callee) {
@@ -84,7 +84,7 @@ static size_t gor_inline_pcs(gor_build *bd, uint64_t sympc, uint8_t *callee,
 		return e->k;
 	}
 	e->callee_in = *callee;
-	k = gh_sym_inline_pcs(bd->s->sym, sympc, callee, out, cap);
+	k = gh_sym_inline_pcs(bd->tg->sym, sympc, callee, out, cap);
 	if (k < GOR_IMEMO_PCS) {   /* < cap: not truncated */
 		memcpy(e->pcs, out, k * sizeof(*out));
 		e->k = (uint8_t)k;
@@ -127,7 +127,7 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 	       uint64_t *out, uint64_t *physpc, size_t cap, size_t physmax)
 {
 	const gor_arch *a = bd->arch;
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	/* flr: frame.lr before resolveInternal (LR machines: lr0 for the
 	 * innermost frame, the injected-call slot, else 0) */
 	uint64_t pc = pc0, sp = sp0, fp, lr, sympc, flr = a->uses_lr ? lr0 : 0;
@@ -254,7 +254,7 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 uint64_t gor_thread_of(gor_build *bd, const unsigned char *gb, uint64_t gp)
 {
 	const gh_rtlayout *l = bd->lay;
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	uint64_t mp, procid, curg;
 
 	if (!l->g_verified || l->m_procid == 0 || m->ptr_size != 8)
@@ -296,7 +296,7 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 		     uint64_t *lr0)
 {
 	const gor_arch *a = bd->arch;
-	gh_mem *m = &bd->s->mem;
+	gh_mem *m = &bd->tg->mem;
 	const gh_thread_regs *t = NULL;
 	uint64_t procid, p, q, sp0, lr, plr;
 	gh_funcinfo fi, fl;
@@ -314,7 +314,7 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 	if (t == NULL)
 		return 0;
 	if (t->sp >= lo && t->sp < hi &&
-	    gh_sym_funcinfo(bd->s->sym, t->pc, &fi) == 0) {
+	    gh_sym_funcinfo(bd->tg->sym, t->pc, &fi) == 0) {
 		*pc = t->pc;
 		*sp = t->sp;
 		*lr0 = a->uses_lr ? t->lr : 0;
@@ -326,7 +326,7 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 	for (k = 0; k < GOR_SIG_MAX_FRAMES; k++) {
 		uint64_t fp;
 
-		if (gh_sym_funcinfo(bd->s->sym, p, &fi) != 0 || !fi.has_pcsp ||
+		if (gh_sym_funcinfo(bd->tg->sym, p, &fi) != 0 || !fi.has_pcsp ||
 		    fi.spdelta < 0)
 			return 0;
 		fp = q + (uint64_t)fi.spdelta + a->ret_push;
@@ -348,7 +348,7 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 			 * restorer, Go's own or one outside Go (libc's in
 			 * cgo programs, the vdso's on arm64); the kernel's
 			 * signal frame is at fp */
-			if (gh_sym_funcinfo(bd->s->sym, lr, &fl) == 0 &&
+			if (gh_sym_funcinfo(bd->tg->sym, lr, &fl) == 0 &&
 			    (lr != fl.entry ||
 			     (strcmp(fl.name, "runtime.sigreturn__sigaction") &&
 			      strcmp(fl.name, "runtime.sigreturn"))))
@@ -361,7 +361,7 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 			    (a->sig_lr != 0 &&
 			     gh_mem_read_ptr(m, fp + a->sig_lr, lr0,
 					     "signal frame") != 0) ||
-			    gh_sym_funcinfo(bd->s->sym, *pc, &fl) != 0)
+			    gh_sym_funcinfo(bd->tg->sym, *pc, &fl) != 0)
 				return 0;
 			if (*sp >= lo && *sp < hi)
 				return 1;

@@ -18,22 +18,6 @@
 /* abi.TFlagExtraStar */
 #define GH_TFLAG_EXTRASTAR 2
 
-void gh_types_free(gh_types *t)
-{
-	size_t i;
-
-	if (t == NULL)
-		return;
-	for (i = 0; i < t->n; i++) {
-		free(t->e[i].name);
-		free(t->e[i].shape);
-	}
-	free(t->e);
-	gh_hmap_free(&t->idx);
-	gh_buf_free(&t->objlines);
-	free(t);
-}
-
 static uint64_t shape_key(unsigned kind, uint32_t size, uint64_t mask)
 {
 	uint64_t k[3] = { kind, size, mask };

@@ -11,7 +11,7 @@
  * Nothing here trusts the target: every count is bounded, a span that no
  * runtime could produce is left out and counted (bad_spans), a type
  * pointer outside the module's types section is never dereferenced as a
- * name.  Reads go through the session's block cache, a span at a time.
+ * name.  Reads go through the target's block cache, a span at a time.
  */
 #include "config.h"
 
@@ -68,7 +68,7 @@ typedef struct srun {
 } srun;
 
 typedef struct hw {
-	goheap_session *s;
+	gh_target *tg;
 	gh_profile *p;
 	gh_types *t;
 	gh_mem *m;
@@ -118,7 +118,7 @@ static int bad_span(hw *w, uint64_t addr, const char *why)
 			 (unsigned long long)addr, why);
 	if (t->bad_spans > GH_TYPES_MAX_BAD &&
 	    t->bad_spans > t->spans_inuse / 2)
-		return gh_errf(&w->s->err, GOHEAP_ECORRUPT, "the heap's span "
+		return gh_errf(&w->tg->err, GOHEAP_ECORRUPT, "the heap's span "
 			       "list is damaged or changing too fast: %llu of "
 			       "%llu spans in use are implausible (the first, "
 			       "%s)", (unsigned long long)t->bad_spans,
@@ -135,7 +135,7 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 	gh_types *t = w->t;
 
 	if (e == NULL)
-		return gh_errf(&w->s->err, GOHEAP_ENOMEM, "out of memory");
+		return gh_errf(&w->tg->err, GOHEAP_ENOMEM, "out of memory");
 	e->objects++;
 	e->bytes += size;
 	t->objects++;
@@ -165,7 +165,7 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 		} else {
 			if (gh_grow(&w->runs, &w->capruns, w->nruns + 1,
 				    sizeof(*w->runs)) != 0)
-				return gh_errf(&w->s->err, GOHEAP_ENOMEM,
+				return gh_errf(&w->tg->err, GOHEAP_ENOMEM,
 					       "out of memory");
 			w->runs[w->nruns].entry = (uint32_t)k;
 			w->runs[w->nruns].n = 1;
@@ -537,7 +537,7 @@ static int walk_span(hw *w, const span *spp)
 static int find_experiment(const hw *w, const char *exp, int def)
 {
 	static const char key[] = "GOEXPERIMENT=";
-	const gh_section *sec = gh_exe_section(w->s->exe, ".go.buildinfo");
+	const gh_section *sec = gh_exe_section(w->tg->exe, ".go.buildinfo");
 	const char *b, *end, *p, *q;
 	size_t el = strlen(exp);
 	int gt = def;
@@ -572,11 +572,11 @@ static int find_experiment(const hw *w, const char *exp, int def)
 /* The module's types section, [types, etypes) of firstmoduledata. */
 static void find_types(hw *w)
 {
-	uint64_t md = gh_sym_moduledata(w->s->sym), lo = 0, hi = 0;
+	uint64_t md = gh_sym_moduledata(w->tg->sym), lo = 0, hi = 0;
 
 	if (md == 0)
 		return;
-	md += w->s->bias;
+	md += w->tg->bias;
 	if (gh_mem_read_ptr(w->m, md + w->l->md_types, &lo,
 			    "moduledata.types") != 0 ||
 	    gh_mem_read_ptr(w->m, md + w->l->md_etypes, &hi,
@@ -615,8 +615,8 @@ static int read_mheap(hw *w, uint64_t mheap, uint64_t *arr, uint64_t *len)
 	 * both with the world stopped */
 	w->marks_ok = 1;
 	w->t->gcphase = -1;
-	if (w->s->addrs.gcphase != 0) {
-		rc = gh_mem_read_uint(w->m, w->s->addrs.gcphase, 4, &v,
+	if (w->tg->addrs.gcphase != 0) {
+		rc = gh_mem_read_uint(w->m, w->tg->addrs.gcphase, 4, &v,
 				      "runtime.gcphase");
 		if (rc != 0)
 			return rc;
@@ -624,7 +624,7 @@ static int read_mheap(hw *w, uint64_t mheap, uint64_t *arr, uint64_t *len)
 		w->marks_ok = v == 0;
 	}
 	if (*len > cap || *len > GH_TYPES_MAX_SPANS || (*len > 0 && *arr == 0))
-		return gh_errf(&w->s->err, GOHEAP_ECORRUPT, "mheap_.allspans "
+		return gh_errf(&w->tg->err, GOHEAP_ECORRUPT, "mheap_.allspans "
 			       "{%#llx, %llu, %llu} is not a span list",
 			       (unsigned long long)*arr,
 			       (unsigned long long)*len,
@@ -847,7 +847,7 @@ static int walk_all_(hw *w, uint64_t mheap, int mode)
 		w->cstable = gh_calloc((size_t)len / 512 + 1,
 				       sizeof(*w->cstable));
 		if (w->recs == NULL || w->batch == NULL || w->cstable == NULL)
-			return gh_errf(&w->s->err, GOHEAP_ENOMEM, "out of "
+			return gh_errf(&w->tg->err, GOHEAP_ENOMEM, "out of "
 				       "memory (%llu spans)",
 				       (unsigned long long)len);
 		w->nrecs = (size_t)len;
@@ -1048,56 +1048,56 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
  */
 static int walk_stopped(hw *w, uint64_t mheap, int mode)
 {
-	goheap_session *s = w->s;
+	gh_target *tg = w->tg;
 	double t0, t1;
 	int rc;
 
-	rc = gh_session_stop(s, "-p types", "snapshot", &t0);
+	rc = gh_target_stop(tg, "-p types", "snapshot", &t0);
 	if (rc != 0)
 		return rc;
 	gh_mem_invalidate(w->m);
 	t1 = gh_now();
 	rc = walk_all(w, mheap, mode);
 	w->t->t_stopwalk = gh_now() - t1;
-	return gh_session_resume(s, w->p, t0, gh_now(), rc);
+	return gh_target_resume(tg, w->p, t0, gh_now(), rc);
 }
 
-int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
+int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 {
-	const gh_rtlayout *l = s->lay;
+	const gh_rtlayout *l = tg->lay;
 	uint64_t mheap = 0;
-	double t0 = gh_now(), tb0 = s->mem.t_backend;
-	uint64_t n0 = s->mem.nreads, b0 = s->mem.nbytes;
+	double t0 = gh_now(), tb0 = tg->mem.t_backend;
+	uint64_t n0 = tg->mem.nreads, b0 = tg->mem.nbytes;
 	gh_types *t;
 	hw w;
 	int rc, snap;
 
-	if (!l->heap_verified || s->mem.ptr_size != 8)
-		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED, "-p types: "
+	if (!l->heap_verified || tg->mem.ptr_size != 8)
+		return gh_errf(&tg->err, GOHEAP_EUNSUPPORTED, "-p types: "
 			       "unsupported runtime layout for go1.%d on a "
 			       "%u-bit target (the heap walker knows 64-bit "
-			       "go1.19 and go1.21 to go1.27)", s->ver.minor,
-			       s->mem.ptr_size * 8);
+			       "go1.19 and go1.21 to go1.27)", tg->ver.minor,
+			       tg->mem.ptr_size * 8);
 	if (l->ms_size > 256)
-		return gh_errf(&s->err, GOHEAP_EVERSION, "unsupported runtime "
+		return gh_errf(&tg->err, GOHEAP_EVERSION, "unsupported runtime "
 			       "layout: mspan of %u bytes", l->ms_size);
-	mheap = s->addrs.mheap;   /* .symtab, or located (find_mheap) */
+	mheap = tg->addrs.mheap;   /* .symtab, or located (find_mheap) */
 	if (mheap == 0)
-		return gh_errf(&s->err, GOHEAP_ENOSYM, "-p types: "
+		return gh_errf(&tg->err, GOHEAP_ENOSYM, "-p types: "
 			       "runtime.mheap_ not found%s",
-			       gh_exe_has_symtab(s->exe) ? "" : " (stripped: "
+			       gh_exe_has_symtab(tg->exe) ? "" : " (stripped: "
 			       "not located from runtime.sweepone's code)");
 	t = gh_calloc(1, sizeof(*t));
 	if (t == NULL)
-		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 	p->types = t;
 	t->want_objects = objects;
 	t->headers = l->heap_headers;
 	memset(&w, 0, sizeof(w));
-	w.s = s;
+	w.tg = tg;
 	w.p = p;
 	w.t = t;
-	w.m = &s->mem;
+	w.m = &tg->mem;
 	w.l = l;
 	raw_ranges(&w);
 	w.greentea = find_experiment(&w, "greenteagc", l->heap_greentea);
@@ -1106,17 +1106,17 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	/* a live target is read running, then stopped to re-read the spans
 	 * that changed (as the goroutine snapshot does); -f objects lists
 	 * every object, so it is walked stopped from the start */
-	snap = GH_OPS_V2(s, stop) == NULL || GH_OPS_V2(s, resume) == NULL ?
-	       0 : s->gor_no_stop ? 2 : 1;
+	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
+	       0 : tg->no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
 	/* the stop's second reader: the live source only (a caller's
 	 * source, gdb's, may not be read from two threads) */
-	if (snap == 1 && !objects && s->caps == &gh_live_caps &&
-	    s->mem.ops == s->ops) {
+	if (snap == 1 && !objects && tg->caps == &gh_live_caps &&
+	    tg->mem.ops == tg->ops) {
 		uint64_t v;
 
-		gh_mem_init(&w.m2, s->mem.ops, s->mem.ctx, s->mem.ptr_size,
-			    s->mem.big_endian, &w.err2);
+		gh_mem_init(&w.m2, tg->mem.ops, tg->mem.ctx, tg->mem.ptr_size,
+			    tg->mem.big_endian, &w.err2);
 		/* its cache's blocks made before the stop */
 		w.have_m2 = gh_mem_read_uint(&w.m2, mheap + l->mh_sweepgen, 4,
 					     &v, "mheap_.sweepgen") == 0;
@@ -1139,13 +1139,13 @@ int gh_types_collect(gh_profile *p, goheap_session *s, int objects)
 	if (rc != 0)
 		return rc;
 	if (t->objlines.oom)
-		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 	t->t_walk = gh_now() - t0;
 	/* -v's stages, as walk.c reports them */
-	p->t_read = s->mem.t_backend - tb0;
+	p->t_read = tg->mem.t_backend - tb0;
 	p->t_walk = t->t_walk - p->t_read;
-	p->read_calls = s->mem.nreads - n0;
-	p->read_bytes = s->mem.nbytes - b0;
+	p->read_calls = tg->mem.nreads - n0;
+	p->read_bytes = tg->mem.nbytes - b0;
 	p->nbuckets = t->spans;
 	return 0;
 }

@@ -160,7 +160,7 @@ static size_t distinct_targets(const loc *L, const gh_refvec *rv, int sec,
 
 typedef struct found {
 	uint64_t m, b, x, cycle, rate, ticks, mrate, allgs, fing, tblabels,
-		 mheap, memstats, gcc, allp;
+		 mheap, memstats, gcc, allp, sched, allm;
 	unsigned fing_size;
 	char how[768];
 } located;
@@ -933,6 +933,90 @@ none:
 	return 1;
 }
 
+/*
+ * go_goroutines' and go_threads' globals (memstats.c read_counts), each
+ * from code every program links (Go 1.19-1.27), at the row's offsets:
+ *   - runtime.sched S: gfget pops sched.gFree under its lock: the address
+ *     of S.gFree.lock and 4-byte read-modify-writes of the count(s)
+ *     (S.gFree.n, 1.25+ S.gFree.stack.size and noStack.size), the one S
+ *     with all; confirmed by newproc1 taking the addresses of S.goidgen
+ *     (S + 0) and S.ngsys (their atomic adds);
+ *   - runtime.allm A: mcommoninit loads A (mp.alllink = allm) and takes
+ *     its address (atomicstorep): the one .bss word with both.
+ * Optional: 1 when not confirmed (both left 0).
+ */
+static int find_sched(const loc *L, gh_refvec *rv, const gh_rtlayout *rt,
+		      located *f)
+{
+	uint64_t sc = 0, am = 0, entry;
+	unsigned lockoff;
+	size_t i, nsc = 0, nam = 0;
+	const char *why = "gfget";
+	int rc;
+
+	if (rt->sched_ngsys == 0 || L->ps != 8)
+		return 1;
+	/* gFree {lock; stack, noStack gList; [n]}: a gList is a word (<=
+	 * 1.24) or {head; size int32} (1.25+) */
+	lockoff = rt->sched_gfree_n2 == 0 ? 24 : 16;
+	rc = gh_loc_func_refs(L, "runtime.gfget", rv, &entry);
+	if (rc != 0)
+		goto none;
+	for (i = 0; i < rv->n; i++) {
+		const gh_ref *r = &rv->v[i];
+		uint64_t c = r->target - rt->sched_gfree_n;
+
+		/* (amd64 decodes one read-modify-write, arm64 a load and a
+		 * store) */
+		if (r->size != 4 || r->target < rt->sched_gfree_n ||
+		    !(r->kind & GH_REF_LOAD) ||
+		    !has_ref(rv, r->target, GH_REF_STORE, 4) || c == sc ||
+		    c % 8 != 0 ||
+		    !has_ref(rv, c + rt->sched_gfree_n - lockoff,
+			     GH_REF_ADDR, 0) ||
+		    (rt->sched_gfree_n2 != 0 &&
+		     !has_ref(rv, c + rt->sched_gfree_n2,
+			      GH_REF_LOAD | GH_REF_STORE, 4)))
+			continue;
+		sc = c;
+		nsc++;
+	}
+	if (nsc != 1)
+		goto none;
+	why = "newproc1";
+	rc = gh_loc_func_refs(L, "runtime.newproc1", rv, &entry);
+	if (rc != 0 || !has_ref(rv, sc, GH_REF_ADDR, 0) ||
+	    !has_ref(rv, sc + rt->sched_ngsys, GH_REF_ADDR, 0))
+		goto none;
+	why = "mcommoninit";
+	rc = gh_loc_func_refs(L, "runtime.mcommoninit", rv, &entry);
+	if (rc != 0)
+		goto none;
+	for (i = 0; i < rv->n; i++) {
+		const gh_ref *r = &rv->v[i];
+
+		if (!(r->kind & GH_REF_LOAD) || r->size != 8 ||
+		    r->target == am || r->target % 8 != 0 ||
+		    gh_loc_sec_class(L->exe, r->target, 8) != SEC_BSS ||
+		    !has_ref(rv, r->target, GH_REF_ADDR, 0))
+			continue;
+		am = r->target;
+		nam++;
+	}
+	if (nam != 1)
+		goto none;
+	f->sched = sc;
+	f->allm = am;
+	how_add(f, "sched via gfget (confirmed by newproc1), allm via "
+		"mcommoninit");
+	return 0;
+none:
+	if (rc == GOHEAP_ENOMEM)
+		return rc;
+	how_add(f, "sched/allm not confirmed (%s)", why);
+	return 1;
+}
+
 int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		      uint64_t bias, gh_rtaddrs *out, char *how,
 		      size_t howlen, gh_err *err)
@@ -994,6 +1078,8 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 		rc = find_mheap(&L, &rv, gh_rtlayout_for(ver), &f);
 	if ((rc == 0 || rc == 1) && gh_rtlayout_for(ver) != NULL)
 		rc = find_mstats(&L, &rv, gh_rtlayout_for(ver), &f);
+	if ((rc == 0 || rc == 1) && gh_rtlayout_for(ver) != NULL)
+		rc = find_sched(&L, &rv, gh_rtlayout_for(ver), &f);
 	if (rc == 1)
 		rc = 0;
 	if (rc != 0) {
@@ -1016,6 +1102,8 @@ int gh_locate_globals(const gh_exe *exe, const gh_sym *sym, gh_gover ver,
 	out->memstats = f.memstats != 0 ? f.memstats + bias : 0;
 	out->gccontroller = f.gcc != 0 ? f.gcc + bias : 0;
 	out->allp = f.allp != 0 ? f.allp + bias : 0;
+	out->sched = f.sched != 0 ? f.sched + bias : 0;
+	out->allm = f.allm != 0 ? f.allm + bias : 0;
 	if (how != NULL && howlen > 0)
 		snprintf(how, howlen, "%s", f.how);
 out:

@@ -42,6 +42,14 @@ typedef struct msraw {
 	 * to gcMiscSys; stale spans it would sweep (not done: counted) */
 	uint64_t moved, stale;
 	int pool_unknown;            /* spanSetBlockPool not found */
+	/* the final read is of a running target (--no-stop): a cached span
+	 * caught mid-change is skipped (counted in skipped), not an error */
+	int tolerant;
+	uint64_t skipped;
+	/* gcount's and ThreadCreateProfile's words (have_counts 0: not
+	 * located) */
+	int have_counts;
+	int64_t allglen, sched_gfree, ngsys, p_gfree, nthreads;
 } msraw;
 
 /* A spanSet as the flush's pushes leave it. */
@@ -77,25 +85,27 @@ static uint16_t le16(const unsigned char *p)
 }
 
 /* runtime.<name>'s address, from .symtab (or 0 with the error set). */
-static int global(goheap_session *s, const char *name, uint64_t located,
+static int global(gh_target *tg, const char *name, uint64_t located,
 		  uint64_t *addr)
 {
-	if (gh_exe_symbol(s->exe, name, addr, NULL) == 0) {
-		*addr += s->bias;
+	if (gh_exe_symbol(tg->exe, name, addr, NULL) == 0) {
+		*addr += tg->bias;
 		return 0;
 	}
-	if (!gh_exe_has_symtab(s->exe) && located != 0) {
+	if (!gh_exe_has_symtab(tg->exe) && located != 0) {
 		*addr = located;
 		return 0;
 	}
-	return gh_errf(&s->err, GOHEAP_ENOSYM, "-p memstats: %s not found%s",
-		       name, gh_exe_has_symtab(s->exe) ? "" :
+	return gh_errf(&tg->err, GOHEAP_ENOSYM, "-p memstats: %s not found%s",
+		       name, gh_exe_has_symtab(tg->exe) ? "" :
 		       " (stripped: not located)");
 }
 
 typedef struct msaddrs {
 	uint64_t memstats, gccontroller, mheap, allp;
 	uint64_t pool;               /* runtime.spanSetBlockPool, 0 unknown */
+	/* runtime.allglen (or allgs' length word), sched, allm; 0 unknown */
+	uint64_t allglen, sched, allm;
 	/* mheap_'s offsets for this target's machine (gh_rt_mheap_a64) */
 	unsigned central, stride, spanalloc, cachealloc;
 } msaddrs;
@@ -111,13 +121,13 @@ typedef struct mspush {
 
 /* How many spanSetBlocks spanSetBlockPool's lfstack holds (at most
  * GH_MS_MAX_POOL); a node that cannot be read ends the count. */
-static uint64_t pool_count(goheap_session *s, const gh_rtlayout *l,
+static uint64_t pool_count(gh_target *tg, const gh_rtlayout *l,
 			   uint64_t pool)
 {
 	uint64_t v, n = 0;
 	unsigned char w[8];
 
-	if (gh_mem_read(&s->mem, pool, w, 8, "spanSetBlockPool") != 0)
+	if (gh_mem_read(&tg->mem, pool, w, 8, "spanSetBlockPool") != 0)
 		return 0;
 	v = le64(w);
 	while (v != 0 && n < GH_MS_MAX_POOL) {
@@ -125,7 +135,7 @@ static uint64_t pool_count(goheap_session *s, const gh_rtlayout *l,
 				l->lf_alignbits;
 
 		n++;
-		if (node == 0 || gh_mem_read(&s->mem, node, w, 8,
+		if (node == 0 || gh_mem_read(&tg->mem, node, w, 8,
 					     "lfnode") != 0)
 			break;
 		v = le64(w);
@@ -138,7 +148,7 @@ static uint64_t pool_count(goheap_session *s, const gh_rtlayout *l,
  * free: the push on mcentral.partial or full [sweepgen/2%2], with what
  * it would persistentalloc (spanSet.push).
  */
-static int sim_push(goheap_session *s, const gh_rtlayout *l,
+static int sim_push(gh_target *tg, const gh_rtlayout *l,
 		    const msaddrs *a, mspush *ps, msraw *r, unsigned spc,
 		    int full)
 {
@@ -159,9 +169,9 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 
 		if (ps->nsets == GH_MS_MAX_SETS || l->ss_size > sizeof(b))
 			return 0;
-		rc = gh_mem_read(&s->mem, addr, b, l->ss_size, "spanSet");
+		rc = gh_mem_read(&tg->mem, addr, b, l->ss_size, "spanSet");
 		if (rc != 0)
-			return gh_errf(&s->err, rc, "-p memstats: reading "
+			return gh_errf(&tg->err, rc, "-p memstats: reading "
 				       "mheap_.central[%u]'s spanSet", spc);
 		set = &ps->sets[ps->nsets++];
 		set->addr = addr;
@@ -169,7 +179,7 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 		set->spinecap = le64(b + l->ss_spinecap);
 		set->tail = le32(b + l->ss_index);   /* headTailIndex's tail */
 		if (set->spinelen > set->spinecap || set->spinecap > (1u << 24))
-			return gh_errf(&s->err, GOHEAP_ECORRUPT, "-p memstats: "
+			return gh_errf(&tg->err, GOHEAP_ECORRUPT, "-p memstats: "
 				       "mheap_.central[%u]'s spanSet is damaged "
 				       "(spine %llu of %llu)", spc,
 				       (unsigned long long)set->spinelen,
@@ -188,7 +198,7 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 	}
 	if (!ps->pool_read) {
 		ps->pool_read = 1;
-		ps->pool_avail = a->pool != 0 ? pool_count(s, l, a->pool) :
+		ps->pool_avail = a->pool != 0 ? pool_count(tg, l, a->pool) :
 				 ~(uint64_t)0;
 	}
 	if (ps->pool_avail > 0)
@@ -200,12 +210,12 @@ static int sim_push(goheap_session *s, const gh_rtlayout *l,
 }
 
 /* The Ps' mcaches, as flushmcache would release them. */
-static int flush_ps(goheap_session *s, const gh_rtlayout *l,
+static int flush_ps(gh_target *tg, const gh_rtlayout *l,
 		    const msaddrs *a, msraw *r, mspush *ps, uint64_t arr,
 		    uint64_t len, unsigned char *cache, size_t clen,
 		    unsigned char *span, size_t slen, uint64_t *emptyp)
 {
-	gh_mem *m = &s->mem;
+	gh_mem *m = &tg->mem;
 	uint64_t i, empty = *emptyp;
 	int rc;
 
@@ -215,21 +225,21 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 
 		rc = gh_mem_read(m, arr + 8 * i, w, 8, "allp[i]");
 		if (rc != 0)
-			return gh_errf(&s->err, rc, "-p memstats: reading "
+			return gh_errf(&tg->err, rc, "-p memstats: reading "
 				       "allp[%llu]", (unsigned long long)i);
 		pp = le64(w);
 		if (pp == 0)
 			continue;
 		rc = gh_mem_read(m, pp + l->p_mcache, w, 8, "p.mcache");
 		if (rc != 0)
-			return gh_errf(&s->err, rc, "-p memstats: reading "
+			return gh_errf(&tg->err, rc, "-p memstats: reading "
 				       "allp[%llu].mcache", (unsigned long long)i);
 		c = le64(w);
 		if (c == 0)
 			continue;
 		rc = gh_mem_read(m, c, cache, clen, "mcache");
 		if (rc != 0)
-			return gh_errf(&s->err, rc, "-p memstats: reading the "
+			return gh_errf(&tg->err, rc, "-p memstats: reading the "
 				       "mcache of allp[%llu]",
 				       (unsigned long long)i);
 		r->flush_tiny += le64(cache + l->mc_tinyallocs);
@@ -239,8 +249,12 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 			uint32_t sweepgen;
 
 			sp = le64(cache + l->mc_alloc + 8 * j);
+			if ((sp == 0 || (sp & 7) != 0) && r->tolerant) {
+				r->skipped++;
+				continue;
+			}
 			if (sp == 0 || (sp & 7) != 0)
-				return gh_errf(&s->err, GOHEAP_ECORRUPT,
+				return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 					       "-p memstats: the mcache of "
 					       "allp[%llu] is damaged (alloc[%llu]"
 					       " = %#llx)",
@@ -251,7 +265,7 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 				continue;
 			rc = gh_mem_read(m, sp, span, slen, "mspan");
 			if (rc != 0)
-				return gh_errf(&s->err, rc, "-p memstats: "
+				return gh_errf(&tg->err, rc, "-p memstats: "
 					       "reading a cached span");
 			used = (int64_t)le16(span + l->ms_alloccount) -
 			       (int64_t)le16(span + l->ms_alloccount_bc);
@@ -265,9 +279,16 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 				empty = sp;
 				continue;
 			}
+			if ((nelems < le16(span + l->ms_alloccount) ||
+			     nelems > 8192 ||
+			     (used != 0 && (used < 0 || elemsize > 32768))) &&
+			    r->tolerant) {
+				r->skipped++;
+				continue;
+			}
 			if (nelems < le16(span + l->ms_alloccount) ||
 			    nelems > 8192)
-				return gh_errf(&s->err, GOHEAP_ECORRUPT,
+				return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 					       "-p memstats: a cached span at "
 					       "%#llx is damaged (nelems %llu)",
 					       (unsigned long long)sp,
@@ -276,7 +297,7 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 				/* stale: uncacheSpan would sweep it */
 				r->stale++;
 			} else {
-				rc = sim_push(s, l, a, ps, r, (unsigned)j,
+				rc = sim_push(tg, l, a, ps, r, (unsigned)j,
 					      nelems == le16(span +
 							     l->ms_alloccount));
 				if (rc != 0)
@@ -285,7 +306,7 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
 			if (used == 0)
 				continue;
 			if (used < 0 || elemsize > 32768)
-				return gh_errf(&s->err, GOHEAP_ECORRUPT,
+				return gh_errf(&tg->err, GOHEAP_ECORRUPT,
 					       "-p memstats: a cached span at "
 					       "%#llx is damaged (allocCount %u,"
 					       " before cache %u, elemsize "
@@ -307,10 +328,10 @@ static int flush_ps(goheap_session *s, const gh_rtlayout *l,
  * tinyAllocs and each cached span's allocCount - allocCountBeforeCache
  * (emptymspan, all zeros, adds nothing).
  */
-static int read_mcaches(goheap_session *s, const gh_rtlayout *l,
+static int read_mcaches(gh_target *tg, const gh_rtlayout *l,
 			const msaddrs *a, msraw *r)
 {
-	gh_mem *m = &s->mem;
+	gh_mem *m = &tg->mem;
 	unsigned char hdr[24], cache[GH_MS_NSPANCLASSES * 8 + 64],
 		      span[256];
 	uint64_t arr, len, empty = 0;
@@ -322,15 +343,15 @@ static int read_mcaches(goheap_session *s, const gh_rtlayout *l,
 	if (clen > sizeof(cache) || slen > sizeof(span) ||
 	    (size_t)l->ms_alloccount_bc + 2 > slen ||
 	    (size_t)l->ms_nelems + 8 > slen || (size_t)l->ms_sweepgen + 4 > slen)
-		return gh_errf(&s->err, GOHEAP_EVERSION, "unsupported runtime "
+		return gh_errf(&tg->err, GOHEAP_EVERSION, "unsupported runtime "
 			       "layout: mcache of %zu bytes", clen);
 	rc = gh_mem_read(m, a->allp, hdr, sizeof(hdr), "runtime.allp");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading runtime.allp");
+		return gh_errf(&tg->err, rc, "-p memstats: reading runtime.allp");
 	arr = le64(hdr);
 	len = le64(hdr + 8);
 	if (len == 0 || len > GH_MS_MAX_PROCS || arr == 0 || (arr & 7) != 0)
-		return gh_errf(&s->err, GOHEAP_ECORRUPT, "-p memstats: "
+		return gh_errf(&tg->err, GOHEAP_ECORRUPT, "-p memstats: "
 			       "runtime.allp is damaged (len %llu at %#llx)",
 			       (unsigned long long)len,
 			       (unsigned long long)arr);
@@ -338,52 +359,125 @@ static int read_mcaches(goheap_session *s, const gh_rtlayout *l,
 	rc = gh_mem_read(m, a->mheap + l->mh_sweepgen, hdr, 4,
 			 "mheap_.sweepgen");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading "
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
 			       "mheap_.sweepgen");
 	ps = gh_calloc(1, sizeof(*ps));
 	if (ps == NULL)
-		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 	ps->sweepgen = le32(hdr);
 	r->pool_unknown = a->pool == 0;
-	rc = flush_ps(s, l, a, r, ps, arr, len, cache, clen, span, slen,
+	rc = flush_ps(tg, l, a, r, ps, arr, len, cache, clen, span, slen,
 		      &empty);
 	free(ps);
 	return rc;
 }
 
+#define GH_MS_MAX_MS (1u << 20)      /* Ms on allm beyond this: damaged */
+
+static int32_t rd32(gh_target *tg, uint64_t addr, int *rc)
+{
+	unsigned char w[4];
+
+	if (*rc == 0)
+		*rc = gh_mem_read(&tg->mem, addr, w, 4, "int32");
+	return *rc == 0 ? (int32_t)le32(w) : 0;
+}
+
+/*
+ * gcount's words (allglen, sched.gFree's counts, sched.ngsys, each P's
+ * gFree count) and the Ms on allm (ThreadCreateProfile counts them).
+ * Only watch's go_goroutines/go_threads use them: a word that cannot be
+ * read, or an allm list that does not end, leaves them unknown
+ * (have_counts 0) and MemStats are read all the same; only the time
+ * limit ends the collection.
+ */
+static int read_counts(gh_target *tg, const gh_rtlayout *l,
+		       const msaddrs *a, msraw *r)
+{
+	gh_mem *m = &tg->mem;
+	unsigned char w[16];
+	uint64_t arr, len, i, mp;
+	int rc = 0;
+
+	r->have_counts = 0;
+	if (a->allglen == 0 || a->sched == 0 || a->allm == 0 ||
+	    l->sched_ngsys == 0)
+		return 0;
+	rc = gh_mem_read(m, a->allglen, w, 8, "runtime.allglen");
+	r->allglen = (int64_t)le64(w);
+	r->sched_gfree = rd32(tg, a->sched + l->sched_gfree_n, &rc);
+	if (l->sched_gfree_n2 != 0)
+		r->sched_gfree += rd32(tg, a->sched + l->sched_gfree_n2, &rc);
+	r->ngsys = rd32(tg, a->sched + l->sched_ngsys, &rc);
+	if (rc == 0)
+		rc = gh_mem_read(m, a->allp, w, 16, "runtime.allp");
+	if (rc != 0)
+		goto unknown;
+	arr = le64(w);
+	len = le64(w + 8);
+	if (len > GH_MS_MAX_PROCS)
+		return 0;
+	r->p_gfree = 0;
+	for (i = 0; i < len && rc == 0; i++) {
+		rc = gh_mem_read(m, arr + 8 * i, w, 8, "allp[i]");
+		if (rc == 0 && le64(w) != 0)
+			r->p_gfree += rd32(tg, le64(w) + l->p_gfree_n, &rc);
+	}
+	if (rc == 0)
+		rc = gh_mem_read(m, a->allm, w, 8, "runtime.allm");
+	r->nthreads = 0;
+	for (mp = rc == 0 ? le64(w) : 0; mp != 0 && rc == 0;
+	     r->nthreads++) {
+		if (r->nthreads == GH_MS_MAX_MS)
+			return 0;      /* a cycle: damaged */
+		rc = gh_mem_read(m, mp + l->m_alllink, w, 8, "m.alllink");
+		mp = le64(w);
+	}
+	if (rc != 0)
+		goto unknown;
+	r->have_counts = 1;
+	return 0;
+unknown:
+	if (rc == GOHEAP_ETIMEDOUT || rc == GOHEAP_ENOMEM)
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
+			       "runtime.sched's goroutine counts or allm");
+	return 0;
+}
+
 /* Every word readmemstats_m uses, into r (reset first). */
-static int read_all(goheap_session *s, const gh_rtlayout *l,
+static int read_all(gh_target *tg, const gh_rtlayout *l,
 		    const msaddrs *a, msraw *r)
 {
-	gh_mem *m = &s->mem;
+	gh_mem *m = &tg->mem;
 	unsigned char w[8];
 	int rc;
 
 	memset(r->flush_small, 0, sizeof(r->flush_small));
 	r->flush_bytes = r->flush_tiny = r->nprocs = r->cached_spans = 0;
-	r->moved = r->stale = 0;
+	r->moved = r->stale = r->skipped = 0;
 	rc = gh_mem_read(m, a->memstats, r->mst, r->mst_len,
 			 "runtime.memstats");
 	if (rc == 0)
 		rc = gh_mem_read(m, a->gccontroller, r->gcc, r->gcc_len,
 				 "runtime.gcController");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading %s",
-			       s->err.msg[0] ? s->err.msg : "the runtime's "
+		return gh_errf(&tg->err, rc, "-p memstats: reading %s",
+			       tg->err.msg[0] ? tg->err.msg : "the runtime's "
 			       "statistics");
 	rc = gh_mem_read(m, a->mheap + a->spanalloc + l->fa_inuse, w, 8,
 			 "mheap_.spanalloc.inuse");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading "
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
 			       "mheap_.spanalloc");
 	r->span_inuse = le64(w);
 	rc = gh_mem_read(m, a->mheap + a->cachealloc + l->fa_inuse, w, 8,
 			 "mheap_.cachealloc.inuse");
 	if (rc != 0)
-		return gh_errf(&s->err, rc, "-p memstats: reading "
+		return gh_errf(&tg->err, rc, "-p memstats: reading "
 			       "mheap_.cachealloc");
 	r->cache_inuse = le64(w);
-	return read_mcaches(s, l, a, r);
+	rc = read_mcaches(tg, l, a, r);
+	return rc != 0 ? rc : read_counts(tg, l, a, r);
 }
 
 /* gcControllerState.heapGoal() (mgcpacer.go heapGoalInternal and
@@ -430,6 +524,79 @@ static uint64_t heap_goal(const gh_rtlayout *l, const unsigned char *g,
 	return goal;
 }
 
+/*
+ * runtime/metrics' arithmetic (metrics.go, 1.19-1.27 alike) on the same
+ * words, without the flush, and client_golang 1.14's memStatsFromRM on
+ * top: Mallocs/Frees = allocs/frees:objects + tiny/allocs:objects, Sys =
+ * total:bytes, HeapAlloc = Alloc = heap/objects:bytes, HeapInuse =
+ * objects + unused = inHeap, HeapIdle = released + free, GCSys =
+ * metadata/other, NextGC = heap/goal (heapGoal with totalAlloc as the
+ * runtime holds it, unflushed).
+ */
+static void compute_rm(const gh_rtlayout *l, const msraw *r, gh_memstats *o)
+{
+	const unsigned char *mst = r->mst, *g = r->gcc;
+	uint64_t committed = 0, released = 0, in_heap = 0, in_stacks = 0,
+		 in_wb = 0, in_psb = 0, tiny = 0, allocs = 0, frees = 0,
+		 allocated = 0, freed = 0, free_bytes;
+	unsigned i, k;
+
+	for (k = 0; k < 3; k++) {
+		const unsigned char *d = mst + (size_t)k * l->hsd_size;
+
+		committed += le64(d + l->hsd_committed);
+		released += le64(d + l->hsd_released);
+		in_heap += le64(d + l->hsd_inheap);
+		in_stacks += le64(d + l->hsd_instacks);
+		in_wb += le64(d + l->hsd_inworkbufs);
+		if (l->hsd_inptrscalar != 0)
+			in_psb += le64(d + l->hsd_inptrscalar);
+		tiny += le64(d + l->hsd_tiny);
+		allocated += le64(d + l->hsd_largealloc);
+		allocs += le64(d + l->hsd_largealloccount);
+		freed += le64(d + l->hsd_largefree);
+		frees += le64(d + l->hsd_largefreecount);
+		for (i = 0; i < GH_MS_NCLASSES; i++) {
+			uint64_t size = i == 0 || i > l->nsize_classes ? 0 :
+					l->size_classes[i - 1];
+			uint64_t a = le64(d + l->hsd_smallalloc + 8 * i);
+			uint64_t f = le64(d + l->hsd_smallfree + 8 * i);
+
+			allocated += a * size;
+			allocs += a;
+			freed += f * size;
+			frees += f;
+		}
+	}
+	free_bytes = committed - in_heap - in_stacks - in_wb - in_psb;
+	o->rm.mallocs = allocs + tiny;
+	o->rm.frees = frees + tiny;
+	o->rm.total_alloc = allocated;
+	o->rm.sys = committed + released + le64(mst + l->mst_stacks_sys) +
+		    le64(mst + l->mst_mspan_sys) +
+		    le64(mst + l->mst_mcache_sys) +
+		    le64(mst + l->mst_buckhash_sys) +
+		    le64(mst + l->mst_gcmisc_sys) + le64(mst + l->mst_other_sys);
+	o->rm.heap_alloc = o->rm.alloc = allocated - freed;
+	o->rm.heap_inuse = o->rm.heap_alloc + (in_heap - o->rm.heap_alloc);
+	o->rm.heap_released = released;
+	o->rm.heap_idle = released + free_bytes;
+	o->rm.heap_sys = o->rm.heap_inuse + o->rm.heap_idle;
+	o->rm.heap_objects = allocs - frees;
+	o->rm.stack_inuse = in_stacks;
+	o->rm.stack_sys = in_stacks + le64(mst + l->mst_stacks_sys);
+	o->rm.mspan_inuse = r->span_inuse;
+	o->rm.mspan_sys = r->span_inuse + (le64(mst + l->mst_mspan_sys) -
+					   r->span_inuse);
+	o->rm.mcache_inuse = r->cache_inuse;
+	o->rm.mcache_sys = r->cache_inuse + (le64(mst + l->mst_mcache_sys) -
+					     r->cache_inuse);
+	o->rm.buckhash_sys = le64(mst + l->mst_buckhash_sys);
+	o->rm.gc_sys = in_wb + in_psb + le64(mst + l->mst_gcmisc_sys);
+	o->rm.other_sys = le64(mst + l->mst_other_sys);
+	o->rm.next_gc = heap_goal(l, g, le64(g + l->gcc_totalalloc));
+}
+
 /* readmemstats_m's arithmetic on what was read. */
 static void compute(const gh_rtlayout *l, const msraw *r, gh_memstats *o)
 {
@@ -471,6 +638,21 @@ static void compute(const gh_rtlayout *l, const msraw *r, gh_memstats *o)
 
 		total_alloc += r->flush_small[i] * size;
 		n_malloc += r->flush_small[i];
+	}
+	/* BySize: copy(stats.BySize[:], bySize[:]), the first 61 classes */
+	for (i = 0; i < GH_MS_NBYSIZE; i++) {
+		o->by_size[i].size = i == 0 || i > l->nsize_classes ? 0 :
+				     (uint32_t)l->size_classes[i - 1];
+		o->by_size[i].mallocs = r->flush_small[i];
+		o->by_size[i].frees = 0;
+		for (k = 0; k < 3; k++) {
+			const unsigned char *d = mst + (size_t)k * l->hsd_size;
+
+			o->by_size[i].mallocs +=
+				le64(d + l->hsd_smallalloc + 8 * i);
+			o->by_size[i].frees +=
+				le64(d + l->hsd_smallfree + 8 * i);
+		}
 	}
 	tiny += r->flush_tiny;
 	n_free += tiny;
@@ -526,6 +708,17 @@ static void compute(const gh_rtlayout *l, const msraw *r, gh_memstats *o)
 	o->debug_gc = 0;
 	o->nprocs = r->nprocs;
 	o->cached_spans = r->cached_spans;
+	compute_rm(l, r, o);
+	o->goroutines = o->threads = -1;
+	if (r->have_counts) {
+		/* gcount: at least 1 (the caller runs) */
+		int64_t n = (int64_t)(int32_t)((uint32_t)r->allglen -
+			     (uint32_t)r->sched_gfree - (uint32_t)r->ngsys -
+			     (uint32_t)r->p_gfree);
+
+		o->goroutines = n < 1 ? 1 : n;
+		o->threads = r->nthreads;
+	}
 }
 
 /* VmHWM of /proc/PID/status, in bytes (getrusage's ru_maxrss x 1024). */
@@ -553,93 +746,110 @@ static int read_vmhwm(int pid, uint64_t *out)
 }
 
 /* Stop the target, read everything again, resume it on every path. */
-static int read_stopped(goheap_session *s, gh_profile *p,
+static int read_stopped(gh_target *tg, gh_profile *p,
 			const gh_rtlayout *l, const msaddrs *a, msraw *r)
 {
 	double t0;
 	int rc;
 
-	rc = gh_session_stop(s, "-p memstats", "read", &t0);
+	rc = gh_target_stop(tg, "-p memstats", "read", &t0);
 	if (rc != 0)
 		return rc;
-	if (s->caps->stopped_threads != NULL) {
+	if (tg->caps->stopped_threads != NULL) {
 		gh_thread_regs *regs = NULL;
 		size_t n = 0;
 
-		if (s->caps->stopped_threads(s->ctx, &regs, &n) == 0)
+		if (tg->caps->stopped_threads(tg->ctx, &regs, &n) == 0)
 			p->gor_stop_threads = n;
 		free(regs);
 	}
-	gh_mem_invalidate(&s->mem);
-	rc = read_all(s, l, a, r);
-	rc = gh_session_resume(s, p, t0, gh_now(), rc);
-	gh_mem_invalidate(&s->mem);
+	gh_mem_invalidate(&tg->mem);
+	rc = read_all(tg, l, a, r);
+	rc = gh_target_resume(tg, p, t0, gh_now(), rc);
+	gh_mem_invalidate(&tg->mem);
 	return rc;
 }
 
-int gh_memstats_collect(gh_profile *p, goheap_session *s)
+int gh_memstats_collect(gh_profile *p, gh_target *tg)
 {
-	const gh_rtlayout *l = s->lay;
+	const gh_rtlayout *l = tg->lay;
 	gh_memstats *o;
 	msaddrs a;
 	msraw r;
 	int rc, snap;
 
-	if (!l->mstats_verified || s->mem.ptr_size != 8)
-		return gh_errf(&s->err, GOHEAP_EUNSUPPORTED, "-p memstats: "
+	if (!l->mstats_verified || tg->mem.ptr_size != 8)
+		return gh_errf(&tg->err, GOHEAP_EUNSUPPORTED, "-p memstats: "
 			       "unsupported runtime layout for go1.%d on a "
 			       "%u-bit target (64-bit go1.19 and go1.21 to "
-			       "go1.27 are known)", s->ver.minor,
-			       s->mem.ptr_size * 8);
+			       "go1.27 are known)", tg->ver.minor,
+			       tg->mem.ptr_size * 8);
 	memset(&a, 0, sizeof(a));
-	rc = global(s, "runtime.memstats", s->addrs.memstats, &a.memstats);
+	rc = global(tg, "runtime.memstats", tg->addrs.memstats, &a.memstats);
 	if (rc == 0)
-		rc = global(s, "runtime.gcController", s->addrs.gccontroller,
+		rc = global(tg, "runtime.gcController", tg->addrs.gccontroller,
 			    &a.gccontroller);
 	if (rc == 0)
-		rc = global(s, "runtime.mheap_", s->addrs.mheap, &a.mheap);
+		rc = global(tg, "runtime.mheap_", tg->addrs.mheap, &a.mheap);
 	if (rc == 0)
-		rc = global(s, "runtime.allp", s->addrs.allp, &a.allp);
+		rc = global(tg, "runtime.allp", tg->addrs.allp, &a.allp);
 	if (rc != 0)
 		return rc;
-	gh_rt_mheap_a64(l, gh_exe_machine(s->exe) == EM_AARCH64,
+	gh_rt_mheap_a64(l, gh_exe_machine(tg->exe) == EM_AARCH64,
 			&a.central, &a.stride, &a.spanalloc, &a.cachealloc);
-	if (gh_exe_symbol(s->exe, "runtime.spanSetBlockPool", &a.pool,
+	if (gh_exe_symbol(tg->exe, "runtime.spanSetBlockPool", &a.pool,
 			  NULL) == 0)
-		a.pool += s->bias;
+		a.pool += tg->bias;
 	else
 		a.pool = 0;
+	/* go_goroutines and go_threads (stripped: located, allglen is
+	 * allgs' length word) */
+	if (gh_exe_symbol(tg->exe, "runtime.allglen", &a.allglen, NULL) == 0)
+		a.allglen += tg->bias;
+	else
+		a.allglen = tg->addrs.allgs != 0 ? tg->addrs.allgs + 8 : 0;
+	if (gh_exe_symbol(tg->exe, "runtime.sched", &a.sched, NULL) == 0)
+		a.sched += tg->bias;
+	else if (!gh_exe_has_symtab(tg->exe))
+		a.sched = tg->addrs.sched;
+	if (gh_exe_symbol(tg->exe, "runtime.allm", &a.allm, NULL) == 0)
+		a.allm += tg->bias;
+	else if (!gh_exe_has_symtab(tg->exe))
+		a.allm = tg->addrs.allm;
 	memset(&r, 0, sizeof(r));
 	r.mst_len = l->mst_gc_cpu_fraction + 8;
 	r.gcc_len = l->gcc_mappedready + 8;
 	if (r.gcc_len > sizeof(r.gcc) || r.mst_len > 16384 ||
 	    (size_t)3 * l->hsd_size > r.mst_len)
-		return gh_errf(&s->err, GOHEAP_EVERSION, "unsupported runtime "
+		return gh_errf(&tg->err, GOHEAP_EVERSION, "unsupported runtime "
 			       "layout: runtime.mstats of %zu bytes", r.mst_len);
 	r.mst = gh_calloc(1, r.mst_len);
 	o = gh_calloc(1, sizeof(*o));
 	if (r.mst == NULL || o == NULL) {
 		free(r.mst);
 		free(o);
-		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
 	}
 	/* a live target: read running (which also pages in the block cache's
 	 * view of the Ps), then stopped; --no-stop: the running read */
-	snap = GH_OPS_V2(s, stop) == NULL || GH_OPS_V2(s, resume) == NULL ?
-	       0 : s->gor_no_stop ? 2 : 1;
+	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
+	       0 : tg->no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
-	rc = read_all(s, l, &a, &r);
+	r.tolerant = snap == 2;
+	rc = read_all(tg, l, &a, &r);
 	/* the running read only warms the cache when a stop follows: a
 	 * word caught mid-update there (a span being cached) is no reason
 	 * to give up before the consistent read */
 	if (snap == 1 && rc != GOHEAP_ENOMEM)
-		rc = read_stopped(s, p, l, &a, &r);
+		rc = read_stopped(tg, p, l, &a, &r);
 	if (rc == 0) {
 		compute(l, &r, o);
 		o->snapshot = snap;
+		snprintf(o->go_version, sizeof(o->go_version), "%s",
+			 tg->verstr);
 		o->t_stop = snap == 1 ? p->gor_stop_end - p->gor_stop_begin : 0;
 		p->gor_rewalked = p->gor_checked = r.nprocs;
-		if (s->pid > 0 && read_vmhwm(s->pid, &o->maxrss) == 0)
+		if (tg->pid > 0 && read_vmhwm(tg->pid, &o->maxrss) == 0)
 			o->have_maxrss = 1;
 		p->memstats = o;
 		o = NULL;
@@ -647,4 +857,67 @@ int gh_memstats_collect(gh_profile *p, goheap_session *s)
 	free(r.mst);
 	free(o);
 	return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+GOHEAP_EXTERN int goheap_profile_gometrics(const goheap_profile *p,
+					   goheap_gometrics *out)
+{
+	const gh_memstats *m;
+	uint64_t sorted[GH_MS_NPAUSE];
+	uint32_t n, i;
+
+	memset(out, 0, sizeof(*out));
+	if (p == NULL || p->kind != GOHEAP_PROFILE_MEMSTATS ||
+	    p->memstats == NULL)
+		return GOHEAP_EINVAL;
+	m = p->memstats;
+	out->alloc = m->rm.alloc;
+	out->total_alloc = m->rm.total_alloc;
+	out->sys = m->rm.sys;
+	out->lookups = 0;
+	out->mallocs = m->rm.mallocs;
+	out->frees = m->rm.frees;
+	out->heap_alloc = m->rm.heap_alloc;
+	out->heap_sys = m->rm.heap_sys;
+	out->heap_idle = m->rm.heap_idle;
+	out->heap_inuse = m->rm.heap_inuse;
+	out->heap_released = m->rm.heap_released;
+	out->heap_objects = m->rm.heap_objects;
+	out->stack_inuse = m->rm.stack_inuse;
+	out->stack_sys = m->rm.stack_sys;
+	out->mspan_inuse = m->rm.mspan_inuse;
+	out->mspan_sys = m->rm.mspan_sys;
+	out->mcache_inuse = m->rm.mcache_inuse;
+	out->mcache_sys = m->rm.mcache_sys;
+	out->buckhash_sys = m->rm.buckhash_sys;
+	out->gc_sys = m->rm.gc_sys;
+	out->other_sys = m->rm.other_sys;
+	out->next_gc = m->rm.next_gc;
+	out->last_gc_unix_ns = m->last_gc;
+	out->num_gc = m->num_gc;
+	out->pause_total_ns = m->pause_total_ns;
+	/* readGCStats_m: the last min(numgc, 256) pauses; ReadGCStats sorts
+	 * them and takes sorted[len*i/4] for i < 4, then the largest */
+	n = m->num_gc < GH_MS_NPAUSE ? m->num_gc : GH_MS_NPAUSE;
+	for (i = 0; i < n; i++)
+		sorted[i] = m->pause_ns[(m->num_gc - 1 - i) % GH_MS_NPAUSE];
+	if (n > 0) {
+		qsort(sorted, n, sizeof(sorted[0]), cmp_u64);
+		for (i = 0; i < 4; i++)
+			out->pause_quantiles[i] = sorted[(uint64_t)n * i / 4];
+		out->pause_quantiles[4] = sorted[n - 1];
+	}
+	out->goroutines = m->goroutines;
+	out->threads = m->threads;
+	snprintf(out->go_version, sizeof(out->go_version), "%s",
+		 m->go_version);
+	out->snapshot = m->snapshot;
+	return 0;
 }

@@ -16,7 +16,6 @@
 
 #include "hmap.h"
 #include "profile.h"
-#include "heapwalk.h"
 
 void gh_profile_destroy(gh_profile *p)
 {
@@ -56,8 +55,9 @@ GOHEAP_EXTERN int goheap_profile_record(const goheap_profile *p, size_t i,
 {
 	const gh_record *r;
 
-	if (p == NULL || out == NULL || i >= p->nrecs)
+	if (p == NULL || !GH_OUT_OK(out) || i >= p->nrecs)
 		return GOHEAP_EINVAL;
+	GH_OUT_CLEAR(out);
 	r = &p->recs[i];
 	out->id = r->bucket;
 	out->alloc_objects = r->alloc_objects;
@@ -148,6 +148,8 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 	if (d == NULL)
 		goto out;
 	*d = *cur;
+	d->memstats = NULL;   /* a delta has no MemStats trailer (Go's
+	                       * handler refuses debug with seconds) */
 	d->recs = NULL;
 	d->pcpool = NULL;
 	d->maps = NULL;
@@ -189,4 +191,20 @@ out:
 		free(d);
 	}
 	return rc;
+}
+
+void gh_types_free(gh_types *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n; i++) {
+		free(t->e[i].name);
+		free(t->e[i].shape);
+	}
+	free(t->e);
+	gh_hmap_free(&t->idx);
+	gh_buf_free(&t->objlines);
+	free(t);
 }

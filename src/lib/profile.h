@@ -9,6 +9,7 @@
 #ifndef GH_PROFILE_H
 #define GH_PROFILE_H
 
+#include "hmap.h"
 #include "rtlayout.h"
 #include "sym.h"
 
@@ -91,7 +92,75 @@ typedef struct gh_goroutine {
 	size_t nanc;
 } gh_goroutine;
 
-struct gh_types;           /* heapwalk.h */
+/* ---- -p types: the heap by type (filled by heapwalk.c) -------------- */
+
+/* How an entry's objects are known. */
+enum gh_tkind {
+	GH_TK_HEADER = 0,    /* typed: the slot's malloc header (1.22+) */
+	GH_TK_LARGETYPE,     /* typed: mspan.largeType */
+	GH_TK_NOSCAN,        /* shape: small, no pointers */
+	GH_TK_PTRS,          /* shape: small, pointers (bitmap on 1.22+) */
+	GH_TK_SCAN,          /* shape: small, pointers, <= 1.21 (no bitmap) */
+	GH_TK_HDRLESS,       /* shape: headered class, header not (yet) set */
+	GH_TK_LARGE_NOSCAN,  /* shape: large, no pointers */
+	GH_TK_LARGE_PTRS,    /* shape: large, pointers, no largeType */
+	GH_TK_FOREIGN,       /* shape: a header or largeType that is not an
+	                      * aligned type pointer, or one more type
+	                      * outside the module than GH_TYPES_MAX_UNNAMED */
+};
+
+/* One row of the histogram. */
+typedef struct gh_tentry {
+	uint64_t type;       /* *abi.Type (typed kinds), else 0 */
+	uint64_t mask;       /* GH_TK_PTRS: the slot's pointer words */
+	uint32_t size;       /* shapes: the slot size (0 for large) */
+	uint8_t kind;        /* enum gh_tkind */
+	int named;           /* typed: the name was read from the types
+	                      * section (0: "type 0x..." only) */
+	char *name;          /* the type's name, or the shape */
+	char *shape;         /* the slot's shape ("ptrs 704 B", ...) */
+	uint64_t objects, bytes;
+} gh_tentry;
+
+typedef struct gh_types {
+	gh_tentry *e;
+	size_t n, cap;
+	gh_hmap idx;         /* entry key -> index + 1 */
+	uint64_t objects, bytes;              /* all allocated objects */
+	uint64_t typed_objects, typed_bytes;  /* of which typed exactly */
+	uint64_t spans, spans_inuse;          /* allspans' length, in use */
+	/* in spans not swept since the last GC (sweepgen behind mheap_'s):
+	 * their garbage is still counted as allocated, as MemStats does */
+	uint64_t unswept_spans, unswept_objects, unswept_bytes;
+	/* of the unswept spans, those whose mark bits (the last GC's) were
+	 * read and those whose were not (a GC running, or unreadable); the
+	 * objects and bytes of the former the last GC found unreachable
+	 * (allocated, not marked: the sweep will free them) */
+	uint64_t marked_spans, unmarked_spans;
+	uint64_t unreach_objects, unreach_bytes;
+	int gcphase;         /* runtime.gcphase at the (last) read; -1 unknown */
+	uint64_t claimed;    /* slots between freeIndexForScan and freeindex:
+	                      * being allocated, counted untyped */
+	uint64_t stable_skipped;   /* live: full, swept spans the stop did
+	                            * not read again (heapwalk.c walk_all) */
+	uint64_t reclassified;     /* live: spans the stop found unswept now
+	                            * (a GC ended), counted without a walk */
+	uint64_t bad_spans;  /* left out: damaged or changing */
+	char first_bad[160];
+	uint64_t unnamed;    /* objects whose type has no name in the module */
+	uint64_t unnamed_types;        /* rows of such types */
+	uint64_t foreign;    /* objects counted GH_TK_FOREIGN */
+	uint64_t types_lo, types_hi;   /* the module's types section */
+	int headers;         /* the release has malloc headers (1.22+) */
+	double t_walk;
+	double t_stopwalk;   /* live: seconds of the walk while stopped */
+	/* -f objects: one line per object, when asked (tests) */
+	int want_objects;
+	gh_buf objlines;
+} gh_types;
+
+void gh_types_free(gh_types *t);
+
 struct gh_memstats;        /* memstats.h */
 
 /* One executable mapping of the target, for pprof Mapping messages. */
@@ -152,7 +221,7 @@ typedef struct goheap_profile {
 	double gor_stop_begin, gor_stop_end;
 	uint64_t gor_stop_threads, gor_rewalked, gor_checked;
 	/* -p types: the histogram (heapwalk.c), freed with the profile */
-	struct gh_types *types;
+	gh_types *types;
 	/* -p memstats, and the trailer of -p heap/allocs -f text
 	 * (memstats.c), freed with the profile; NULL: none */
 	struct gh_memstats *memstats;

@@ -489,12 +489,14 @@ static const char *const gh_gstatus_126[] = {
 	.mst_pause_ns = 3608 - (d), .mst_pause_end = 5656 - (d), \
 	.mst_numgc = 7704 - (d), .mst_numforcedgc = 7708 - (d), \
 	.mst_gc_cpu_fraction = 7712 - (d), .fa_inuse = 48
-#define GH_HSD_119 .hsd_size = 1176, .hsd_instacks = 24, \
+#define GH_HSD_119 .hsd_committed = 0, .hsd_released = 8, .hsd_inheap = 16, \
+	.hsd_size = 1176, .hsd_instacks = 24, \
 	.hsd_inworkbufs = 32, .hsd_inptrscalar = 40, .hsd_tiny = 48, \
 	.hsd_largealloc = 56, .hsd_largealloccount = 64, \
 	.hsd_smallalloc = 72, .hsd_largefree = 616, \
 	.hsd_largefreecount = 624, .hsd_smallfree = 632
-#define GH_HSD_125 .hsd_size = 1168, .hsd_instacks = 24, \
+#define GH_HSD_125 .hsd_committed = 0, .hsd_released = 8, .hsd_inheap = 16, \
+	.hsd_size = 1168, .hsd_instacks = 24, \
 	.hsd_inworkbufs = 32, .hsd_inptrscalar = 0, .hsd_tiny = 40, \
 	.hsd_largealloc = 48, .hsd_largealloccount = 56, \
 	.hsd_smallalloc = 64, .hsd_largefree = 608, \
@@ -537,6 +539,13 @@ static const char *const gh_gstatus_126[] = {
 	.mc_tinyallocs = 40, .mc_alloc = 48, .ms_alloccount_bc = 102, \
 	.memlimit_headroom_pct = 3
 
+/* gcount's and ThreadCreateProfile's fields (DWARF of each release's
+ * binaries): sched.gFree's count(s), sched.ngsys, p.gFree's count,
+ * m.alllink */
+#define GH_SCHED(gf, gf2, ngsys, pgf, alllink) .sched_gfree_n = (gf), \
+	.sched_gfree_n2 = (gf2), .sched_ngsys = (ngsys), .p_gfree_n = (pgf), \
+	.m_alllink = (alllink)
+
 static const gh_rtlayout layouts[] = {
 	{
 		/* mProfCycle was a plain uint32 (the holder with its flushed
@@ -569,6 +578,7 @@ static const gh_rtlayout layouts[] = {
 		.unicode = GH_UNICODE_13,
 		GH_HEAP_119,
 		GH_MEMSTATS_119,
+		GH_SCHED(176, 0, 72, 2472, 336),
 	},
 	{
 		/* pclntab magic 0xfffffff1, moduledata covctrs (gofunc moves
@@ -606,6 +616,7 @@ static const gh_rtlayout layouts[] = {
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_121,
 		GH_MEMSTATS_121,
+		GH_SCHED(184, 0, 72, 2472, 336),
 	},
 	{
 		.minor = 22, .tested = 1,
@@ -621,6 +632,7 @@ static const gh_rtlayout layouts[] = {
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
 		GH_MEMSTATS_122(64, 40),
+		GH_SCHED(184, 0, 72, 2472, 328),
 	},
 	{
 		/* debug.profstackdepth capped at maxProfStackDepth = 1024;
@@ -641,6 +653,7 @@ static const gh_rtlayout layouts[] = {
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
 		GH_MEMSTATS_122(56, 40),
+		GH_SCHED(184, 0, 72, 2464, 328),
 	},
 	{
 		.minor = 24, .tested = 1,
@@ -661,6 +674,7 @@ static const gh_rtlayout layouts[] = {
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304),
 		GH_MEMSTATS_122(56, 48),
+		GH_SCHED(184, 0, 72, 2464, 328),
 	},
 	{
 		.minor = 25, .tested = 1,
@@ -682,6 +696,7 @@ static const gh_rtlayout layouts[] = {
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304), GH_IMB,
 		GH_MEMSTATS_125(92392),
+		GH_SCHED(184, 200, 80, 2464, 344),
 	},
 	{
 		/* moduledata gains epclntab after gofunc (gofunc stays word
@@ -707,6 +722,7 @@ static const gh_rtlayout layouts[] = {
 		.unicode = GH_UNICODE_15,
 		GH_HEAP_122(304), .heap_greentea = 1, GH_IMB,
 		GH_MEMSTATS_125(92464),
+		GH_SCHED(200, 216, 96, 2472, 352),
 	},
 	{
 		/* memRecordCycle {allocs, frees} (bytes = n x bucket.size),
@@ -735,6 +751,7 @@ static const gh_rtlayout layouts[] = {
 		.unicode = GH_UNICODE_17,
 		GH_HEAP_122(312), .heap_greentea = 1, GH_IMB,
 		GH_MEMSTATS_125(92464),
+		GH_SCHED(200, 216, 96, 2472, 352),
 	},
 };
 

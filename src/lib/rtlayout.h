@@ -227,6 +227,7 @@ typedef struct gh_rtlayout {
 		 mst_pause_end, mst_numgc, mst_numforcedgc, mst_gc_cpu_fraction;
 	/* runtime.heapStatsDelta: its size and fields (hsd_inptrscalar 0:
 	 * none, 1.25+); smallAllocCount/smallFreeCount are [68]uint64 */
+	unsigned hsd_committed, hsd_released, hsd_inheap;  /* runtime/metrics */
 	unsigned hsd_size, hsd_instacks, hsd_inworkbufs, hsd_inptrscalar,
 		 hsd_tiny, hsd_largealloc, hsd_largealloccount, hsd_smallalloc,
 		 hsd_largefree, hsd_largefreecount, hsd_smallfree;
@@ -259,6 +260,15 @@ typedef struct gh_rtlayout {
 	 * a64_central_delta and its elements are a64_stride apart, moving
 	 * spanalloc and cachealloc too (gh_rt_mheap_a64); 0: as amd64 */
 	unsigned a64_central_delta, a64_stride;
+	/* ---- the Go collector's counts (proc.go gcount, which
+	 * runtime.NumGoroutine returns; runtime.ThreadCreateProfile's walk of
+	 * allm): allglen - sched.gFree's count(s) - sched.ngsys - each P's
+	 * gFree count, and m.alllink.  sched_gfree_n: gFree.n (<= 1.24) or
+	 * gFree.stack.size, sched_gfree_n2 gFree.noStack.size (1.25+; 0:
+	 * none); p_gfree_n: p.gFree.n or p.gFree.size (1.25+); all int32.
+	 * From each release's DWARF, tests/dwarfcheck.c. */
+	unsigned sched_gfree_n, sched_gfree_n2, sched_ngsys, p_gfree_n,
+		 m_alllink;
 } gh_rtlayout;
 
 /*

@@ -56,6 +56,9 @@ typedef struct gh_rtaddrs {
 	/* -p memstats (memstats.c): runtime.memstats, gcController, allp
 	 * of stripped binaries (locate.c; 0 when unknown) */
 	uint64_t memstats, gccontroller, allp;
+	/* go_goroutines/go_threads (memstats.c): runtime.sched, allm of
+	 * stripped binaries (0 when unknown) */
+	uint64_t sched, allm;
 } gh_rtaddrs;
 
 /*

@@ -19,6 +19,20 @@
 
 #define GH_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * An output structure the caller allocates starts with its size
+ * (goheap.h): GH_OUT_OK says it holds at least this release's fields (the
+ * first release's size: nothing is ever written past the caller's size);
+ * GH_OUT_CLEAR zeroes them and keeps the size.
+ */
+#define GH_OUT_OK(out) ((out) != NULL && (out)->size >= sizeof(*(out)))
+#define GH_OUT_CLEAR(out)                                            \
+	do {                                                         \
+		size_t gh_size_ = (out)->size;                       \
+		memset((out), 0, sizeof(*(out)));                    \
+		(out)->size = gh_size_;                              \
+	} while (0)
+
 /* ---- errors ---------------------------------------------------------- */
 
 /*

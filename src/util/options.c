@@ -44,6 +44,7 @@ enum opt_id {
 	OPT_W_BUDGET,
 	OPT_W_WEB_CONFIG,
 	OPT_W_ENDPOINTS,
+	OPT_W_GOMETRICS,
 };
 
 struct opt_def {
@@ -70,8 +71,9 @@ static const struct opt_def opts[] = {
 	  NULL, 0 },
 	{ "format", 'f', ARG_REQUIRED, OPT_FORMAT, "F",
 	  "pprof | text | top | collapsed (default: from -o's extension, else\n"
-	  "top); goroutines also: traceback (debug=2), list (one line each)",
-	  "pprof|text|top|collapsed|traceback|list", 0 },
+	  "top); goroutines also: traceback (debug=2), list (one line each);\n"
+	  "memstats: text, json (as Go's json.Marshal of runtime.MemStats)",
+	  "pprof|text|top|collapsed|traceback|list|json", 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "no-stop", 0, ARG_NONE, OPT_NO_STOP, NULL,
@@ -120,6 +122,13 @@ static const struct opt_def watch_opts[] = {
 	  "enabled (default): read those that profile already;\n"
 	  "force: also enable profiling where MemProfileRate is 0",
 	  "disabled|enabled|force", 0 },
+	{ "go-metrics", 0, ARG_REQUIRED, OPT_W_GOMETRICS, "MODE",
+	  "the Go collector's go_memstats_*, go_gc_duration_\n"
+	  "seconds, go_goroutines, go_threads, go_info per\n"
+	  "process: running (default: read without stopping\n"
+	  "it), stop (read during a brief ptrace stop:\n"
+	  "consistent), off",
+	  "off|running|stop", 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "interval", 0, ARG_REQUIRED, OPT_W_INTERVAL, "DURATION",
@@ -155,7 +164,7 @@ static const struct opt_def watch_opts[] = {
 
 static const char *const format_names[] = { "pprof", "text", "top",
 					    "collapsed", "traceback", "list",
-					    "objects" };
+					    "objects", "json" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
 					     "mutex", "goroutine", "types",
 					     "memstats" };
@@ -229,7 +238,8 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 			   sizeof(format_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown format '%s' (pprof, "
-				 "text, top, collapsed, traceback, list, objects)",
+				 "text, top, collapsed, traceback, list, objects, "
+				 "json)",
 				 val);
 			return 2;
 		}
@@ -535,6 +545,7 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 		       char *err, size_t errlen)
 {
 	static const char *const modes[] = { "disabled", "enabled", "force" };
+	static const char *const gom_modes[] = { "off", "running", "stop" };
 	gh_watch_opts *w = out;
 	char *end;
 	int k;
@@ -545,6 +556,15 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 		break;
 	case OPT_VERBOSE:
 		w->verbose++;
+		break;
+	case OPT_W_GOMETRICS:
+		k = lookup(gom_modes, 3, val);
+		if (k < 0) {
+			snprintf(err, errlen, "--go-metrics: unknown mode '%s' "
+				 "(off, running, stop)", val);
+			return 2;
+		}
+		w->gometrics = k;
 		break;
 	case OPT_W_PROFILER:
 		k = lookup(modes, 3, val);
@@ -649,6 +669,7 @@ int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 	w->interval = 60;
 	w->budget = 2;
 	w->mode = GH_WATCH_ENABLED;
+	w->gometrics = GH_GOM_RUNNING;
 	w->outmax = 256ULL << 20;
 	w->endpoints = -1;
 	return parse(&p, argc, argv, first, err, errlen);

@@ -58,11 +58,19 @@ enum gh_watch_mode {
 	GH_WATCH_FORCE = 2,     /* also enable profiling where it is off */
 };
 
+/* go-heap watch --go-metrics: the Go collector's series per process */
+enum gh_watch_gometrics {
+	GH_GOM_OFF = 0,         /* none */
+	GH_GOM_RUNNING = 1,     /* read running (default; best-effort) */
+	GH_GOM_STOP = 2,        /* read during the brief ptrace stop */
+};
+
 typedef struct gh_watch_opts {
 	const char *listen;     /* --listen ADDR:PORT */
 	double interval;        /* --interval, seconds */
 	double budget;          /* --target-budget, seconds */
 	int mode;               /* --go-heap-profiler, enum gh_watch_mode */
+	int gometrics;          /* --go-metrics, enum gh_watch_gometrics */
 	const char *outdir;     /* --output-dir, NULL = none */
 	const char *webconfig;  /* --web.config.file, NULL = none */
 	int endpoints;          /* --endpoints: GH_EP_* bits; -1 = not given

@@ -329,8 +329,12 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 				"the process exited\n");
 		goto done;
 	}
+	/* heap?debug=1 ends with the MemStats read as it is made */
 	rc = wt_collect(w->fleet, j->pid, j->kind,
 			j->kind == GOHEAP_PROFILE_GOROUTINE && j->debug >= 2,
+			j->debug > 0 && j->secs == 0 &&
+			(j->kind == GOHEAP_PROFILE_HEAP ||
+			 j->kind == GOHEAP_PROFILE_ALLOCS),
 			&p, &gen, err, sizeof(err));
 	if (rc == 0 && j->p0 != NULL && gen != j->gen) {
 		snprintf(err, sizeof(err), "the process exec'd another program "
@@ -461,6 +465,7 @@ int gh_watch_main(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.budget = o.budget;
 	cfg.mode = o.mode;
+	cfg.gometrics = o.gometrics;
 	cfg.outdir = o.outdir;
 	cfg.outmax = o.outmax;
 	cfg.pids = o.pids;

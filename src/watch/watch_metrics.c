@@ -5,7 +5,10 @@
  */
 #include "config.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "watch_metrics.h"
@@ -73,6 +76,221 @@ static void put_per_target(sbuf *b, const wm_snapshot *s,
 	}
 }
 
+/*
+ * v as Go's strconv.FormatFloat(v, 'g', -1, 64) writes it, which is how
+ * client_golang's text format writes a sample (expfmt writeFloat): the
+ * shortest digits that read back, %e form when the exponent is < -4 or
+ * >= 6 (two exponent digits at least), integers 0 and 1 as such.
+ */
+static void put_gofloat(sbuf *b, double v)
+{
+	char e[40], digs[24];
+	int prec, exp, nd = 0, i;
+	const char *p;
+
+	if (v == 0) {
+		sb_str(b, "0");
+		return;
+	}
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(e, sizeof(e), "%.*e", prec - 1, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	p = e;
+	if (*p == '-') {
+		sb_str(b, "-");
+		p++;
+	}
+	for (; *p != 'e' && *p != '\0'; p++)
+		if (*p >= '0' && *p <= '9' && nd < (int)sizeof(digs) - 1)
+			digs[nd++] = *p;
+	while (nd > 1 && digs[nd - 1] == '0')
+		nd--;
+	digs[nd] = '\0';
+	exp = *p == 'e' ? atoi(p + 1) : 0;
+	if (exp < -4 || exp >= 6) {
+		sb_add(b, digs, 1);
+		if (nd > 1) {
+			sb_str(b, ".");
+			sb_add(b, digs + 1, (size_t)nd - 1);
+		}
+		sb_printf(b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+	} else if (exp < 0) {
+		sb_str(b, "0.");
+		for (i = -1; i > exp; i--)
+			sb_str(b, "0");
+		sb_str(b, digs);
+	} else {
+		for (i = 0; i <= exp || i < nd; i++) {
+			if (i == exp + 1)
+				sb_str(b, ".");
+			sb_add(b, i < nd ? &digs[i] : "0", 1);
+		}
+	}
+}
+
+/* time.Duration(ns).Seconds(): whole seconds plus the rest / 1e9 */
+static double dur_seconds(uint64_t ns)
+{
+	int64_t d = (int64_t)ns;
+
+	return (double)(d / 1000000000) + (double)(d % 1000000000) / 1e9;
+}
+
+/* Take back the "}" put_target_labels ended with, to add a label. */
+static void unclose(sbuf *b)
+{
+	if (!b->oom && b->len > 0 && b->p[b->len - 1] == '}')
+		b->len--;
+}
+
+#define GM_FIELD(f) offsetof(goheap_gometrics, f)
+#define GM_LAST_GC ((size_t)-1)    /* from last_gc_unix_ns, in seconds */
+
+/*
+ * client_golang 1.14's Go collector (prometheus/go_collector.go
+ * goRuntimeMemStats and newBaseGoCollector; go_collector_latest.go on Go
+ * 1.17+, which fills MemStats from runtime/metrics and leaves out
+ * go_memstats_gc_cpu_fraction): per Go process, with its labels.
+ * Families in name order, as its registry gathers them.
+ */
+static void put_gometrics(sbuf *b, const wm_snapshot *s)
+{
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;      /* a uint64_t of goheap_gometrics */
+	} ms[] = {
+		{ "alloc_bytes", "gauge", "Number of bytes allocated and still "
+		  "in use.", GM_FIELD(alloc) },
+		{ "alloc_bytes_total", "counter", "Total number of bytes "
+		  "allocated, even if freed.", GM_FIELD(total_alloc) },
+		{ "buck_hash_sys_bytes", "gauge", "Number of bytes used by the "
+		  "profiling bucket hash table.", GM_FIELD(buckhash_sys) },
+		{ "frees_total", "counter", "Total number of frees.",
+		  GM_FIELD(frees) },
+		{ "gc_sys_bytes", "gauge", "Number of bytes used for garbage "
+		  "collection system metadata.", GM_FIELD(gc_sys) },
+		{ "heap_alloc_bytes", "gauge", "Number of heap bytes allocated "
+		  "and still in use.", GM_FIELD(heap_alloc) },
+		{ "heap_idle_bytes", "gauge", "Number of heap bytes waiting to "
+		  "be used.", GM_FIELD(heap_idle) },
+		{ "heap_inuse_bytes", "gauge", "Number of heap bytes that are "
+		  "in use.", GM_FIELD(heap_inuse) },
+		{ "heap_objects", "gauge", "Number of allocated objects.",
+		  GM_FIELD(heap_objects) },
+		{ "heap_released_bytes", "gauge", "Number of heap bytes "
+		  "released to OS.", GM_FIELD(heap_released) },
+		{ "heap_sys_bytes", "gauge", "Number of heap bytes obtained "
+		  "from system.", GM_FIELD(heap_sys) },
+		{ "last_gc_time_seconds", "gauge", "Number of seconds since "
+		  "1970 of last garbage collection.", GM_LAST_GC },
+		{ "lookups_total", "counter", "Total number of pointer "
+		  "lookups.", GM_FIELD(lookups) },
+		{ "mallocs_total", "counter", "Total number of mallocs.",
+		  GM_FIELD(mallocs) },
+		{ "mcache_inuse_bytes", "gauge", "Number of bytes in use by "
+		  "mcache structures.", GM_FIELD(mcache_inuse) },
+		{ "mcache_sys_bytes", "gauge", "Number of bytes used for mcache "
+		  "structures obtained from system.", GM_FIELD(mcache_sys) },
+		{ "mspan_inuse_bytes", "gauge", "Number of bytes in use by "
+		  "mspan structures.", GM_FIELD(mspan_inuse) },
+		{ "mspan_sys_bytes", "gauge", "Number of bytes used for mspan "
+		  "structures obtained from system.", GM_FIELD(mspan_sys) },
+		{ "next_gc_bytes", "gauge", "Number of heap bytes when next "
+		  "garbage collection will take place.", GM_FIELD(next_gc) },
+		{ "other_sys_bytes", "gauge", "Number of bytes used for other "
+		  "system allocations.", GM_FIELD(other_sys) },
+		{ "stack_inuse_bytes", "gauge", "Number of bytes in use by the "
+		  "stack allocator.", GM_FIELD(stack_inuse) },
+		{ "stack_sys_bytes", "gauge", "Number of bytes obtained from "
+		  "system for stack allocator.", GM_FIELD(stack_sys) },
+		{ "sys_bytes", "gauge", "Number of bytes obtained from system.",
+		  GM_FIELD(sys) },
+	};
+	static const char *const qname[5] = { "0", "0.25", "0.5", "0.75",
+					      "1" };
+	size_t i, k, q;
+
+	sb_str(b, "# HELP go_gc_duration_seconds A summary of the pause "
+	       "duration of garbage collection cycles.\n"
+	       "# TYPE go_gc_duration_seconds summary\n");
+	for (i = 0; i < s->nt; i++) {
+		const goheap_gometrics *g = s->t[i].gm;
+
+		if (g == NULL)
+			continue;
+		for (q = 0; q < 5; q++) {
+			sb_str(b, "go_gc_duration_seconds");
+			put_target_labels(b, &s->t[i], NULL);
+			unclose(b);
+			sb_printf(b, ",quantile=\"%s\"} ", qname[q]);
+			put_gofloat(b, dur_seconds(g->pause_quantiles[q]));
+			sb_str(b, "\n");
+		}
+		sb_str(b, "go_gc_duration_seconds_sum");
+		put_target_labels(b, &s->t[i], NULL);
+		sb_str(b, " ");
+		put_gofloat(b, dur_seconds(g->pause_total_ns));
+		sb_str(b, "\ngo_gc_duration_seconds_count");
+		put_target_labels(b, &s->t[i], NULL);
+		sb_printf(b, " %llu\n", (unsigned long long)g->num_gc);
+	}
+	sb_str(b, "# HELP go_goroutines Number of goroutines that currently "
+	       "exist.\n# TYPE go_goroutines gauge\n");
+	for (i = 0; i < s->nt; i++)
+		if (s->t[i].gm != NULL && s->t[i].gm->goroutines >= 0) {
+			sb_str(b, "go_goroutines");
+			put_target_labels(b, &s->t[i], NULL);
+			sb_printf(b, " %lld\n",
+				  (long long)s->t[i].gm->goroutines);
+		}
+	sb_str(b, "# HELP go_info Information about the Go environment.\n"
+	       "# TYPE go_info gauge\n");
+	for (i = 0; i < s->nt; i++)
+		if (s->t[i].gm != NULL) {
+			sb_str(b, "go_info");
+			put_target_labels(b, &s->t[i], NULL);
+			unclose(b);
+			put_label(b, "version", s->t[i].gm->go_version, 0);
+			sb_str(b, "} 1\n");
+		}
+	for (k = 0; k < WATCH_ARRAY_LEN(ms); k++) {
+		sb_printf(b, "# HELP go_memstats_%s %s\n# TYPE go_memstats_%s "
+			  "%s\n", ms[k].name, ms[k].help, ms[k].name,
+			  ms[k].type);
+		for (i = 0; i < s->nt; i++) {
+			const goheap_gometrics *g = s->t[i].gm;
+			uint64_t v;
+
+			if (g == NULL)
+				continue;
+			sb_printf(b, "go_memstats_%s", ms[k].name);
+			put_target_labels(b, &s->t[i], NULL);
+			sb_str(b, " ");
+			if (ms[k].off == GM_LAST_GC) {
+				/* float64(LastGC.UnixNano()) / 1e9 */
+				put_gofloat(b, (double)(int64_t)
+					    g->last_gc_unix_ns / 1e9);
+			} else {
+				memcpy(&v, (const char *)g + ms[k].off,
+				       sizeof(v));
+				put_gofloat(b, (double)v);
+			}
+			sb_str(b, "\n");
+		}
+	}
+	sb_str(b, "# HELP go_threads Number of OS threads created.\n"
+	       "# TYPE go_threads gauge\n");
+	for (i = 0; i < s->nt; i++)
+		if (s->t[i].gm != NULL && s->t[i].gm->threads >= 0) {
+			sb_str(b, "go_threads");
+			put_target_labels(b, &s->t[i], NULL);
+			sb_printf(b, " %lld\n",
+				  (long long)s->t[i].gm->threads);
+		}
+}
+
 void wm_metrics(const wm_snapshot *s, sbuf *b)
 {
 	static const struct {
@@ -136,6 +354,7 @@ void wm_metrics(const wm_snapshot *s, sbuf *b)
 		put_target_labels(b, t, t->state);
 		sb_str(b, " 1\n");
 	}
+	put_gometrics(b, s);
 	put_per_target(b, s, PT_COLLECT_SECONDS,
 		       "go_heap_watch_target_collect_seconds", "gauge",
 		       "Time of the last collection of each process.");

@@ -127,6 +127,8 @@ typedef struct target {
 	double alloc_bytes, alloc_objects;  /* counters (scaled) */
 	int64_t inuse_bytes, inuse_objects, rate;
 	int have_stats;
+	goheap_gometrics gm;       /* --go-metrics: the last ones read */
+	int have_gm;
 	int forced;                /* force applied (or refused) once */
 	enum tstate state;
 	char err[200];
@@ -168,6 +170,7 @@ static void target_reset(target *t)
 	t->alloc_bytes = t->alloc_objects = 0;
 	t->inuse_bytes = t->inuse_objects = t->rate = 0;
 	t->have_stats = 0;
+	t->have_gm = 0;
 	t->forced = 0;
 	t->state = T_NEW;
 	t->err[0] = '\0';
@@ -644,8 +647,8 @@ static int bucket_cmp(const void *a, const void *b)
  */
 static int account(target *t, const goheap_profile *p)
 {
-	goheap_profile_stats st;
-	goheap_record r;
+	goheap_profile_stats st = GOHEAP_PROFILE_STATS_INIT;
+	goheap_record r = GOHEAP_RECORD_INIT;
 	bucket_count *cur = NULL;
 	size_t i, j, k, n, ncur = 0;
 	double c, s, ao = 0, ab = 0;
@@ -749,11 +752,36 @@ static void release_session(target *t, size_t ngo)
 	}
 }
 
+/*
+ * The Go collector's numbers (--go-metrics): a MemStats profile read
+ * running, or during the brief stop with --go-metrics=stop.  A failure
+ * (a release without the row, a damaged word) only leaves them out.
+ */
+static void collect_gometrics(wt_fleet *f, target *t)
+{
+	goheap_profile *p = NULL;
+	int rc;
+
+	t->have_gm = 0;
+	if (f->cfg.gometrics == GH_GOM_OFF)
+		return;
+	goheap_set_no_stop(t->s, f->cfg.gometrics != GH_GOM_STOP);
+	rc = goheap_profile_collect(&p, t->s, GOHEAP_PROFILE_MEMSTATS);
+	goheap_set_no_stop(t->s, 0);
+	if (rc == 0)
+		rc = goheap_profile_gometrics(p, &t->gm);
+	t->have_gm = rc == 0;
+	if (rc != 0 && f->cfg.verbose)
+		fprintf(stderr, "go-heap watch: pid %d: go metrics: %s\n",
+			t->pid, goheap_errmsg(t->s));
+	goheap_profile_free(p);
+}
+
 static void collect_target(wt_fleet *f, target *t)
 {
 	goheap_profile *p = NULL;
-	goheap_profile_stats st;
-	goheap_force_result fr;
+	goheap_profile_stats st = GOHEAP_PROFILE_STATS_INIT;
+	goheap_force_result fr = GOHEAP_FORCE_RESULT_INIT;
 	int rc;
 
 	/* The program the process runs now, or none: an exec since the
@@ -763,6 +791,7 @@ static void collect_target(wt_fleet *f, target *t)
 	rc = ensure_session(t);
 	if (rc != 0)
 		goto fail;
+	collect_gometrics(f, t);
 	rc = goheap_profile_collect(&p, t->s, GOHEAP_PROFILE_HEAP);
 	if (target_check(f, t) != 0) {
 		/* Exited or exec'd during the collection: whatever was read
@@ -989,6 +1018,7 @@ long wt_views(const wt_fleet *f, wt_view **out)
 		x->inuse_objects = (long long)t->inuse_objects;
 		x->rate = (long long)t->rate;
 		x->collect_seconds = t->last_seconds;
+		x->gm = t->have_gm ? &t->gm : NULL;
 		x->errors = t->errors;
 		x->over_budget = t->over_budget;
 		n++;
@@ -1041,8 +1071,8 @@ static int collect_tracebacks(target *t, goheap_profile **out)
 }
 
 int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
-	       goheap_profile **out, unsigned long long *gen, char *err,
-	       size_t errlen)
+	       int trailer, goheap_profile **out, unsigned long long *gen,
+	       char *err, size_t errlen)
 {
 	target *t = find_target(f, pid);
 	int rc = 0, attempt, c = -1;
@@ -1064,7 +1094,8 @@ int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
 		if (rc == 0 && kind == GOHEAP_PROFILE_GOROUTINE && tracebacks) {
 			rc = collect_tracebacks(t, out);
 		} else if (rc == 0) {
-			rc = goheap_profile_collect(out, t->s, kind);
+			rc = goheap_profile_collect_flags(out, t->s, kind,
+				trailer ? GOHEAP_COLLECT_MEMSTATS : 0);
 			if (rc != 0 && rc != GOHEAP_EDISABLED) {
 				snprintf(t->err, sizeof(t->err), "%s",
 					 goheap_errmsg(t->s));

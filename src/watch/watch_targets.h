@@ -13,6 +13,7 @@
 typedef struct wt_config {
 	double budget;              /* --target-budget, seconds */
 	int mode;                   /* enum gh_watch_mode */
+	int gometrics;              /* --go-metrics: enum gh_watch_gometrics */
 	const char *outdir;         /* --output-dir, or NULL */
 	unsigned long long outmax;  /* --output-max-bytes */
 	const int *pids;            /* the PIDs given (borrowed), or none: */
@@ -36,6 +37,9 @@ typedef struct wt_view {
 	double alloc_bytes, alloc_objects;     /* counters, scaled */
 	long long inuse_bytes, inuse_objects, rate;
 	double collect_seconds;     /* its last collection */
+	/* the Go collector's numbers of its last collection (--go-metrics),
+	 * NULL when there are none */
+	const goheap_gometrics *gm;
 	unsigned long long errors, over_budget;
 } wt_view;
 
@@ -76,7 +80,9 @@ int wt_watches(const wt_fleet *f, int pid);
  * On demand (the /pprof endpoints): collect a profile of `kind` from pid,
  * through the fleet's session for it (opened if needed; a goroutine
  * profile with `tracebacks`, for ?debug=2, through a session of its
- * own).  The process's identity is checked before and after, so the
+ * own; heap and allocs with `trailer` also record the MemStats that
+ * ?debug=1's text ends with).  The process's identity is checked before
+ * and after, so the
  * profile is of the program it runs now; *gen numbers that program (an
  * exec or a reused PID changes it: a ?seconds=N delta compares them).
  * 0, or a GOHEAP_E* code with the detail in err: GOHEAP_ENOPROC when pid
@@ -84,8 +90,8 @@ int wt_watches(const wt_fleet *f, int pid);
  * another program).  *out may be set either way and is the caller's.
  */
 int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
-	       goheap_profile **out, unsigned long long *gen, char *err,
-	       size_t errlen);
+	       int trailer, goheap_profile **out, unsigned long long *gen,
+	       char *err, size_t errlen);
 /*
  * Write p, or its delta over base when base is not NULL, in `format`
  * (enum goheap_format) into *buf (goheap_free).  0, or -1 with the

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -198,9 +199,13 @@ int parse_long(const char *s, long lo, long hi, long *out)
 	char *end;
 	long v;
 
+	/* strtol skips leading white space; Go's strconv.ParseInt (what
+	 * net/http/pprof parses ?seconds= with) does not */
+	if (s[0] == '\0' || isspace((unsigned char)s[0]))
+		return -1;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (s[0] == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+	if (*end != '\0' || errno != 0 || v < lo || v > hi)
 		return -1;
 	*out = v;
 	return 0;

@@ -9,7 +9,7 @@
  * $GOHEAP_CACHE/fuzz/gor): DIR/goNN/{core,goroutineprog}, gcores of
  * tests/go/goroutineprog (go1.22: labels in a classic hmap; go1.27:
  * label lists), each a core session (goheap_open_core) whose reads
- * (s->mem) go through an *overlay* memory source: the core's bytes with
+ * (s->t.mem) go through an *overlay* memory source: the core's bytes with
  * patches laid over them.  An input is a list of patches, each aimed at
  * one of the target ranges found by a clean collection at start-up, so
  * that the mutations land where the collector reads:
@@ -209,7 +209,7 @@ static int ov_resume(void *ctx)
 	return o->resume_fails ? GOHEAP_EIO : 0;
 }
 
-/* s->mem's source: reads only (the session's own ops stay the core's, so
+/* s->t.mem's source: reads only (the session's own ops stay the core's, so
  * that the core source's core_threads finds the threads) */
 static const goheap_memsrc_ops ov_ops = {
 	.version = GOHEAP_MEMSRC_OPS_VERSION,
@@ -244,7 +244,7 @@ static uint64_t rd(snap *n, uint64_t addr, int *ok)
 {
 	uint64_t v = 0;
 
-	if (gh_mem_read_ptr(&n->s->mem, addr, &v, "fuzz") != 0)
+	if (gh_mem_read_ptr(&n->s->t.mem, addr, &v, "fuzz") != 0)
 		*ok = 0;
 	return v;
 }
@@ -306,25 +306,25 @@ static int open_snap(snap *n, const char *dir, const char *name)
 		goheap_close(n->s);
 		return -1;
 	}
-	l = n->s->lay;
+	l = n->s->t.lay;
 	/* every read of the collector and writers goes through the overlay */
-	n->ov.ops = n->s->ops;
-	n->ov.ctx = n->s->ctx;
-	n->s->mem.ops = &ov_ops;
-	n->s->mem.ctx = &n->ov;
-	if (n->s->caps->core_threads != NULL &&
-	    n->s->caps->core_threads(n->s->ctx, &regs, &n->nregs) == 0) {
+	n->ov.ops = n->s->t.ops;
+	n->ov.ctx = n->s->t.ctx;
+	n->s->t.mem.ops = &ov_ops;
+	n->s->t.mem.ctx = &n->ov;
+	if (n->s->t.caps->core_threads != NULL &&
+	    n->s->t.caps->core_threads(n->s->t.ctx, &regs, &n->nregs) == 0) {
 		n->regs = (gh_thread_regs *)regs;  /* restored after each input */
 		n->regs0 = malloc(n->nregs * sizeof(*regs));
 		if (n->regs0 == NULL)
 			return -1;
 		memcpy(n->regs0, regs, n->nregs * sizeof(*regs));
 	}
-	if (gh_exe_symbol(n->s->exe, "runtime.allgs", &allgs, NULL) != 0) {
+	if (gh_exe_symbol(n->s->t.exe, "runtime.allgs", &allgs, NULL) != 0) {
 		fprintf(stderr, "fuzz_gor: %s: no runtime.allgs\n", exe);
 		return -1;
 	}
-	allgs += n->s->bias;
+	allgs += n->s->t.bias;
 	arr = rd(n, allgs, &ok);
 	len = rd(n, allgs + 8, &ok);
 	if (!ok || len == 0 || len > GH_GOR_MAX_GS ||
@@ -364,27 +364,27 @@ static int open_snap(snap *n, const char *dir, const char *name)
 	n->base[1] = (patch){ arr, 8 * n->k, n->arr, 0 };
 	n->ov.base = n->base;
 	n->ov.nbase = 2;
-	gh_mem_invalidate(&n->s->mem);
+	gh_mem_invalidate(&n->s->t.mem);
 
 	set_region(n, R_ALLGS, allgs, 24);
 	set_region(n, R_ARRAY, arr, 8 * n->k);
 	if (l->tb_labels != 0 &&
-	    gh_exe_symbol(n->s->exe, "runtime.debug", &sym, &dsz) == 0) {
-		set_region(n, R_DEBUG, sym + n->s->bias,
+	    gh_exe_symbol(n->s->t.exe, "runtime.debug", &sym, &dsz) == 0) {
+		set_region(n, R_DEBUG, sym + n->s->t.bias,
 			   l->debug_tracebacklabels + 8);
-		n->ov.zlo = sym + n->s->bias;
+		n->ov.zlo = sym + n->s->t.bias;
 		n->ov.zhi = n->ov.zlo + (dsz > l->debug_tracebacklabels + 8 ? dsz :
 					 l->debug_tracebacklabels + 8);
 	} else
 		n->r[R_DEBUG] = n->r[R_ALLGS];
-	if (gh_exe_symbol(n->s->exe, "runtime.fingStatus", &sym, NULL) == 0 ||
-	    gh_exe_symbol(n->s->exe, "runtime.fingRunning", &sym, NULL) == 0)
-		set_region(n, R_FING, sym + n->s->bias, 4);
+	if (gh_exe_symbol(n->s->t.exe, "runtime.fingStatus", &sym, NULL) == 0 ||
+	    gh_exe_symbol(n->s->t.exe, "runtime.fingRunning", &sym, NULL) == 0)
+		set_region(n, R_FING, sym + n->s->t.bias, 4);
 	else
 		n->r[R_FING] = n->r[R_ALLGS];
 	set_region(n, R_THREADS, 0, n->nregs * sizeof(gh_thread_regs));
-	if (gh_exe_symbol(n->s->exe, "runtime.m0", &sym, NULL) == 0)
-		set_region(n, R_M0, sym + n->s->bias,
+	if (gh_exe_symbol(n->s->t.exe, "runtime.m0", &sym, NULL) == 0)
+		set_region(n, R_M0, sym + n->s->t.bias,
 			   (l->m_procid > l->m_curg ? l->m_procid :
 			    l->m_curg) + 8);
 	else
@@ -511,7 +511,7 @@ static void write_seeds(const char *dir)
 	mkdir(dir, 0777);
 	for (si = 0; si < g_nsnaps; si++) {
 		const snap *n = &g_snaps[si];
-		const gh_rtlayout *l = n->s->lay;
+		const gh_rtlayout *l = n->s->t.lay;
 		size_t G = NFIXED + PER_G * (n->k > 8 ? 8 : n->k - 1);
 		size_t G2 = NFIXED + PER_G * (n->k - 1);
 		uint32_t st = 2;
@@ -1030,18 +1030,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n->ov.phase = 0;
 	n->ov.stop_fails = (flags >> 4) & 1;
 	n->ov.resume_fails = (flags >> 5) & 1;
-	ops0 = s->ops;
-	ctx0 = s->ctx;
-	caps0 = s->caps;
+	ops0 = s->t.ops;
+	ctx0 = s->t.ctx;
+	caps0 = s->t.caps;
 	if (flags & 8) {
 		/* a caller's source that can stop: no built-in abilities
 		 * (they take the core's ctx) */
-		s->ops = &ov_stop_ops;
-		s->ctx = &n->ov;
-		s->caps = &gh_no_caps;
+		s->t.ops = &ov_stop_ops;
+		s->t.ctx = &n->ov;
+		s->t.caps = &gh_no_caps;
 	}
-	gh_mem_invalidate(&s->mem);
-	s->gor_no_tb = 0;
+	gh_mem_invalidate(&s->t.mem);
+	s->t.no_traceback = 0;
 	rc = goheap_profile_collect(&p, s, GOHEAP_PROFILE_GOROUTINE);
 	if (getenv("FUZZ_GOR_VERBOSE")) {
 		size_t lb = 0, nl = 0;
@@ -1075,28 +1075,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			goheap_profile *c = NULL;
 			int crc;
 
-			s->ops = ops0;
-			s->ctx = ctx0;
-			s->caps = caps0;
+			s->t.ops = ops0;
+			s->t.ctx = ctx0;
+			s->t.caps = caps0;
 			n->ov.phase = 0;
-			gh_mem_invalidate(&s->mem);
+			gh_mem_invalidate(&s->t.mem);
 			crc = goheap_profile_collect(&c, s,
 						     GOHEAP_PROFILE_GOROUTINE);
 			if (crc != rc || (rc == 0 && !gor_same_snap(p, c)))
 				abort();
 			goheap_profile_free(c);
-			s->ops = &ov_stop_ops;
-			s->ctx = &n->ov;
-			s->caps = &gh_no_caps;
+			s->t.ops = &ov_stop_ops;
+			s->t.ctx = &n->ov;
+			s->t.caps = &gh_no_caps;
 		}
 	}
 	if (flags & 4) {
 		/* the same memory without tracebacks: the same goroutines */
 		n->ov.phase = 0;
-		gh_mem_invalidate(&s->mem);
-		s->gor_no_tb = 1;
+		gh_mem_invalidate(&s->t.mem);
+		s->t.no_traceback = 1;
 		rc = goheap_profile_collect(&q, s, GOHEAP_PROFILE_GOROUTINE);
-		s->gor_no_tb = 0;
+		s->t.no_traceback = 0;
 		if (getenv("FUZZ_GOR_VERBOSE"))
 			fprintf(stderr, "fuzz_gor: no_traceback: rc %d %s, %zu "
 				"goroutines, note \"%s\"\n", rc,
@@ -1113,13 +1113,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	goheap_profile_free(p);
 	goheap_profile_free(q);
-	s->ops = ops0;
-	s->ctx = ctx0;
-	s->caps = caps0;
+	s->t.ops = ops0;
+	s->t.ctx = ctx0;
+	s->t.caps = caps0;
 	n->ov.np = 0;
 	n->ov.phase = 0;
 	if (n->regs != NULL)
 		memcpy(n->regs, n->regs0, n->nregs * sizeof(*n->regs));
-	gh_mem_invalidate(&s->mem);
+	gh_mem_invalidate(&s->t.mem);
 	return 0;
 }

@@ -9,7 +9,7 @@
  * tests/go/typesprog (go1.21: no malloc headers, uintptr indexes; go1.27:
  * headers, Green Tea; go1.26 -unswept: right after an automatic GC, its
  * spans unswept and their mark bits read), each a core session whose
- * reads (s->mem) go through an overlay memory source, as fuzz_gor's do:
+ * reads (s->t.mem) go through an overlay memory source, as fuzz_gor's do:
  * the core's bytes with patches laid over them.  An input is a list of
  * patches, each aimed at one of the target ranges found at start-up:
  *
@@ -219,7 +219,7 @@ static uint64_t rdw(snap *n, uint64_t addr, unsigned size, int *ok)
 {
 	uint64_t v = 0;
 
-	if (gh_mem_read_uint(&n->s->mem, addr, size, &v, "fuzz") != 0)
+	if (gh_mem_read_uint(&n->s->t.mem, addr, size, &v, "fuzz") != 0)
 		*ok = 0;
 	return v;
 }
@@ -246,12 +246,12 @@ static int open_snap(snap *n, const char *dir, const char *name)
 		n->s = NULL;
 		return -1;
 	}
-	l = n->s->lay;
-	n->ov.ops = n->s->ops;
-	n->ov.ctx = n->s->ctx;
-	n->s->mem.ops = &ov_ops;
-	n->s->mem.ctx = &n->ov;
-	mheap = n->s->addrs.mheap;
+	l = n->s->t.lay;
+	n->ov.ops = n->s->t.ops;
+	n->ov.ctx = n->s->t.ctx;
+	n->s->t.mem.ops = &ov_ops;
+	n->s->t.mem.ctx = &n->ov;
+	mheap = n->s->t.addrs.mheap;
 	if (mheap == 0 || !l->heap_verified) {
 		fprintf(stderr, "fuzz_types: %s: no runtime.mheap_\n", exe);
 		return -1;
@@ -300,18 +300,18 @@ static int open_snap(snap *n, const char *dir, const char *name)
 	n->base[1] = (patch){ arr, 8 * n->k, n->arrw, 0 };
 	n->ov.base = n->base;
 	n->ov.nbase = 2;
-	gh_mem_invalidate(&n->s->mem);
+	gh_mem_invalidate(&n->s->t.mem);
 
 	set_region(n, R_ALLSPANS, mheap + l->mh_allspans, 24);
 	set_region(n, R_SWEEPGEN, mheap + l->mh_sweepgen, 4);
 	set_region(n, R_ARRAY, arr, 8 * n->k);
-	if (n->s->addrs.gcphase != 0)
-		set_region(n, R_GCPHASE, n->s->addrs.gcphase, 4);
+	if (n->s->t.addrs.gcphase != 0)
+		set_region(n, R_GCPHASE, n->s->t.addrs.gcphase, 4);
 	else
 		n->r[R_GCPHASE] = n->r[R_ALLSPANS];
-	md = gh_sym_moduledata(n->s->sym);
+	md = gh_sym_moduledata(n->s->t.sym);
 	if (md != 0)
-		set_region(n, R_MODULE, md + n->s->bias + l->md_types, 16);
+		set_region(n, R_MODULE, md + n->s->t.bias + l->md_types, 16);
 	else
 		n->r[R_MODULE] = n->r[R_ALLSPANS];
 	for (i = 0; i < n->k; i++) {
@@ -346,7 +346,7 @@ static int open_snap(snap *n, const char *dir, const char *name)
 		set_region(n, r0 + S_OBJ, base, 64);
 		h = lt != 0 ? lt : rdw(n, base, 8, &ok);
 		if (ok && h != 0 && h % 8 == 0 &&
-		    gh_mem_read_uint(&n->s->mem, h, 8, &mb, "fuzz") == 0)
+		    gh_mem_read_uint(&n->s->t.mem, h, 8, &mb, "fuzz") == 0)
 			set_region(n, r0 + S_TYPE, h, 64);
 	}
 	n->nr = NFIXED + PER_S * n->k;
@@ -418,7 +418,7 @@ static void write_seeds(const char *dir)
 	mkdir(dir, 0777);
 	for (si = 0; si < g_nsnaps; si++) {
 		const snap *n = &g_snaps[si];
-		const gh_rtlayout *l = n->s->lay;
+		const gh_rtlayout *l = n->s->t.lay;
 		size_t S = NFIXED + PER_S * (n->k / 2);
 		char name[128];
 		seedw w;
@@ -750,7 +750,7 @@ static void objects_run(goheap_session *s, const gh_types *t)
 	int rc;
 
 	wo.format = GOHEAP_FORMAT_OBJECTS;
-	gh_mem_invalidate(&s->mem);
+	gh_mem_invalidate(&s->t.mem);
 	rc = goheap_profile_collect_write(s, GOHEAP_PROFILE_TYPES, &wo, &b, &n,
 					  NULL);
 	if (rc == GOHEAP_ENOMEM)
@@ -850,15 +850,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n->ov.phase = 0;
 	n->ov.stop_fails = (flags >> 4) & 1;
 	n->ov.resume_fails = (flags >> 5) & 1;
-	ops0 = s->ops;
-	ctx0 = s->ctx;
-	caps0 = s->caps;
+	ops0 = s->t.ops;
+	ctx0 = s->t.ctx;
+	caps0 = s->t.caps;
 	if (flags & 8) {
-		s->ops = &ov_stop_ops;
-		s->ctx = &n->ov;
-		s->caps = &gh_no_caps;
+		s->t.ops = &ov_stop_ops;
+		s->t.ctx = &n->ov;
+		s->t.caps = &gh_no_caps;
 	}
-	gh_mem_invalidate(&s->mem);
+	gh_mem_invalidate(&s->t.mem);
 	rc = goheap_profile_collect(&p, s, GOHEAP_PROFILE_TYPES);
 	if (getenv("FUZZ_TYPES_VERBOSE"))
 		fprintf(stderr, "fuzz_types: %s: %zu patches, rc %d %s, %llu "
@@ -883,11 +883,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goheap_profile *c = NULL;
 		int crc;
 
-		s->ops = ops0;
-		s->ctx = ctx0;
-		s->caps = caps0;
+		s->t.ops = ops0;
+		s->t.ctx = ctx0;
+		s->t.caps = caps0;
 		n->ov.phase = 0;
-		gh_mem_invalidate(&s->mem);
+		gh_mem_invalidate(&s->t.mem);
 		crc = goheap_profile_collect(&c, s, GOHEAP_PROFILE_TYPES);
 		if (crc != rc || (rc == 0 && !same(p->types, c->types))) {
 			if (getenv("FUZZ_TYPES_VERBOSE") && rc == 0 && crc == 0)
@@ -905,9 +905,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		goheap_profile_free(c);
-		s->ops = &ov_stop_ops;
-		s->ctx = &n->ov;
-		s->caps = &gh_no_caps;
+		s->t.ops = &ov_stop_ops;
+		s->t.ctx = &n->ov;
+		s->t.caps = &gh_no_caps;
 	}
 	if (flags & 4) {
 		/* -f objects: the walk stopped from the start (phase 2 in
@@ -918,12 +918,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		objects_run(s, rc == 0 && !phase2 ? p->types : NULL);
 	}
 	goheap_profile_free(p);
-	s->ops = ops0;
-	s->ctx = ctx0;
-	s->caps = caps0;
+	s->t.ops = ops0;
+	s->t.ctx = ctx0;
+	s->t.caps = caps0;
 	n->ov.np = 0;
 	n->ov.phase = 0;
-	gh_mem_invalidate(&s->mem);
+	gh_mem_invalidate(&s->t.mem);
 	(void)i;
 	return 0;
 }

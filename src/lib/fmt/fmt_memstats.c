@@ -142,3 +142,109 @@ int gh_write_memstats(const gh_memstats *m, int trailer, gh_buf *b)
 			      "/proc/PID/status has no VmHWM");
 	return b->oom ? GOHEAP_ENOMEM : 0;
 }
+
+/*
+ * v as encoding/json writes a float64 (encode.go floatEncoder): the
+ * shortest digits, 'f' form unless |v| < 1e-6 or >= 1e21, then 'e' with
+ * "e-07" cleaned up to "e-7".
+ */
+static void json_float(double v, gh_buf *b)
+{
+	char e[40], digs[24], *p;
+	int nd = 0, exp10, dp, prec, i;
+	double a = fabs(v);
+
+	if (v == 0 || isnan(v) || isinf(v)) {
+		/* json.Marshal fails on NaN and Inf; the runtime holds a
+		 * fraction in [0, 1] */
+		gh_buf_printf(b, "0");
+		return;
+	}
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(e, sizeof(e), "%.*e", prec, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	p = e;
+	if (*p == '-')
+		p++;
+	for (; *p != 'e' && *p != '\0'; p++)
+		if (*p >= '0' && *p <= '9' && nd < (int)sizeof(digs) - 1)
+			digs[nd++] = *p;
+	digs[nd] = '\0';
+	exp10 = *p == 'e' ? atoi(p + 1) : 0;
+	while (nd > 1 && digs[nd - 1] == '0')
+		digs[--nd] = '\0';
+	if (v < 0)
+		gh_buf_printf(b, "-");
+	if (a < 1e-6 || a >= 1e21) {
+		gh_buf_printf(b, "%c%s%s", digs[0], nd > 1 ? "." : "",
+			      digs + 1);
+		gh_buf_printf(b, exp10 < 0 && exp10 > -10 ? "e-%d" : "e%c%02d",
+			      exp10 < 0 && exp10 > -10 ? -exp10 :
+			      exp10 < 0 ? '-' : '+', abs(exp10));
+		return;
+	}
+	dp = exp10 + 1;
+	if (dp <= 0) {
+		gh_buf_printf(b, "0.");
+		for (i = 0; i < -dp; i++)
+			gh_buf_printf(b, "0");
+		gh_buf_printf(b, "%s", digs);
+		return;
+	}
+	for (i = 0; i < dp; i++)
+		gh_buf_printf(b, "%c", i < nd ? digs[i] : '0');
+	if (nd > dp)
+		gh_buf_printf(b, ".%s", digs + dp);
+}
+
+static void json_array(gh_buf *b, const char *name, const uint64_t *v)
+{
+	size_t i;
+
+	gh_buf_printf(b, ",\"%s\":[", name);
+	for (i = 0; i < GH_MS_NPAUSE; i++)
+		gh_buf_printf(b, i == 0 ? "%llu" : ",%llu",
+			      (unsigned long long)v[i]);
+	gh_buf_printf(b, "]");
+}
+
+int gh_write_memstats_json(const gh_memstats *m, gh_buf *b)
+{
+	size_t i;
+
+#define U(x) ((unsigned long long)(x))
+	gh_buf_printf(b, "{\"Alloc\":%llu,\"TotalAlloc\":%llu,\"Sys\":%llu,"
+		      "\"Lookups\":%llu,\"Mallocs\":%llu,\"Frees\":%llu,"
+		      "\"HeapAlloc\":%llu,\"HeapSys\":%llu,\"HeapIdle\":%llu,"
+		      "\"HeapInuse\":%llu,\"HeapReleased\":%llu,"
+		      "\"HeapObjects\":%llu,\"StackInuse\":%llu,"
+		      "\"StackSys\":%llu,\"MSpanInuse\":%llu,"
+		      "\"MSpanSys\":%llu,\"MCacheInuse\":%llu,"
+		      "\"MCacheSys\":%llu,\"BuckHashSys\":%llu,"
+		      "\"GCSys\":%llu,\"OtherSys\":%llu,\"NextGC\":%llu,"
+		      "\"LastGC\":%llu,\"PauseTotalNs\":%llu",
+		      U(m->alloc), U(m->total_alloc), U(m->sys), U(m->lookups),
+		      U(m->mallocs), U(m->frees), U(m->heap_alloc),
+		      U(m->heap_sys), U(m->heap_idle), U(m->heap_inuse),
+		      U(m->heap_released), U(m->heap_objects),
+		      U(m->stack_inuse), U(m->stack_sys), U(m->mspan_inuse),
+		      U(m->mspan_sys), U(m->mcache_inuse), U(m->mcache_sys),
+		      U(m->buckhash_sys), U(m->gc_sys), U(m->other_sys),
+		      U(m->next_gc), U(m->last_gc), U(m->pause_total_ns));
+	json_array(b, "PauseNs", m->pause_ns);
+	json_array(b, "PauseEnd", m->pause_end);
+	gh_buf_printf(b, ",\"NumGC\":%u,\"NumForcedGC\":%u,\"GCCPUFraction\":",
+		      m->num_gc, m->num_forced_gc);
+	json_float(m->gc_cpu_fraction, b);
+	gh_buf_printf(b, ",\"EnableGC\":true,\"DebugGC\":%s,\"BySize\":[",
+		      m->debug_gc ? "true" : "false");
+	for (i = 0; i < GH_MS_NBYSIZE; i++)
+		gh_buf_printf(b, "%s{\"Size\":%u,\"Mallocs\":%llu,\"Frees\":%llu}",
+			      i == 0 ? "" : ",", m->by_size[i].size,
+			      U(m->by_size[i].mallocs), U(m->by_size[i].frees));
+	gh_buf_printf(b, "]}");
+#undef U
+	return b->oom ? GOHEAP_ENOMEM : 0;
+}

@@ -21,7 +21,7 @@
 
 #include <zlib.h>
 
-#include "heapwalk.h"
+#include "profile.h"
 #include "writers.h"
 #include "pb.h"
 

@@ -6,7 +6,8 @@
 // while go-heap reads it, live or from a gcore core) until the test
 // writes a byte to it (or kills it: the arm64 core under qemu); released
 // with "h" in mode before, it also writes its own heap?debug=1 after a
-// line "HEAPTEXT".  Its
+// line "HEAPTEXT"; released with "j" in mode after, its MemStats as
+// encoding/json writes them after a line "JSON".  Its
 // runtime.MemStats are printed in the lines of heap?debug=1's trailer
 // (runtime/pprof writeHeapInternal), formatted without allocating.  Its
 // own heap?debug=1 cannot serve: writing it allocates.
@@ -29,6 +30,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -238,6 +240,15 @@ func main() {
 	}
 	if after {
 		os.Stdout.Write(format(out[:0]))
+		if len(rbuf) > 0 && rbuf[0] == 'j' {
+			// released with "j": the same MemStats as encoding/json
+			// writes them (-p memstats -f json's oracle)
+			j, err := json.Marshal(&ms)
+			if err != nil {
+				panic(err)
+			}
+			os.Stdout.WriteString("JSON\n" + string(j) + "\n")
+		}
 	} else if len(rbuf) > 0 && rbuf[0] == 'h' {
 		// released with "h": its own heap?debug=1, after a marker
 		os.Stdout.WriteString("HEAPTEXT\n")

@@ -1,4 +1,4 @@
-// Command textcheck prints the expected values pasted into tests/test_text.c:
+// Command textcheck prints the expected values pasted into tests/test_fmt_text.c:
 // text/tabwriter output for a list of inputs and writer settings, and the
 // permutations that sort.Slice (pdqsort_func) and slices.SortFunc
 // (pdqsortCmpFunc) produce on arrays with many equal keys.
@@ -102,7 +102,7 @@ func tabwriterCases() {
 	}
 }
 
-// The key generator, mirrored in tests/test_text.c (sort_keys).
+// The key generator, mirrored in tests/test_fmt_text.c (sort_keys).
 func keys(pattern, n int) []int64 {
 	k := make([]int64, n)
 	x := uint64(pattern*1000003 + n)

@@ -1,5 +1,5 @@
 /*
- * test_text.c - unit tests for the Go-compatible text writers.
+ * test_fmt_text.c - unit tests for the Go-compatible text writers.
  *
  * Groups: text/tabwriter port against outputs of Go's own tabwriter;
  * sort.Slice / slices.SortFunc ports against permutations produced by Go

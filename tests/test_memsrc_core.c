@@ -1,5 +1,5 @@
 /*
- * test_core.c - the ELF core memory source against synthetic cores.
+ * test_memsrc_core.c - the ELF core memory source against synthetic cores.
  *
  * Every core here is built in memory by core_build() from a small spec
  * (class, byte order, segments, NT_FILE entries, auxv, threads) and
@@ -276,7 +276,7 @@ static int setup(void **state)
 
 	if (t == NULL)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/test_core.XXXXXX");
+	snprintf(t->dir, sizeof(t->dir), "/tmp/test_memsrc_core.XXXXXX");
 	if (mkdtemp(t->dir) == NULL) {
 		free(t);
 		return -1;
