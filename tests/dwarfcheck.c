@@ -115,7 +115,7 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
-#define DW_NGTYPES 29       /* gtypes_for's 8 + htypes_for's 6 +
+#define DW_NGTYPES 30       /* gtypes_for's 8 + htypes_for's 7 +
                              * mtypes_for's 15 */
 
 typedef struct dw_gfield {
@@ -128,6 +128,7 @@ typedef struct dw_gtype {
 	const char *name;   /* a struct type, or a variable ("runtime.debug") */
 	int var;            /* 1: the variable's (anonymous) struct type */
 	int found;
+	int optional;       /* 1: absent is fine (a GOEXPERIMENT's type) */
 	uint64_t size_want;   /* 0: not compared */
 	uint64_t size_got;
 	size_t n;
@@ -278,6 +279,15 @@ static void htypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 		gt_add(&t[k], "fn", l->sp_size);
 		k++;
 	}
+	/* Green Tea's inline mark bits: in every build where it is the
+	 * default, in a 1.25 build only under GOEXPERIMENT=greenteagc */
+	if (l->imb_size != 0) {
+		t[k].name = "runtime.spanInlineMarkBits";
+		t[k].optional = !l->heap_greentea;
+		t[k].size_want = l->imb_size;
+		gt_add(&t[k], "marks", l->imb_marks);
+		k++;
+	}
 	*n = k;
 }
 
@@ -417,6 +427,8 @@ static void gt_report(gh_buf *b, const dw_gtype *t, size_t n, size_t *nchk)
 
 	for (i = 0; i < n; i++) {
 		if (!t[i].found) {
+			if (t[i].optional)
+				continue;
 			gh_buf_printf(b, "; no %s in the DWARF", t[i].name);
 			continue;
 		}

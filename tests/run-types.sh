@@ -25,14 +25,28 @@
 #   - 1.22+: the shape of main.SmallPtrT (24 B, its pointer word first) read from the span's
 #     heap bits: 'ptrs 24 B 0b100' counts at least the 1000 made.
 #   - go1.25 built with GOEXPERIMENT=greenteagc (the build info says so; the heap bits sit
-#     before the inline mark bits), compared as the default build, live and core.
+#     before the inline mark bits), compared as the default build, live and core; its DWARF's
+#     runtime.spanInlineMarkBits == the row's (tests/locate-dump --dwarf).
 #   - arm64 (the oldest and the newest toolchain): typesprog under qemu-aarch64-static, SIGABRT,
 #     qemu's core compared as above (arm64).
 #   - the gdb command on the newest toolchain's core (in_gdb): totals == MemStats.
 #   - the snapshot under allocation (go1.22 and the newest): typesprog -churn changes spans of
 #     HdrT's size class while go-heap reads it; 5 reads, each stopped briefly to re-read what
-#     changed: the typed counts stay exact, the rows add up to the totals (churn).
-# Not yet: unswept snapshots (right after an automatic GC).
+#     changed: the typed counts stay exact, the rows add up to the totals (churn); on the newest
+#     also -churn-big, 10 000+ spans first, so that the stop compares the churn's spans (the
+#     upper half of allspans) on its second thread.
+#   - unswept (every toolchain's default build, go1.25 with greenteagc, the newest stripped):
+#     typesprog -unswept, run with GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1, makes and drops
+#     GarbT/GarbHdrT (addresses noted), then garbage until an automatic GC ran, reads its
+#     MemStats and spins on raw system calls (the background sweeper never gets the P):
+#       * unswept spans are present (else a skip saying so);
+#       * totals == that MemStats; the objects listed 'u' (allocated, unmarked by the last GC:
+#         gcmarkBits, or'ed with Green Tea's inline mark bits) sum to the unreachable figure;
+#       * from a gcore core: the same objects, the same 'u' flags;
+#       * then the program's debug.WriteHeapDump (which sweeps every span first): its objects ==
+#         go-heap's objects not 'u'; its MemStats after the dump == before - the unreachable
+#         objects and bytes; after a runtime.GC its HeapAlloc <= the bytes go-heap found
+#         reachable; every dropped GarbT/GarbHdrT go-heap listed is 'u'.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -228,13 +242,13 @@ PY
 # count the known typed objects exactly (300 HdrT ... : none lost or counted twice in the spans
 # they share with the churn) and add its rows up to its totals.
 churn() {
-	local goname=$1 root=$2 k rew=0 bad= got sum tot line
+	local goname=$1 root=$2 mode=${3:--churn} k rew=0 bad= got sum tot line
 	minor=${goname#go1.}
-	tag="$goname/default"
-	d="$GH_TMP/$goname-churn"
+	tag="$goname/default${mode#-churn}"
+	d="$GH_TMP/$goname-churn$mode"
 	mkdir -p "$d"
 	gh_build_or_fail "$tag" typesprog "$goname" "$root" default || return
-	if ! gh_start "$GH_BIN" -churn 2>"$d/start.err"; then
+	if ! gh_start "$GH_BIN" "$mode" 2>"$d/start.err"; then
 		gh_fail "$tag: typesprog -churn: $(cat "$d/start.err")"
 		return
 	fi
@@ -253,6 +267,9 @@ churn() {
 		tot=$(sed -n 's/^# objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/churn$k.out")
 		[ "$sum" = "$tot" ] || bad="$bad run $k: rows sum to $sum, totals $tot;"
 	done
+	if [ "$mode" = -churn-big ] && ! grep -q 'of [0-9]\{5,\} spans in use' "$d/churn1.out"; then
+		bad="$bad fewer than 10000 spans: the second reader was not used;"
+	fi
 	if [ -z "$bad" ] && [ "$rew" -gt 0 ]; then
 		gh_pass "$tag: churn: 5 snapshots under allocation ($rew re-read changed spans while stopped): typed counts exact, rows == totals"
 	else
@@ -384,6 +401,14 @@ check() {
 	mkdir -p "$d"
 	if [ "$variant" = greenteagc ]; then
 		bin=$(build_exp "$goname" "$root" greenteagc) || return
+		# the row's spanInlineMarkBits (size, marks) against this build's DWARF
+		if "$top_builddir/tests/locate-dump" --dwarf "$bin" >"$d/dwarf.out" 2>&1 &&
+			grep -q '^dwarf DWARF layouts match .*; goroutine offsets match' "$d/dwarf.out"; then
+			gh_pass "$tag: rtlayout row (spanInlineMarkBits included) == this build's DWARF"
+		else
+			gh_fail "$tag: rtlayout row != this build's DWARF"
+			gh_show "$d/dwarf.out" 5
+		fi
 	else
 		gh_build_or_fail "$tag" typesprog "$goname" "$root" "$variant" || return
 		bin=$GH_BIN
@@ -431,6 +456,138 @@ check() {
 	rm -f "$d/heap.dump"
 }
 
+# unswept GONAME GOROOT VARIANT: the heap right after an automatic GC, its spans not yet swept
+# (typesprog -unswept): the last GC's unreachable objects, against the program's own figures.
+unswept() {
+	local goname=$1 root=$2 variant=$3 bin pid out want tot spans ur lu t after gcb drop
+	minor=${goname#go1.}
+	tag="$goname/$variant/unswept"
+	d="$GH_TMP/$goname-$variant-unswept"
+	mkdir -p "$d"
+	rm -f "$d/go"
+	if [ "$variant" = greenteagc ]; then
+		bin=$(build_exp "$goname" "$root" greenteagc) || return
+	else
+		gh_build_or_fail "$tag" typesprog "$goname" "$root" "$variant" || return
+		bin=$GH_BIN
+	fi
+	if ! GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 gh_start "$bin" -unswept "$d/heap.dump" "$d/go" \
+		2>"$d/start.err"; then
+		gh_fail "$tag: typesprog -unswept: $(cat "$d/start.err")"
+		return
+	fi
+	pid=$GH_PID
+	out=$GH_OUT
+	if grep -q '^UNSWEPT SKIP' "$out"; then
+		gh_skip "$tag: $(sed -n 's/^UNSWEPT SKIP //p' "$out")"
+		gh_stop "$pid"
+		return
+	fi
+	want=$(sed -n 's/^MEMSTATS //p' "$out")
+	run us.top -p types -n 3 "$pid"
+	ok us.top "unswept: -f top" || { gh_stop "$pid"; return; }
+	run us.objects -p types -f objects "$pid"
+	ok us.objects "unswept: -f objects" || { gh_stop "$pid"; return; }
+	spans=$(sed -n 's/^not swept since the last GC: \([0-9]*\) spans.*/\1/p' "$d/us.top.out")
+	if [ "${spans:-0}" -lt 100 ]; then
+		gh_skip "$tag: only ${spans:-0} unswept spans when go-heap read (the sweeper ran first): nothing to compare"
+		gh_stop "$pid"
+		return
+	fi
+	tot=$(sed -n 's/^objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/us.top.out")
+	if [ -n "$tot" ] && [ "$tot" = "$want" ]; then
+		gh_pass "$tag: live: $spans unswept spans; totals $tot == HeapObjects HeapAlloc right after the GC"
+	else
+		gh_fail "$tag: live: totals '$tot' != ReadMemStats '$want'"
+		gh_show "$d/us.top.out" 8
+	fi
+	ur=$(sed -n 's/^the last GC found unreachable ([^)]*): \([0-9]*\) objects, \([0-9]*\) bytes.*/\1 \2/p' "$d/us.top.out")
+	lu=$(awk '$5 == "u" {n++; b += $2} END {print n + 0, b + 0}' "$d/us.objects.out")
+	if [ -n "$ur" ] && [ "$ur" = "$lu" ] && [ "${ur%% *}" -gt 0 ]; then
+		gh_pass "$tag: live: unreachable $ur (objects bytes) == the objects listed 'u'"
+	else
+		gh_fail "$tag: live: unreachable '$ur', objects listed 'u': $lu"
+		gh_show "$d/us.top.out" 8
+	fi
+	if [ "$variant" = stripped ]; then
+		if grep -q 'runtime.gcphase unknown: an unswept span means _GCoff' "$d/us.top.out"; then
+			gh_pass "$tag: stripped: the mark bits are taken as valid from the unswept spans (gcphase unknown), said in the output"
+		else
+			gh_fail "$tag: stripped: the output does not say gcphase is unknown"
+		fi
+	fi
+	awk '{print $1, $2, $5}' "$d/us.objects.out" | sort >"$d/live.set"
+	if [ "$have_gcore" = 0 ]; then
+		gh_skip "$tag: core: gcore (gdb) not installed"
+	else
+		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
+		if [ -s "$d/core.$pid" ]; then
+			run us.core -p types -f objects "$d/core.$pid" "$bin"
+			if ok us.core "unswept: core -f objects"; then
+				awk '{print $1, $2, $5}' "$d/us.core.out" | sort >"$d/core.set"
+				if cmp -s "$d/live.set" "$d/core.set"; then
+					gh_pass "$tag: core: the same $(wc -l <"$d/core.set") objects and 'u' flags as live"
+				else
+					gh_fail "$tag: core: objects or 'u' flags differ from live's"
+					diff "$d/live.set" "$d/core.set" | head -n 5
+				fi
+			fi
+		else
+			gh_fail "$tag: gcore wrote no core"
+			gh_show "$d/gcore.log" 5
+		fi
+		rm -f "$d/core.$pid"
+	fi
+	# let it go on: the dump (every span swept first), MemStats after it and after a GC
+	touch "$d/go"
+	for ((t = 0; t < 1200; t++)); do
+		grep -q '^DONE' "$out" && break
+		sleep 0.05
+	done
+	if ! grep -q '^DONE' "$out"; then
+		gh_fail "$tag: typesprog -unswept did not finish its dump"
+		gh_stop "$pid"
+		return
+	fi
+	gh_stop "$pid"
+	if python3 "$GH_TESTS/heapdump.py" "$d/heap.dump" "$minor" ${GT:+"$GT"} >"$d/dump.txt" \
+		2>"$d/dump.err"; then
+		grep -v '^MEMSTATS' "$d/dump.txt" | awk '{print $1, $2}' | sort >"$d/dump.set"
+		awk '$3 != "u" {print $1, $2}' "$d/live.set" >"$d/reach.set"
+		if cmp -s "$d/reach.set" "$d/dump.set"; then
+			gh_pass "$tag: the dump after its sweep == go-heap's objects not found unreachable ($(wc -l <"$d/dump.set"))"
+		else
+			gh_fail "$tag: the dump after its sweep ($(wc -l <"$d/dump.set")) != go-heap's objects not 'u' ($(wc -l <"$d/reach.set"))"
+			diff "$d/reach.set" "$d/dump.set" >"$d/reach.diff"
+			gh_show "$d/reach.diff" 6
+		fi
+	else
+		gh_fail "$tag: parsing the heap dump"
+		gh_show "$d/dump.err" 5
+	fi
+	after=$(sed -n 's/^AFTERDUMP //p' "$out")
+	t=$(echo "$want $ur" | awk '{print $1 - $3, $2 - $4}')
+	if [ "$after" = "$t" ]; then
+		gh_pass "$tag: MemStats after the dump's sweep ($after) == before - unreachable"
+	else
+		gh_fail "$tag: MemStats after the dump's sweep '$after' != before - unreachable '$t'"
+	fi
+	gcb=$(sed -n 's/^AFTERGC [0-9]* //p' "$out")
+	if [ -n "$gcb" ] && [ "$gcb" -le "${t#* }" ]; then
+		gh_pass "$tag: HeapAlloc after runtime.GC $gcb <= the $((${t#* })) bytes go-heap found reachable"
+	else
+		gh_fail "$tag: HeapAlloc after runtime.GC '$gcb' > the '${t#* }' bytes go-heap found reachable"
+	fi
+	sed -n 's/^DROPPED //p' "$out" | sort >"$d/dropped"
+	drop=$(join "$d/dropped" <(awk '{print $1, $3}' "$d/live.set") | awk '{n++; if ($2 == "u") u++} END {print n + 0, u + 0}')
+	if [ "${drop%% *}" -gt 0 ] && [ "${drop%% *}" = "${drop#* }" ]; then
+		gh_pass "$tag: all ${drop%% *} of the $(wc -l <"$d/dropped") dropped GarbT/GarbHdrT still in the heap are 'u' (the rest swept already)"
+	else
+		gh_fail "$tag: dropped GarbT/GarbHdrT still in the heap, and of them 'u': $drop"
+	fi
+	rm -f "$d/heap.dump"
+}
+
 last=$(( ${#GH_GO_NAMES[@]} - 1 ))
 for i in "${!GH_GO_NAMES[@]}"; do
 	for variant in default stripped; do
@@ -440,7 +597,11 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	# (the release's default is off; the build info says it is on)
 	if [ "${GH_GO_NAMES[$i]}" = go1.25 ]; then
 		GT=1 check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" greenteagc
+		GT=1 unswept "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" greenteagc
 	fi
+	# right after an automatic GC: the last GC's unreachable objects
+	unswept "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" default
+	[ "$i" = "$last" ] && unswept "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" stripped
 	# arm64 (qemu cores): the oldest and the newest toolchain
 	if [ "$i" = 0 ] || [ "$i" = "$last" ]; then
 		arm64 "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}"
@@ -450,5 +611,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	go1.22) churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
 	*) [ "$i" = "$last" ] && [ "$i" != 0 ] && churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" ;;
 	esac
+	# the same with 10 000+ spans (the stop's second reader), on the newest
+	[ "$i" = "$last" ] && churn "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" -churn-big
 done
 gh_summary

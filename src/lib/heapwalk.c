@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,6 @@
 #define GH_PAGE 8192u
 /* mSpanInUse (mheap.go: mSpanDead, mSpanInUse, mSpanManual) */
 #define GH_SPAN_INUSE 1
-/* abi.TFlagExtraStar */
-#define GH_TFLAG_EXTRASTAR 2
 /* gc.MinSizeForMallocHeader (1.22+): pointerful objects above it carry a
  * header, at or below it the span's heap bits hold their pointers */
 #define GH_MIN_HEADER 512u
@@ -42,7 +41,8 @@
  * The span's fields, as the row places them: */
 typedef struct span {
 	uint64_t addr, base, npages, nelems, freeindex, scanidx, allocbits,
-		 elemsize, largetype, specials;
+		 markbits, elemsize, largetype, specials;
+	uint64_t rh;         /* raw_hash of the mspan's bytes */
 	uint32_t sweepgen;
 	uint16_t alloccount;
 	uint8_t spanclass, sizeclass, noscan, state;
@@ -51,12 +51,17 @@ typedef struct span {
 /* A span as the running read saw it (a hash of its fields, 32 bytes a
  * span: 1 M spans, a 10 GiB heap, in 32 MB), and its counts (runs). */
 typedef struct srec {
-	uint64_t hash;          /* span_hash */
+	uint64_t hash;          /* raw_hash */
 	uint64_t elemsize;
 	uint32_t sweepgen, runs;
-	uint16_t nruns, claimed;
-	uint8_t state, bad, unswept;   /* bad: 1 implausible, 2 no span */
+	uint16_t nruns, claimed, unreach;   /* unreach: of the counted */
+	unsigned inuse : 1, bad : 2,        /* bad: 1 implausible, 2 no span */
+		 unswept : 1, mwant : 1,    /* mwant: unswept, marks valid */
+		 marks : 1,                 /* marks: read (unreach known) */
+		 stable : 1;                /* full and swept: see walk_all */
 } srec;
+
+_Static_assert(sizeof(srec) <= 32, "a span's record stays 32 bytes");
 
 typedef struct srun {
 	uint32_t entry, n;
@@ -69,227 +74,39 @@ typedef struct hw {
 	gh_mem *m;
 	const gh_rtlayout *l;
 	uint32_t mh_sweepgen;
+	/* the last GC's mark bits are valid (gcphase == _GCoff; unknown,
+	 * stripped: an unswept span proves it, see marks_valid) */
+	int marks_ok;
 	int greentea;             /* Green Tea's inline mark bits: heap_bits */
 	const gh_heap_sink *sink; /* gh_heap_objects' caller, or NULL */
+	int freegc;               /* GOEXPERIMENT=runtimefreegc (1.26+) */
+	uint32_t run_sweepgen;    /* mheap_.sweepgen when the running read began */
+	int skip;                 /* the stop may skip stable spans */
+	/* the mspan's bytes the change test hashes (raw_hash): every field
+	 * span_decode reads, as 8-byte words of at most 3 ranges */
+	unsigned hr_off[3], hr_len[3], nhr;
 	/* the snapshot (NULL rec: not recording) */
 	srec *recs, *cur;
 	size_t nrecs;
 	span *batch;              /* the running read's headers, a chunk */
 	srun *runs;
 	size_t nruns, capruns;
+	/* the stop's second reader (live targets): its own cache over the
+	 * same source, warmed before the stop */
+	gh_mem m2;
+	gh_err err2;
+	int have_m2;
+	pthread_t th;             /* running while th_started */
+	int th_started;
+	unsigned char *same;      /* compare_upper's answers */
+	uint64_t c_arr, c_from, c_to;   /* its allspans[c_from, c_to) */
+	uint64_t nstable;         /* stable spans of the running read */
+	uint16_t *cstable;        /* the same, per chunk of 512 */
 } hw;
 
-/* ---- entries ---------------------------------------------------------- */
-
-static uint64_t shape_key(unsigned kind, uint32_t size, uint64_t mask)
-{
-	uint64_t k[3] = { kind, size, mask };
-
-	/* never an aligned address: typed entries are keyed by theirs */
-	return gh_fnv1a(k, sizeof(k)) | 1;
-}
-
-static char *shape_name(unsigned kind, uint32_t size, uint64_t mask)
-{
-	gh_buf b = GH_BUF_INIT;
-	unsigned i, words = size / 8;
-	size_t len;
-
-	switch (kind) {
-	case GH_TK_NOSCAN:
-		gh_buf_printf(&b, "noscan %u B", size);
-		break;
-	case GH_TK_SCAN:
-		gh_buf_printf(&b, "scan %u B", size);
-		break;
-	case GH_TK_PTRS:
-		gh_buf_printf(&b, "ptrs %u B 0b", size);
-		for (i = 0; i < words && i < 64; i++)
-			gh_buf_putc(&b, (mask >> i) & 1 ? '1' : '0');
-		break;
-	case GH_TK_HDRLESS:
-		gh_buf_printf(&b, "ptrs %u B (no header yet)", size);
-		break;
-	case GH_TK_LARGE_NOSCAN:
-		gh_buf_printf(&b, "noscan large");
-		break;
-	case GH_TK_LARGE_PTRS:
-		gh_buf_printf(&b, "ptrs large (no largeType)");
-		break;
-	case GH_TK_FOREIGN:
-		if (size != 0)
-			gh_buf_printf(&b, "ptrs %u B (implausible header)",
-				      size);
-		else
-			gh_buf_printf(&b, "ptrs large (implausible "
-				      "largeType)");
-		break;
-	default:
-		gh_buf_printf(&b, "?");
-		break;
-	}
-	gh_buf_putc(&b, '\0');
-	if (b.oom) {
-		gh_buf_free(&b);
-		return NULL;
-	}
-	return (char *)gh_buf_detach(&b, &len);
-}
-
-static gh_tentry *entry_new(hw *w, uint64_t key)
-{
-	gh_types *t = w->t;
-	gh_tentry *e;
-
-	if (gh_grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0 ||
-	    gh_hmap_put(&t->idx, key, t->n + 1) != 0)
-		return NULL;
-	e = &t->e[t->n++];
-	memset(e, 0, sizeof(*e));
-	return e;
-}
-
-/* The shape entry (kind, size, mask), made on first use. */
-static gh_tentry *shape_entry(hw *w, unsigned kind, uint32_t size,
-			      uint64_t mask)
-{
-	uint64_t key = shape_key(kind, size, mask);
-	gh_types *t = w->t;
-	size_t it;
-	uint64_t v;
-	gh_tentry *e;
-
-	for (v = gh_hmap_first(&t->idx, key, &it); v != 0;
-	     v = gh_hmap_next(&t->idx, key, &it)) {
-		e = &t->e[v - 1];
-		if (e->type == 0 && e->kind == kind && e->size == size &&
-		    e->mask == mask)
-			return e;
-	}
-	if (gh_grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0 ||
-	    gh_hmap_add(&t->idx, key, t->n + 1) != 0)
-		return NULL;
-	e = &t->e[t->n++];
-	memset(e, 0, sizeof(*e));
-	e->kind = (uint8_t)kind;
-	e->size = size;
-	e->mask = mask;
-	e->name = shape_name(kind, size, mask);
-	e->shape = e->name != NULL ? gh_strdup(e->name) : NULL;
-	if (e->name == NULL || e->shape == NULL)
-		return NULL;
-	return e;
-}
-
-/*
- * The name of the type at addr: abi.Type.Str, a nameOff into the module's
- * types section (resolveNameOff), then abi.Name's encoding: a flag byte,
- * a uvarint length, the bytes; TFlagExtraStar drops the leading '*'.
- * NULL (not an error) when addr or its name lies outside the section.
- */
-static char *type_name(hw *w, uint64_t addr)
-{
-	const gh_rtlayout *l = w->l;
-	gh_types *t = w->t;
-	unsigned char ty[64], hdr[5];
-	uint64_t n = 0, at;
-	int32_t str;
-	unsigned i, shift = 0;
-	char *name;
-	size_t skip;
-
-	if (t->types_lo == 0 || addr % 8 != 0 || addr < t->types_lo ||
-	    addr >= t->types_hi || t->types_hi - addr < l->ty_str + 4 ||
-	    l->ty_str + 4 > sizeof(ty))
-		return NULL;
-	if (gh_mem_read(w->m, addr, ty, l->ty_str + 4, "abi.Type") != 0)
-		return NULL;
-	str = (int32_t)gh_load(ty + l->ty_str, 4, w->m->big_endian);
-	if (str <= 0 || (uint64_t)str >= t->types_hi - t->types_lo)
-		return NULL;
-	at = t->types_lo + (uint64_t)str;
-	if (t->types_hi - at < 2 ||
-	    gh_mem_read(w->m, at, hdr, t->types_hi - at < sizeof(hdr) ?
-			(size_t)(t->types_hi - at) : sizeof(hdr),
-			"type name") != 0)
-		return NULL;
-	for (i = 1; i < sizeof(hdr) && at + i < t->types_hi; i++) {
-		n |= (uint64_t)(hdr[i] & 0x7f) << shift;
-		shift += 7;
-		if (!(hdr[i] & 0x80))
-			break;
-	}
-	if (i == sizeof(hdr) || at + i >= t->types_hi ||
-	    n > t->types_hi - (at + i + 1))
-		return NULL;
-	at += i + 1;
-	if (n > GH_TYPES_MAX_NAME)
-		n = GH_TYPES_MAX_NAME;
-	name = malloc((size_t)n + 1);
-	if (name == NULL)
-		return NULL;
-	if (gh_mem_read(w->m, at, name, (size_t)n, "type name") != 0) {
-		free(name);
-		return NULL;
-	}
-	name[n] = '\0';
-	skip = (ty[l->ty_tflag] & GH_TFLAG_EXTRASTAR) && n > 0 &&
-	       name[0] == '*';
-	if (skip)
-		memmove(name, name + 1, (size_t)n);
-	if (strlen(name) != (size_t)n - skip) {   /* a NUL inside: damaged */
-		free(name);
-		return NULL;
-	}
-	return name;
-}
-
-/* The typed entry of the type at addr (slot size for the shape). */
-static gh_tentry *type_entry(hw *w, uint64_t addr, unsigned kind,
-			     uint32_t size)
-{
-	uint64_t v = addr % 8 == 0 ? gh_hmap_get(&w->t->idx, addr) : 0;
-	gh_tentry *e;
-	char buf[64], *name;
-
-	if (v != 0)
-		return &w->t->e[v - 1];
-	/* no type starts there: a shape, never a row per junk word */
-	if (addr % 8 != 0)
-		goto foreign;
-	name = type_name(w, addr);
-	if (name == NULL && w->t->unnamed_types >= GH_TYPES_MAX_UNNAMED)
-		goto foreign;
-	e = entry_new(w, addr);
-	if (e == NULL) {
-		free(name);
-		return NULL;
-	}
-	e->type = addr;
-	e->kind = (uint8_t)kind;
-	e->name = name;
-	e->named = e->name != NULL;
-	if (!e->named)
-		w->t->unnamed_types++;
-	if (e->name == NULL) {
-		snprintf(buf, sizeof(buf), "type 0x%llx",
-			 (unsigned long long)addr);
-		e->name = gh_strdup(buf);
-	}
-	if (kind == GH_TK_LARGETYPE)
-		e->shape = gh_strdup("ptrs large");
-	else {
-		snprintf(buf, sizeof(buf), "ptrs %u B", size);
-		e->shape = gh_strdup(buf);
-	}
-	if (e->name == NULL || e->shape == NULL)
-		return NULL;
-	return e;
-foreign:
-	w->t->foreign++;
-	return shape_entry(w, GH_TK_FOREIGN, kind == GH_TK_LARGETYPE ? 0 : size,
-			   0);
-}
+/* From this many spans the stop compares the upper half of allspans on
+ * a second thread (creating it costs ~50 us). */
+#define GH_TYPES_TWO_READERS 8192u
 
 /* ---- the walk ---------------------------------------------------------- */
 
@@ -311,6 +128,8 @@ static int bad_span(hw *w, uint64_t addr, const char *why)
 	return 0;
 }
 
+/* unswept: 0 swept, 1 unswept, 2 unswept and marked by the last GC, 3
+ * unswept and found unreachable by it */
 static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 		 int unswept)
 {
@@ -331,6 +150,12 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 	if (unswept) {
 		t->unswept_objects++;
 		t->unswept_bytes += size;
+	}
+	if (unswept == 3) {
+		t->unreach_objects++;
+		t->unreach_bytes += size;
+		if (w->cur != NULL)
+			w->cur->unreach++;
 	}
 	if (w->cur != NULL) {
 		srec *r = w->cur;
@@ -357,12 +182,14 @@ static int count(hw *w, gh_tentry *e, uint64_t addr, uint64_t size,
 			return rc;
 	}
 	if (t->want_objects)
-		gh_buf_printf(&t->objlines, "0x%llx %llu 0x%llx %c %s\n",
+		gh_buf_printf(&t->objlines, "0x%llx %llu 0x%llx %c %c %s\n",
 			      (unsigned long long)addr,
 			      (unsigned long long)size,
 			      (unsigned long long)e->type,
 			      e->type == 0 ? '-' :
-			      e->kind == GH_TK_HEADER ? 'h' : 'l', e->name);
+			      e->kind == GH_TK_HEADER ? 'h' : 'l',
+			      unswept == 3 ? 'u' : unswept == 2 ? 'r' : '-',
+			      e->name);
 	return 0;
 }
 
@@ -377,6 +204,7 @@ static void span_decode(const hw *w, const unsigned char *b, span *sp)
 	sp->nelems = gh_load(b + l->ms_nelems, l->ms_idx_size, big);
 	sp->scanidx = gh_load(b + l->ms_freeidxscan, l->ms_idx_size, big);
 	sp->allocbits = gh_load(b + l->ms_allocbits, 8, big);
+	sp->markbits = gh_load(b + l->ms_gcmarkbits, 8, big);
 	sp->elemsize = gh_load(b + l->ms_elemsize, 8, big);
 	sp->sweepgen = (uint32_t)gh_load(b + l->ms_sweepgen, 4, big);
 	sp->alloccount = (uint16_t)gh_load(b + l->ms_alloccount, 2, big);
@@ -386,6 +214,7 @@ static void span_decode(const hw *w, const unsigned char *b, span *sp)
 	sp->state = b[l->ms_state];
 	sp->largetype = l->ms_largetype != 0 ?
 			gh_load(b + l->ms_largetype, 8, big) : 0;
+	/* -p retained's specials (read stopped: not in the change test) */
 	sp->specials = l->ms_specials != 0 ?
 		       gh_load(b + l->ms_specials, 8, big) : 0;
 }
@@ -432,7 +261,7 @@ static int heap_bits(hw *w, const span *sp, unsigned char *bits,
 		 at = sp->base + size - bsize;
 
 	if (w->greentea && sp->elemsize >= 16)
-		at -= 128;
+		at -= w->l->imb_size;
 	if (bsize > 1024)
 		return -1;
 	if (gh_mem_read(w->m, at, bits, (size_t)bsize, "heap bits") != 0)
@@ -456,25 +285,49 @@ static uint64_t slot_mask(const unsigned char *bits, size_t nbits,
 	return m;
 }
 
-/* A hash of the fields mallocgc and the sweeper change (and the rest of
- * what the walk reads from the mspan): a span whose hash is unchanged at
- * the stop has the objects the running read counted. */
-static uint64_t span_hash(const span *a)
+/*
+ * The change test of the stop, on the mspan's raw bytes: a hash of the
+ * words holding every field span_decode reads (and a few the runtime
+ * changes alongside them: allocCache, needzero, specials...), so that an
+ * unchanged span costs a few loads, no decoding.  A field outside them
+ * that changes only makes the stop walk the span again.
+ */
+static uint64_t raw_hash(const hw *w, const unsigned char *b, uint64_t addr)
 {
-	const uint64_t v[] = {
-		a->addr, a->base, a->npages, a->nelems, a->allocbits,
-		a->largetype, a->freeindex, a->scanidx, a->elemsize,
-		a->sweepgen, a->alloccount,
-		(uint64_t)a->state << 8 | a->spanclass,
-	};
-	uint64_t h = 0x243f6a8885a308d3ULL;
-	size_t i;
+	uint64_t h = 0x243f6a8885a308d3ULL ^ addr, v;
+	unsigned k, o;
 
-	for (i = 0; i < GH_ARRAY_LEN(v); i++) {
-		h = (h ^ v[i]) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
+	for (k = 0; k < w->nhr; k++)
+		for (o = w->hr_off[k]; o < w->hr_off[k] + w->hr_len[k]; o += 8) {
+			memcpy(&v, b + o, 8);
+			h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+			h ^= h >> 29;
+		}
 	return h;
+}
+
+/* hw's raw_hash ranges from the row: [startAddr, elemsize + 8) and each
+ * field beyond it (freeIndexForScan <= 1.21, largeType 1.22+), 8-byte
+ * aligned, inside ms_size. */
+static void raw_ranges(hw *w)
+{
+	const gh_rtlayout *l = w->l;
+	unsigned lo = l->ms_startaddr & ~7u, hi = (l->ms_elemsize + 8 + 7) & ~7u;
+	unsigned far[2] = { l->ms_freeidxscan, l->ms_largetype }, k;
+
+	w->hr_off[0] = lo;
+	w->hr_len[0] = hi - lo;
+	w->nhr = 1;
+	for (k = 0; k < 2; k++)
+		if (far[k] != 0 && (far[k] < lo || far[k] >= hi)) {
+			w->hr_off[w->nhr] = far[k] & ~7u;
+			w->hr_len[w->nhr] = 8;
+			w->nhr++;
+		}
+	for (k = 0; k < w->nhr; k++)
+		if (w->hr_off[k] + w->hr_len[k] > l->ms_size)
+			w->hr_len[k] = w->hr_off[k] < l->ms_size ?
+				       (l->ms_size - w->hr_off[k]) & ~7u : 0;
 }
 
 /* Take back what the running read counted in span r. */
@@ -483,7 +336,7 @@ static void rec_undo(hw *w, const srec *r)
 	gh_types *t = w->t;
 	uint32_t i;
 
-	if (r->state != GH_SPAN_INUSE)
+	if (!r->inuse)
 		return;
 	t->spans_inuse--;
 	if (r->bad == 1) {
@@ -492,6 +345,13 @@ static void rec_undo(hw *w, const srec *r)
 	}
 	if (r->unswept)
 		t->unswept_spans--;
+	if (r->marks) {
+		t->marked_spans--;
+		t->unreach_objects -= r->unreach;
+		t->unreach_bytes -= (uint64_t)r->unreach * r->elemsize;
+	} else if (r->unswept) {
+		t->unmarked_spans--;
+	}
 	t->claimed -= r->claimed;
 	for (i = 0; i < r->nruns; i++) {
 		const srun *u = &w->runs[r->runs + i];
@@ -517,13 +377,42 @@ static void rec_undo(hw *w, const srec *r)
 	}
 }
 
+/*
+ * The last GC's mark bits of an unswept span (mgcsweep.go sweep: what it
+ * has not marked, the sweep frees): gcmarkBits, or'ed for a span with
+ * Green Tea's inline mark bits (16 to 512 B objects) with their marks at
+ * the end of its page (moveInlineMarks).  -1 when unreadable.
+ */
+static int mark_bits(hw *w, const span *sp, unsigned char *mbits)
+{
+	const gh_rtlayout *l = w->l;
+	size_t n = (size_t)(sp->nelems + 7) / 8, i;
+	unsigned char imb[GH_MAX_NELEMS / 8];
+
+	if (sp->markbits == 0 ||
+	    gh_mem_read(w->m, sp->markbits, mbits, n, "gcmarkBits") != 0)
+		return -1;
+	if (w->greentea && l->imb_size != 0 && sp->sizeclass != 0 &&
+	    sp->elemsize >= 16 && sp->elemsize <= GH_MIN_HEADER) {
+		/* marks [63]uint8: the last byte of the block is the class */
+		if (n > l->imb_size - l->imb_marks - 1 ||
+		    gh_mem_read(w->m, sp->base + GH_PAGE - l->imb_size +
+				l->imb_marks, imb, n, "inline mark bits") != 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			mbits[i] |= imb[i];
+	}
+	return 0;
+}
+
 static int walk_span(hw *w, const span *spp)
 {
 	const gh_rtlayout *l = w->l;
 	gh_types *t = w->t;
-	unsigned char abits[GH_MAX_NELEMS / 8], hbits[1024];
+	unsigned char abits[GH_MAX_NELEMS / 8], hbits[1024],
+		      mbits[GH_MAX_NELEMS / 8];
 	size_t nhbits = 0;
-	int have_hbits = -1, unswept;
+	int have_hbits = -1, unswept, marks = 0, swept, prov = 0;
 	const char *why;
 	uint64_t i, hdr, addr = spp->addr;
 	span sp = *spp;
@@ -533,6 +422,12 @@ static int walk_span(hw *w, const span *spp)
 		return 0;
 	t->spans_inuse++;
 	why = span_check(w, &sp);
+	/* the allocation bits (a large span's once the sweep set them:
+	 * freeindex 0), before anything of the span is counted */
+	if (why == NULL && (sp.sizeclass != 0 || sp.freeindex == 0) &&
+	    gh_mem_read(w->m, sp.allocbits, abits,
+			(size_t)(sp.nelems + 7) / 8, "allocBits") != 0)
+		why = "allocBits unreadable";
 	if (why != NULL) {
 		if (w->cur != NULL)
 			w->cur->bad = 1;
@@ -542,10 +437,22 @@ static int walk_span(hw *w, const span *spp)
 	 * (cached before it was swept) */
 	unswept = sp.sweepgen == w->mh_sweepgen - 2 ||
 		  sp.sweepgen == w->mh_sweepgen + 1;
-	if (unswept)
+	swept = sp.sweepgen == w->mh_sweepgen ||
+		sp.sweepgen == w->mh_sweepgen + 3;
+	if (unswept) {
 		t->unswept_spans++;
-	if (w->cur != NULL)
-		w->cur->unswept = (uint8_t)unswept;
+		/* what the last GC marked, what it did not */
+		marks = w->marks_ok && mark_bits(w, &sp, mbits) == 0;
+		if (marks)
+			t->marked_spans++;
+		else
+			t->unmarked_spans++;
+	}
+	if (w->cur != NULL) {
+		w->cur->unswept = unswept != 0;
+		w->cur->mwant = unswept && w->marks_ok;
+		w->cur->marks = marks != 0;
+	}
 	if (w->sink != NULL && w->sink->span != NULL && sp.specials != 0) {
 		rc = w->sink->span(w->sink->arg, sp.specials, sp.base,
 				   sp.elemsize, sp.noscan);
@@ -553,30 +460,28 @@ static int walk_span(hw *w, const span *spp)
 			return rc;
 	}
 	if (sp.sizeclass == 0) {
+		if (marks)
+			unswept = mbits[0] & 1 ? 2 : 3;
 		/* a large object: allocated once mallocgc set freeindex, or
 		 * marked by the last sweep */
-		if (sp.freeindex == 0) {
-			if (sp.allocbits == 0 ||
-			    gh_mem_read(w->m, sp.allocbits, abits, 1,
-					"allocBits") != 0)
-				return bad_span(w, addr, "allocBits unreadable");
-			if (!(abits[0] & 1))
-				return 0;
-		}
+		if (sp.freeindex == 0 && !(abits[0] & 1))
+			return 0;
+		/* allocated and swept: only a sweep can change it (a
+		 * pointerful one once it has its largeType) */
+		if (w->cur != NULL)
+			w->cur->stable = swept && (sp.noscan ||
+						   sp.largetype != 0 ||
+						   l->ms_largetype == 0);
 		if (sp.noscan)
-			return count(w, shape_entry(w, GH_TK_LARGE_NOSCAN, 0, 0),
+			return count(w, gh_types_shape(w->t, GH_TK_LARGE_NOSCAN, 0, 0),
 				     sp.base, sp.elemsize, unswept);
 		if (sp.largetype != 0)
-			return count(w, type_entry(w, sp.largetype,
+			return count(w, gh_types_typed(w->t, w->m, w->l, sp.largetype,
 						   GH_TK_LARGETYPE, 0),
 				     sp.base, sp.elemsize, unswept);
-		return count(w, shape_entry(w, GH_TK_LARGE_PTRS, 0, 0),
+		return count(w, gh_types_shape(w->t, GH_TK_LARGE_PTRS, 0, 0),
 			     sp.base, sp.elemsize, unswept);
 	}
-	rc = gh_mem_read(w->m, sp.allocbits, abits,
-			 (size_t)(sp.nelems + 7) / 8, "allocBits");
-	if (rc != 0)
-		return bad_span(w, addr, "allocBits unreadable");
 	for (i = 0; i < sp.nelems; i++) {
 		uint64_t slot = sp.base + i * sp.elemsize;
 		int bit = (abits[i / 8] >> (i % 8)) & 1;
@@ -584,6 +489,8 @@ static int walk_span(hw *w, const span *spp)
 
 		if (i >= sp.freeindex && !bit)
 			continue;
+		if (marks)
+			unswept = (mbits[i / 8] >> (i % 8)) & 1 ? 2 : 3;
 		/* claimed by mallocgc, not yet published (isFree's
 		 * freeIndexForScan): its header may not be written */
 		if (i >= sp.scanidx && !bit) {
@@ -592,19 +499,19 @@ static int walk_span(hw *w, const span *spp)
 				w->cur->claimed++;
 		}
 		if (sp.noscan) {
-			e = shape_entry(w, GH_TK_NOSCAN, (uint32_t)sp.elemsize,
+			e = gh_types_shape(w->t, GH_TK_NOSCAN, (uint32_t)sp.elemsize,
 					0);
 		} else if (!l->heap_headers) {
-			e = shape_entry(w, GH_TK_SCAN, (uint32_t)sp.elemsize, 0);
+			e = gh_types_shape(w->t, GH_TK_SCAN, (uint32_t)sp.elemsize, 0);
 		} else if (sp.elemsize > GH_MIN_HEADER) {
 			hdr = 0;
 			if ((i < sp.scanidx || bit) &&
 			    gh_mem_read_ptr(w->m, slot, &hdr, "malloc header")
 			    != 0)
 				hdr = 0;
-			e = hdr != 0 ? type_entry(w, hdr, GH_TK_HEADER,
+			e = hdr != 0 ? gh_types_typed(w->t, w->m, w->l, hdr, GH_TK_HEADER,
 						  (uint32_t)sp.elemsize) :
-				       shape_entry(w, GH_TK_HDRLESS,
+				       gh_types_shape(w->t, GH_TK_HDRLESS,
 						   (uint32_t)sp.elemsize, 0);
 		} else {
 			uint64_t mask = 0;
@@ -616,27 +523,41 @@ static int walk_span(hw *w, const span *spp)
 				mask = slot_mask(hbits, nhbits,
 						 i * sp.elemsize / 8,
 						 (unsigned)(sp.elemsize / 8));
-			e = shape_entry(w, GH_TK_PTRS, (uint32_t)sp.elemsize,
+			e = gh_types_shape(w->t, GH_TK_PTRS, (uint32_t)sp.elemsize,
 					mask);
 		}
+		prov |= e != NULL && e->kind == GH_TK_HDRLESS;
 		rc = count(w, e, slot, sp.elemsize, unswept);
 		if (rc != 0)
 			return rc;
+	}
+	/* full (every slot allocated, none claimed, every header written)
+	 * and swept: nothing but a sweep can change it */
+	if (w->cur != NULL) {
+		uint64_t n = 0;
+		uint32_t k;
+
+		for (k = 0; k < w->cur->nruns; k++)
+			n += w->runs[w->cur->runs + k].n;
+		w->cur->stable = swept && !prov && w->cur->claimed == 0 &&
+				 n == sp.nelems;
 	}
 	return 0;
 }
 
 /*
- * Green Tea: the release's default, or what the binary was built with:
- * its build info's "GOEXPERIMENT=" setting (debug/buildinfo), greenteagc
- * (1.25) or nogreenteagc (1.26+).
+ * An experiment as the binary was built: its build info's "GOEXPERIMENT="
+ * setting (debug/buildinfo) names exp (1) or noexp (0), else def (the
+ * release's default): greenteagc (1.25) or nogreenteagc (1.26+),
+ * runtimefreegc (1.26+, off by default).
  */
-static int find_greentea(const hw *w)
+static int find_experiment(const hw *w, const char *exp, int def)
 {
 	static const char key[] = "GOEXPERIMENT=";
 	const gh_section *sec = gh_exe_section(w->tg->exe, ".go.buildinfo");
 	const char *b, *end, *p, *q;
-	int gt = w->l->heap_greentea;
+	size_t el = strlen(exp);
+	int gt = def;
 
 	if (!w->l->heap_headers || sec == NULL || sec->data == NULL ||
 	    sec->size > (1u << 20))
@@ -651,10 +572,11 @@ static int find_greentea(const hw *w)
 			for (q = p; q < end && *q != ',' && *q != '\n' &&
 			     *q != '\0'; q++)
 				;
-			if (q - p == 10 && memcmp(p, "greenteagc", 10) == 0)
+			if ((size_t)(q - p) == el && memcmp(p, exp, el) == 0)
 				gt = 1;
-			else if (q - p == 12 &&
-				 memcmp(p, "nogreenteagc", 12) == 0)
+			else if ((size_t)(q - p) == el + 2 &&
+				 memcmp(p, "no", 2) == 0 &&
+				 memcmp(p + 2, exp, el) == 0)
 				gt = 0;
 			if (q == p)
 				break;
@@ -703,6 +625,21 @@ static int read_mheap(hw *w, uint64_t mheap, uint64_t *arr, uint64_t *len)
 	if (rc != 0)
 		return rc;
 	w->mh_sweepgen = (uint32_t)v;
+	/* the mark bits: valid when gcphase is _GCoff (0).  Without
+	 * runtime.gcphase (stripped) an unswept span proves it: gcStart
+	 * sweeps every span (finishsweep_m) before _GCmark, and mark
+	 * termination sets _GCoff before it advances mheap_.sweepgen (gcSweep),
+	 * both with the world stopped */
+	w->marks_ok = 1;
+	w->t->gcphase = -1;
+	if (w->tg->addrs.gcphase != 0) {
+		rc = gh_mem_read_uint(w->m, w->tg->addrs.gcphase, 4, &v,
+				      "runtime.gcphase");
+		if (rc != 0)
+			return rc;
+		w->t->gcphase = v <= 2 ? (int)v : -1;
+		w->marks_ok = v == 0;
+	}
 	if (*len > cap || *len > GH_TYPES_MAX_SPANS || (*len > 0 && *arr == 0))
 		return gh_errf(&w->tg->err, GOHEAP_ECORRUPT, "mheap_.allspans "
 			       "{%#llx, %llu, %llu} is not a span list",
@@ -712,35 +649,19 @@ static int read_mheap(hw *w, uint64_t mheap, uint64_t *arr, uint64_t *len)
 	return 0;
 }
 
-/* An unchanged span seen after a GC began or ended: its objects move in
- * or out of the unswept counts. */
-static void rec_reswept(hw *w, srec *r)
+/* An unchanged span whose status the stop sees otherwise than the
+ * running read did (a GC ended or began in between: unswept now, or its
+ * marks valid now): walked again, as a changed one. */
+static int rec_stale(const hw *w, const srec *r)
 {
-	gh_types *t = w->t;
-	uint8_t now;
-	uint64_t n = 0, bytes = 0;
-	uint32_t i;
+	int now;
 
-	if (r->state != GH_SPAN_INUSE || r->bad)
-		return;
+	if (!r->inuse || r->bad)
+		return 0;
 	now = r->sweepgen == w->mh_sweepgen - 2 ||
 	      r->sweepgen == w->mh_sweepgen + 1;
-	if (now == r->unswept)
-		return;
-	for (i = 0; i < r->nruns; i++) {
-		n += w->runs[r->runs + i].n;
-		bytes += (uint64_t)w->runs[r->runs + i].n * r->elemsize;
-	}
-	if (now) {
-		t->unswept_spans++;
-		t->unswept_objects += n;
-		t->unswept_bytes += bytes;
-	} else {
-		t->unswept_spans--;
-		t->unswept_objects -= n;
-		t->unswept_bytes -= bytes;
-	}
-	r->unswept = now;
+	return now != (int)r->unswept ||
+	       (now && w->marks_ok != (int)r->mwant);
 }
 
 /*
@@ -768,47 +689,275 @@ static int walk_batch(hw *w, uint64_t i0, uint64_t n)
 
 		if (r->bad == 2)
 			continue;
-		r->hash = span_hash(sp);
+		r->hash = sp->rh;
 		r->elemsize = sp->elemsize;
 		r->sweepgen = sp->sweepgen;
-		r->state = sp->state;
+		r->inuse = sp->state == GH_SPAN_INUSE;
 		r->runs = (uint32_t)w->nruns;
 		w->cur = r;
 		rc = walk_span(w, sp);
 		w->cur = NULL;
 		if (rc != 0)
 			return rc;
+		w->nstable += r->stable;
+		w->cstable[(i0 + j) / 512] += r->stable;
 	}
 	return 0;
 }
 
-static int walk_all(hw *w, uint64_t mheap, int mode)
+/*
+ * A span the stop found unchanged but for its status (a GC ended since
+ * the running read: it is unswept now, its mark bits valid): its counts
+ * move into the unswept ones and its unreachable objects are counted
+ * from its allocation and mark bits, without walking it again (no header
+ * is read).  0, or -1 when it must be walked again.
+ */
+static int reclassify(hw *w, srec *r, const unsigned char *mb, uint64_t sp)
+{
+	gh_types *t = w->t;
+	unsigned char abits[GH_MAX_NELEMS / 8], mbits[GH_MAX_NELEMS / 8];
+	uint64_t n = 0, alloc = 0, unreach = 0, i;
+	span s;
+	int now, marks = 0;
+	uint32_t k;
+
+	if (!r->inuse || r->bad)
+		return -1;
+	span_decode(w, mb, &s);
+	s.addr = sp;
+	if (span_check(w, &s) != NULL)
+		return -1;
+	for (k = 0; k < r->nruns; k++)
+		n += w->runs[r->runs + k].n;
+	now = s.sweepgen == w->mh_sweepgen - 2 ||
+	      s.sweepgen == w->mh_sweepgen + 1;
+	if (now && w->marks_ok) {
+		if (mark_bits(w, &s, mbits) == 0 &&
+		    gh_mem_read(w->m, s.allocbits, abits,
+				(size_t)(s.nelems + 7) / 8, "allocBits") == 0)
+			marks = 1;
+		for (i = 0; marks && i < s.nelems; i++) {
+			int a = s.sizeclass == 0 ?
+				i < s.freeindex || (abits[0] & 1) :
+				i < s.freeindex || ((abits[i / 8] >> (i % 8)) & 1);
+
+			alloc += a;
+			unreach += a && !((mbits[i / 8] >> (i % 8)) & 1);
+		}
+		if (marks && alloc != n)
+			return -1;   /* not what was counted: walk it */
+	}
+	/* out of the old status ... */
+	if (r->unswept) {
+		t->unswept_spans--;
+		t->unswept_objects -= n;
+		t->unswept_bytes -= n * r->elemsize;
+	}
+	if (r->marks) {
+		t->marked_spans--;
+		t->unreach_objects -= r->unreach;
+		t->unreach_bytes -= (uint64_t)r->unreach * r->elemsize;
+	} else if (r->unswept) {
+		t->unmarked_spans--;
+	}
+	/* ... into the new */
+	if (now) {
+		t->unswept_spans++;
+		t->unswept_objects += n;
+		t->unswept_bytes += n * r->elemsize;
+		if (marks) {
+			t->marked_spans++;
+			t->unreach_objects += unreach;
+			t->unreach_bytes += unreach * r->elemsize;
+		} else {
+			t->unmarked_spans++;
+		}
+	}
+	r->unswept = now != 0;
+	r->mwant = now && w->marks_ok;
+	r->marks = marks != 0;
+	r->unreach = (uint16_t)unreach;
+	r->stable = 0;
+	return 0;
+}
+
+/*
+ * The stop's second reader: for allspans[from, to) (all recorded),
+ * same[i - from] = 1 when the span need not be walked again (stable and
+ * skipped, or its raw_hash and status unchanged), read through its own
+ * cache.  Reads w only; the main thread walks what is not the same.
+ */
+static void *compare_upper(void *arg)
+{
+	const hw *w = arg;
+	struct {
+		uint64_t arr, from, to;
+		unsigned char *same;
+	} cc = { w->c_arr, w->c_from, w->c_to, w->same }, *c = &cc;
+	gh_mem *m = (gh_mem *)&w->m2;
+	uint64_t i, j, chunk[512];
+	unsigned char sb[256];
+
+	gh_mem_invalidate(m);
+	for (i = c->from; i < c->to; i += GH_ARRAY_LEN(chunk)) {
+		uint64_t n = c->to - i < GH_ARRAY_LEN(chunk) ?
+			     c->to - i : GH_ARRAY_LEN(chunk);
+		int have = 0;
+
+		for (j = 0; j < n; j++) {
+			const srec *r = &w->recs[i + j];
+			const unsigned char *mb;
+			uint64_t sp;
+
+			if (w->skip && r->stable && r->bad == 0) {
+				c->same[i + j - c->from] = 1;
+				continue;
+			}
+			if (r->bad == 2)
+				continue;
+			if (!have) {
+				if (gh_mem_read(m, c->arr + i * 8, chunk,
+						(size_t)n * 8, "allspans") != 0)
+					break;   /* the main thread reads */
+				have = 1;
+			}
+			sp = gh_mem_word(m, (unsigned char *)&chunk[j], 8);
+			if (sp == 0 || sp % 8 != 0)
+				continue;
+			mb = gh_mem_peek(m, sp, w->l->ms_size);
+			if (mb == NULL &&   /* across two blocks */
+			    gh_mem_read(m, sp, sb, w->l->ms_size, "mspan") == 0)
+				mb = sb;
+			if (mb != NULL && r->hash == raw_hash(w, mb, sp) &&
+			    !rec_stale(w, r))
+				c->same[i + j - c->from] = 1;
+		}
+	}
+	return NULL;
+}
+
+static int walk_all_(hw *w, uint64_t mheap, int mode)
 {
 	const gh_rtlayout *l = w->l;
 	gh_types *t = w->t;
-	uint64_t arr, len, i, chunk[512];
-	unsigned char sb[256];
+	uint64_t arr, len, i, chunk[512], half = UINT64_MAX;
+	unsigned char sb[256], *same = NULL;
 	int rc;
 
 	rc = read_mheap(w, mheap, &arr, &len);
 	if (rc != 0)
 		return rc;
+	/*
+	 * The stop skips the stable spans (full and swept at the running
+	 * read: walk_span) when no GC ended since it began (mheap_.sweepgen
+	 * unchanged): objects are freed only by a sweep, so such a span has
+	 * no free slot to hand out and no garbage to lose, and allspans
+	 * only grows, its slot still names it.  Under runtimefreegc the
+	 * program may free objects itself: every span is compared.
+	 */
+	if (mode == 1)
+		w->run_sweepgen = w->mh_sweepgen;
+	w->skip = mode == 2 && w->mh_sweepgen == w->run_sweepgen && !w->freegc;
 	if (mode == 1) {
 		w->recs = gh_calloc((size_t)len + 1, sizeof(*w->recs));
 		w->batch = gh_calloc(GH_ARRAY_LEN(chunk), sizeof(*w->batch));
-		if (w->recs == NULL || w->batch == NULL)
+		w->cstable = gh_calloc((size_t)len / 512 + 1,
+				       sizeof(*w->cstable));
+		if (w->recs == NULL || w->batch == NULL || w->cstable == NULL)
 			return gh_errf(&w->tg->err, GOHEAP_ENOMEM, "out of "
 				       "memory (%llu spans)",
 				       (unsigned long long)len);
 		w->nrecs = (size_t)len;
 	}
 	t->spans = len;
+	if (mode == 2) {
+		/* allspans only grows (mheap.go recordspan): a shorter list at
+		 * the stop is damaged data; what it no longer lists is taken
+		 * back, so that the counts are the stopped list's */
+		for (i = len; i < w->nrecs; i++) {
+			if (w->recs[i].bad == 2)
+				t->bad_spans--;
+			else
+				rec_undo(w, &w->recs[i]);
+			w->recs[i].bad = 2;
+			w->recs[i].inuse = 0;
+			w->recs[i].stable = 0;
+		}
+		if (len < w->nrecs)
+			w->nrecs = (size_t)len;
+		/* a big list: its upper half compared on a second thread
+		 * (when there is enough to compare: the spans it skips are
+		 * not, and under load, waiting for a thread to be scheduled
+		 * costs more than a few thousand spans) */
+		if (w->have_m2 && w->nrecs >= GH_TYPES_TWO_READERS &&
+		    w->nrecs - (w->skip ? w->nstable : 0) >=
+		    GH_TYPES_TWO_READERS &&
+		    (w->same = calloc(w->nrecs / 2 + 512, 1)) != NULL) {
+			half = (w->nrecs / 2) & ~(uint64_t)511;
+			same = w->same;
+			w->c_arr = arr;
+			w->c_from = half;
+			w->c_to = w->nrecs;
+			w->th_started = pthread_create(&w->th, NULL,
+						       compare_upper, w) == 0;
+			if (!w->th_started) {
+				same = NULL;
+				half = UINT64_MAX;
+			}
+		}
+	}
 	for (i = 0; i < len; i += GH_ARRAY_LEN(chunk)) {
 		uint64_t n = len - i < GH_ARRAY_LEN(chunk) ?
-			     len - i : GH_ARRAY_LEN(chunk), j;
+			     len - i : GH_ARRAY_LEN(chunk), j, nst = 0;
 
+		if (w->th_started && i + n > half) {
+			/* the second reader's half begins: its answers */
+			pthread_join(w->th, NULL);
+			w->th_started = 0;
+		}
+		if (w->skip && i + n <= w->nrecs &&
+		    w->cstable[i / 512] == n) {
+			/* every span of the chunk stable (none was walked
+			 * again since: that is only at the stop) */
+			t->stable_skipped += n;
+			continue;
+		}
+		if (w->skip) {
+			for (j = 0; j < n && i + j < w->nrecs; j++)
+				nst += w->recs[i + j].stable &&
+				       w->recs[i + j].bad == 0;
+			t->stable_skipped += nst;
+		}
+		if (same != NULL && i >= half && i + n <= w->nrecs) {
+			uint64_t ns = 0;
+
+			for (j = 0; j < n; j++)
+				ns += same[i + j - half];
+			if (ns == n)
+				continue;
+		} else if (nst == n) {
+			continue;   /* not even their array slots */
+		}
 		rc = gh_mem_read(w->m, arr + i * 8, chunk, (size_t)n * 8,
 				 "mheap_.allspans array");
+		if (rc != 0 && mode != 2) {
+			/* the running program grew allspans meanwhile
+			 * (recordspan: a bigger copy, the old array freed):
+			 * the same spans at its new place */
+			uint64_t a2 = 0, l2 = 0;
+
+			if (gh_mem_read_ptr(w->m, mheap + l->mh_allspans, &a2,
+					    "mheap_.allspans") == 0 &&
+			    gh_mem_read_ptr(w->m, mheap + l->mh_allspans + 8,
+					    &l2, "mheap_.allspans") == 0 &&
+			    a2 != arr && a2 != 0 && l2 >= i + n &&
+			    l2 <= GH_TYPES_MAX_SPANS) {
+				arr = a2;
+				rc = gh_mem_read(w->m, arr + i * 8, chunk,
+						 (size_t)n * 8,
+						 "mheap_.allspans array");
+			}
+		}
 		if (rc != 0)
 			return rc;
 		for (j = 0; j < n; j++) {
@@ -818,9 +967,22 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 				  &w->recs[i + j] : NULL;
 			span now;
 
-			if (sp == 0 || sp % 8 != 0 ||
-			    gh_mem_read(w->m, sp, sb, l->ms_size,
-					"mspan") != 0) {
+			const unsigned char *mb = NULL;
+
+			if (w->skip && r != NULL && r->stable && r->bad == 0)
+				continue;
+			if (same != NULL && i + j >= half && r != NULL &&
+			    same[i + j - half])
+				continue;   /* compared by the second reader */
+			if (sp != 0 && sp % 8 == 0) {
+				/* in the cache's block, as a rule: no copy */
+				mb = gh_mem_peek(w->m, sp, l->ms_size);
+				if (mb == NULL &&
+				    gh_mem_read(w->m, sp, sb, l->ms_size,
+						"mspan") == 0)
+					mb = sb;
+			}
+			if (mb == NULL) {
 				if (mode == 2 && r != NULL) {
 					if (r->bad == 2)
 						continue;   /* counted */
@@ -835,17 +997,29 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 					return rc;
 				continue;
 			}
-			span_decode(w, sb, &now);
+			if (mode == 2 && r != NULL && r->bad != 2 &&
+			    r->hash == raw_hash(w, mb, sp)) {
+				if (!rec_stale(w, r))
+					continue;   /* unchanged */
+				/* only its status: its bytes kept, the
+				 * cache's block may go */
+				if (mb != sb) {
+					memcpy(sb, mb, l->ms_size);
+					mb = sb;
+				}
+				if (reclassify(w, r, mb, sp) == 0) {
+					t->reclassified++;
+					continue;
+				}
+			}
+			span_decode(w, mb, &now);
 			now.addr = sp;
+			now.rh = raw_hash(w, mb, sp);
 			if (mode == 1) {
 				w->batch[j] = now;   /* walk_batch */
 				continue;
 			}
 			if (mode == 2 && r != NULL) {
-				if (r->bad != 2 && r->hash == span_hash(&now)) {
-					rec_reswept(w, r);
-					continue;
-				}
 				if (r->bad == 2)
 					t->bad_spans--;
 				else
@@ -866,8 +1040,22 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 		}
 	}
 	if (mode == 2)
-		w->p->gor_checked = len;
+		w->p->gor_checked = len - t->stable_skipped;
 	return 0;
+}
+
+/* walk_all_, the second reader joined and its answers freed on every
+ * path */
+static int walk_all(hw *w, uint64_t mheap, int mode)
+{
+	int rc = walk_all_(w, mheap, mode);
+
+	if (w->th_started)
+		pthread_join(w->th, NULL);
+	w->th_started = 0;
+	free(w->same);
+	w->same = NULL;
+	return rc;
 }
 
 /*
@@ -878,14 +1066,16 @@ static int walk_all(hw *w, uint64_t mheap, int mode)
 static int walk_stopped(hw *w, uint64_t mheap, int mode)
 {
 	gh_target *tg = w->tg;
-	double t0;
+	double t0, t1;
 	int rc;
 
 	rc = gh_target_stop(tg, "-p types", "snapshot", &t0);
 	if (rc != 0)
 		return rc;
 	gh_mem_invalidate(w->m);
+	t1 = gh_now();
 	rc = walk_all(w, mheap, mode);
+	w->t->t_stopwalk = gh_now() - t1;
 	return gh_target_resume(tg, w->p, t0, gh_now(), rc);
 }
 
@@ -917,7 +1107,9 @@ static int hw_setup(hw *w, gh_profile *p, gh_target *tg, gh_types *t,
 	w->t = t;
 	w->m = &tg->mem;
 	w->l = l;
-	w->greentea = find_greentea(w);
+	raw_ranges(w);
+	w->greentea = find_experiment(w, "greenteagc", l->heap_greentea);
+	w->freegc = find_experiment(w, "runtimefreegc", 0);
 	find_types(w);
 	return 0;
 }
@@ -938,6 +1130,7 @@ int gh_heap_objects(gh_profile *p, gh_target *tg, gh_types *t,
 
 int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 {
+	const gh_rtlayout *l = tg->lay;
 	uint64_t mheap = 0;
 	double t0 = gh_now(), tb0 = tg->mem.t_backend;
 	uint64_t n0 = tg->mem.nreads, b0 = tg->mem.nbytes;
@@ -959,6 +1152,18 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
 	       0 : tg->no_stop ? 2 : 1;
 	p->gor_snapshot = snap;
+	/* the stop's second reader: the live source only (a caller's
+	 * source, gdb's, may not be read from two threads) */
+	if (snap == 1 && !objects && tg->caps->concurrent_reads &&
+	    tg->mem.ops == tg->ops) {
+		uint64_t v;
+
+		gh_mem_init(&w.m2, tg->mem.ops, tg->mem.ctx, tg->mem.ptr_size,
+			    tg->mem.big_endian, &w.err2);
+		/* its cache's blocks made before the stop */
+		w.have_m2 = gh_mem_read_uint(&w.m2, mheap + l->mh_sweepgen, 4,
+					     &v, "mheap_.sweepgen") == 0;
+	}
 	if (snap == 1 && objects) {
 		rc = walk_stopped(&w, mheap, 0);
 		p->gor_rewalked = p->gor_checked = t->spans;
@@ -971,6 +1176,9 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 	free(w.recs);
 	free(w.runs);
 	free(w.batch);
+	free(w.cstable);
+	if (w.have_m2 || w.m2.ops != NULL)
+		gh_mem_fini(&w.m2);
 	if (rc != 0)
 		return rc;
 	if (t->objlines.oom)

@@ -57,4 +57,16 @@ typedef struct gh_heap_sink {
 int gh_heap_objects(gh_profile *p, gh_target *tg, gh_types *t,
 		    const gh_heap_sink *k);
 
+/*
+ * The rows (heaptypes.c, for heapwalk.c): the shape row (kind, size,
+ * mask), made on first use; the row of the type at addr (kind
+ * GH_TK_HEADER or GH_TK_LARGETYPE, size the slot's), named from the
+ * module's types section [t->types_lo, t->types_hi) read through m, or a
+ * GH_TK_FOREIGN shape when addr cannot be a type.  NULL: out of memory.
+ */
+gh_tentry *gh_types_shape(gh_types *t, unsigned kind, uint32_t size,
+			  uint64_t mask);
+gh_tentry *gh_types_typed(gh_types *t, gh_mem *m, const gh_rtlayout *l,
+			  uint64_t addr, unsigned kind, uint32_t size);
+
 #endif

@@ -178,6 +178,9 @@ typedef struct gh_memsrc_caps {
 	 */
 	int (*thread_stacks_sw)(void *ctx, const struct gh_gswitch *sw,
 				goheap_stack_cb cb, void *payload);
+	/* 1: the read slot may be called from two threads at once (the
+	 * snapshots' second reader); a caller's source (gdb's) may not */
+	int concurrent_reads;
 } gh_memsrc_caps;
 
 extern const gh_memsrc_caps gh_live_caps, gh_core_caps, gh_no_caps;

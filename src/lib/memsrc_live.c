@@ -388,6 +388,7 @@ const gh_memsrc_caps gh_live_caps = {
 	.stopped_threads = live_stopped_threads,
 	.core_threads = NULL,
 	.thread_stacks_sw = live_thread_stacks_sw,
+	.concurrent_reads = 1,     /* process_vm_readv and pread */
 };
 
 const gh_memsrc_caps gh_no_caps = { 0 };

@@ -132,8 +132,19 @@ typedef struct gh_types {
 	/* in spans not swept since the last GC (sweepgen behind mheap_'s):
 	 * their garbage is still counted as allocated, as MemStats does */
 	uint64_t unswept_spans, unswept_objects, unswept_bytes;
+	/* of the unswept spans, those whose mark bits (the last GC's) were
+	 * read and those whose were not (a GC running, or unreadable); the
+	 * objects and bytes of the former the last GC found unreachable
+	 * (allocated, not marked: the sweep will free them) */
+	uint64_t marked_spans, unmarked_spans;
+	uint64_t unreach_objects, unreach_bytes;
+	int gcphase;         /* runtime.gcphase at the (last) read; -1 unknown */
 	uint64_t claimed;    /* slots between freeIndexForScan and freeindex:
 	                      * being allocated, counted untyped */
+	uint64_t stable_skipped;   /* live: full, swept spans the stop did
+	                            * not read again (heapwalk.c walk_all) */
+	uint64_t reclassified;     /* live: spans the stop found unswept now
+	                            * (a GC ended), counted without a walk */
 	uint64_t bad_spans;  /* left out: damaged or changing */
 	char first_bad[160];
 	uint64_t unnamed;    /* objects whose type has no name in the module */
@@ -142,6 +153,7 @@ typedef struct gh_types {
 	uint64_t types_lo, types_hi;   /* the module's types section */
 	int headers;         /* the release has malloc headers (1.22+) */
 	double t_walk;
+	double t_stopwalk;   /* live: seconds of the walk while stopped */
 	/* -f objects: one line per object, when asked (tests) */
 	int want_objects;
 	gh_buf objlines;

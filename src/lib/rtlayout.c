@@ -479,6 +479,11 @@ static const char *const gh_gstatus_126[] = {
 	.ms_specials = 128, \
 	.md_etypes = etypes, .md_gcdata = 280, .md_gcbss = 288
 
+/* Green Tea's inline mark bits (1.25 under GOEXPERIMENT=greenteagc, the
+ * default from 1.26): spanInlineMarkBits {scans [63]uint8; owned uint8;
+ * marks [63]uint8; class spanClass}, 128 B at base + 8192 - 128. */
+#define GH_IMB .imb_size = 128, .imb_marks = 64
+
 /*
  * runtime.MemStats (memstats.c), from the DWARF of each release
  * (tests/dwarfcheck.c): mstats, heapStatsDelta and gcControllerState are
@@ -705,7 +710,7 @@ static const gh_rtlayout layouts[] = {
 		.mcall_clears_bp = 1,
 		GH_BUBBLE_125, .tb_durable = 1, .idle_in_synctest = GH_IDLE_125,
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304),
+		GH_HEAP_122(304), GH_IMB,
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 1),
 		GH_MEMSTATS_125(92392),
 		GH_SCHED(184, 200, 80, 2464, 344),
@@ -732,7 +737,7 @@ static const gh_rtlayout layouts[] = {
 		.debug_tracebacklabels = 136, .g_leaked = 10,
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304), .heap_greentea = 1,
+		GH_HEAP_122(304), .heap_greentea = 1, GH_IMB,
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 3),
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),
@@ -762,7 +767,7 @@ static const gh_rtlayout layouts[] = {
 		.debug_tracebacklabels = 132, .g_leaked = 10,
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_17,
-		GH_HEAP_122(312), .heap_greentea = 1,
+		GH_HEAP_122(312), .heap_greentea = 1, GH_IMB,
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 3),
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),

@@ -198,6 +198,13 @@ typedef struct gh_rtlayout {
 	/* 1: Green Tea's inline mark bits (128 B) end every span of 16 to
 	 * 512 B objects, before which the heap bits sit (default 1.26+) */
 	int heap_greentea;
+	/* Green Tea's runtime.spanInlineMarkBits (mgcmark_greenteagc.go,
+	 * 1.25+; 0: the release has none): its size (it ends the first page
+	 * of a span of 16 to 512 B objects) and the offset of its marks
+	 * ([63]uint8, after scans and owned).  The last GC's marks of such a
+	 * span, unswept, are its gcmarkBits or'ed with these (the sweep's
+	 * moveInlineMarks). */
+	unsigned imb_size, imb_marks;
 	/* abi.Type (runtime._type <= 1.20: heap_type_old) and moduledata's
 	 * types, etypes */
 	int heap_type_old;

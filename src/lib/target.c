@@ -217,6 +217,8 @@ static int find_globals(gh_target *t)
 					    t->lay->debug_tracebacklabels;
 		if (gh_exe_symbol(t->exe, "runtime.mheap_", &addr, NULL) == 0)
 			t->addrs.mheap = addr + t->bias;
+		if (gh_exe_symbol(t->exe, "runtime.gcphase", &addr, NULL) == 0)
+			t->addrs.gcphase = addr + t->bias;
 	}
 	return 0;
 }

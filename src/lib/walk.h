@@ -51,6 +51,8 @@ typedef struct gh_rtaddrs {
 	/* -p types (heapwalk.c): runtime.mheap_ (stripped: located in
 	 * sweepone) */
 	uint64_t mheap;
+	/* runtime.gcphase (from .symtab; 0 when unknown: stripped) */
+	uint64_t gcphase;
 	/* -p memstats (memstats.c): runtime.memstats, gcController, allp
 	 * of stripped binaries (locate.c; 0 when unknown) */
 	uint64_t memstats, gccontroller, allp;

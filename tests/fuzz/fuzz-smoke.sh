@@ -17,7 +17,7 @@ set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 CC=${FUZZ_CC:-clang}
 secs=${FUZZ_SECONDS:-12}
-harnesses=${FUZZ_HARNESSES:-exe core sym walk pprof gor}
+harnesses=${FUZZ_HARNESSES:-exe core sym walk pprof gor types}
 # fuzz_webconfig, fuzz_tlsframe: when the build has --web.config.file (OpenSSL, libyaml, libxcrypt)
 if [ -z "${FUZZ_HARNESSES:-}" ] && grep -q 'define HAVE_WEBCONFIG 1' "$top_builddir/config.h" 2>/dev/null; then
 	harnesses="$harnesses webconfig tlsframe"
@@ -74,6 +74,7 @@ exe=$(bash "$top_srcdir/tests/fuzz/seeds.sh" | tail -n 1)
 [ -x "$exe" ] || { echo "FAIL: fuzz-smoke: seeds.sh gave no Go executable"; exit 1; }
 export GOHEAP_FUZZ_EXE=$exe
 export GOHEAP_FUZZ_GOR=${GOHEAP_FUZZ_GOR:-$cache/fuzz/gor}
+export GOHEAP_FUZZ_TYPES=${GOHEAP_FUZZ_TYPES:-$cache/fuzz/types}
 mkdir -p "$cache/fuzz/crashes"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/go-heap-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -92,6 +93,22 @@ for h in $harnesses; do
 			>"$tmp/gor.seeds.log" 2>&1 || {
 			echo "FAIL: fuzz_gor: cannot open the snapshots"
 			sed 's/^/    | /' "$tmp/gor.seeds.log" | head -5
+			failed=$((failed + 1))
+			rc=1
+			continue
+		}
+	fi
+	if [ "$h" = types ]; then
+		# as fuzz_gor: seeds are patches it writes for its typesprog snapshots
+		if ! ls "$GOHEAP_FUZZ_TYPES"/go*/core >/dev/null 2>&1; then
+			echo "SKIP: fuzz_types: no typesprog snapshot under $GOHEAP_FUZZ_TYPES (seeds.sh: gcore or ptrace unavailable)"
+			skipped=$((skipped + 1))
+			continue
+		fi
+		GOHEAP_FUZZ_TYPES_SEEDS="$cache/fuzz/seeds/types" "$out/fuzz_types" -runs=0 \
+			>"$tmp/types.seeds.log" 2>&1 || {
+			echo "FAIL: fuzz_types: cannot open the snapshots"
+			sed 's/^/    | /' "$tmp/types.seeds.log" | head -5
 			failed=$((failed + 1))
 			rc=1
 			continue
@@ -122,6 +139,7 @@ for h in $harnesses; do
 	maxlen=65536
 	[ "$h" = core ] && maxlen=262144
 	[ "$h" = gor ] && maxlen=4096
+	[ "$h" = types ] && maxlen=4096
 	"$out/fuzz_$h" -max_total_time="$secs" -max_len=$maxlen -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
 		-artifact_prefix="$cache/fuzz/crashes/$h-" "$tmp/$h" "$cache/fuzz/seeds/$h" \
 		>"$tmp/$h.log" 2>&1

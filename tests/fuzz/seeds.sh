@@ -13,6 +13,8 @@
 #   pprof      synthetic record lists (see fuzz_pprof.c for the format)
 #   gor        (fuzz_gor's inputs are patches it writes itself) and, under $GH_CACHE/fuzz/gor/,
 #              a gcore of tests/go/goroutineprog per toolchain (1.22, 1.27), shrunk
+#   types      (fuzz_types's too) and, under $GH_CACHE/fuzz/types/, gcores of tests/go/typesprog
+#              (go1.21, go1.27, go1.26 -unswept), shrunk
 #
 # Prints the path of the Go executable the walk and pprof harnesses symbolize with
 # (GOHEAP_FUZZ_EXE) on its last line.
@@ -156,6 +158,39 @@ for v in ${GOHEAP_FUZZ_GOR_VERSIONS:-1.22 1.27}; do
 		rm -f "$GH_TMP/gcore$v.$GH_PID" "$gd/core.tmp"
 	fi
 	[ -s "$gd/core" ] || echo "seeds: no fuzz_gor snapshot for go$v (gcore or ptrace unavailable)" >&2
+done
+# fuzz_types's snapshots: tests/go/typesprog (go1.21: no malloc headers, uintptr indexes;
+# go1.27: headers, Green Tea) settled after its dump, and go1.26 -unswept (right after an
+# automatic GC: unswept spans, their mark bits read), gcore'd and shrunk to their non-zero
+# pages, under $GH_CACHE/fuzz/types/NAME/{typesprog,core} (GOHEAP_FUZZ_TYPES).  Its seed
+# inputs are patches it writes itself (GOHEAP_FUZZ_TYPES_SEEDS).
+mkdir -p "$GH_CACHE/fuzz/types" "$seeds/types"
+for tv in ${GOHEAP_FUZZ_TYPES_VERSIONS:-1.21 1.27 1.26-unswept}; do
+	v=${tv%-unswept}
+	gd="$GH_CACHE/fuzz/types/go$tv"
+	[ -s "$gd/core" ] && [ -x "$gd/typesprog" ] && continue
+	command -v gcore >/dev/null 2>&1 || { echo "seeds: no gcore: no fuzz_types snapshot" >&2; break; }
+	root=$(gh_goroot "$v") || { echo "seeds: go$v not installed: no fuzz_types snapshot for it" >&2; continue; }
+	bin=$(gh_build typesprog "go$v" "$root" default) || continue
+	mkdir -p "$gd" "$GH_TMP/types$tv"
+	rm -f "$GH_TMP/types$tv/go"
+	if [ "$tv" = "$v" ]; then
+		gh_start "$bin" "$GH_TMP/types$tv/heap.dump"
+	else
+		GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 gh_start "$bin" -unswept \
+			"$GH_TMP/types$tv/heap.dump" "$GH_TMP/types$tv/go"
+	fi
+	if [ $? = 0 ]; then
+		if gh_can_read_mem "$GH_PID" &&
+			timeout 300 gcore -o "$GH_TMP/tcore$tv" "$GH_PID" >/dev/null 2>&1; then
+			cp -f "$bin" "$gd/typesprog.tmp" && mv -f "$gd/typesprog.tmp" "$gd/typesprog"
+			python3 "$here/shrink-core.py" "$GH_TMP/tcore$tv.$GH_PID" "$gd/core.tmp" &&
+				mv -f "$gd/core.tmp" "$gd/core"
+		fi
+		gh_stop "$GH_PID"
+		rm -f "$GH_TMP/tcore$tv.$GH_PID" "$gd/core.tmp" "$GH_TMP/types$tv/heap.dump"
+	fi
+	[ -s "$gd/core" ] || echo "seeds: no fuzz_types snapshot for go$tv (gcore or ptrace unavailable)" >&2
 done
 # Always at least a minimal ELF core header, so the corpus is never empty.
 python3 - "$seeds" <<'PY'

@@ -83,6 +83,21 @@ static void header(const gh_profile *p, const gh_types *t, gh_buf *b,
 			      (unsigned long long)t->unswept_spans,
 			      (unsigned long long)t->unswept_objects,
 			      (unsigned long long)t->unswept_bytes);
+	if (t->marked_spans > 0)
+		gh_buf_printf(b, "%sthe last GC found unreachable (allocated, "
+			      "not marked: the sweep frees them): %llu objects, "
+			      "%llu bytes, in %llu unswept spans%s\n", pfx,
+			      (unsigned long long)t->unreach_objects,
+			      (unsigned long long)t->unreach_bytes,
+			      (unsigned long long)t->marked_spans,
+			      t->gcphase < 0 ? " (runtime.gcphase unknown: an "
+			      "unswept span means _GCoff)" : "");
+	if (t->unmarked_spans > 0)
+		gh_buf_printf(b, "%s%llu unswept spans without valid mark bits "
+			      "(%s): their unreachable objects are not known\n",
+			      pfx, (unsigned long long)t->unmarked_spans,
+			      t->gcphase > 0 ? "a GC is marking" :
+			      "unreadable");
 	if (t->claimed > 0)
 		gh_buf_printf(b, "%s%llu slots being allocated (claimed, not "
 			      "yet published): counted untyped\n", pfx,
@@ -103,10 +118,16 @@ static void header(const gh_profile *p, const gh_types *t, gh_buf *b,
 			      t->first_bad);
 	if (p->gor_snapshot == 1)
 		gh_buf_printf(b, "%sa consistent snapshot: read running, then "
-			      "stopped %.3f ms to re-read %llu of %llu spans\n",
+			      "stopped %.3f ms (%.3f ms reading) to re-read "
+			      "%llu of %llu spans (%llu full, swept spans not "
+			      "read again: no GC ended meanwhile; %llu found "
+			      "unswept since)\n",
 			      pfx, (p->gor_stop_end - p->gor_stop_begin) * 1e3,
+			      t->t_stopwalk * 1e3,
 			      (unsigned long long)p->gor_rewalked,
-			      (unsigned long long)p->gor_checked);
+			      (unsigned long long)p->gor_checked,
+			      (unsigned long long)t->stable_skipped,
+			      (unsigned long long)t->reclassified);
 	else if (p->gor_snapshot == 2)
 		gh_buf_printf(b, "%sread while the process ran (--no-stop): "
 			      "best-effort under allocation\n", pfx);
