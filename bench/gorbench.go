@@ -5,11 +5,13 @@
 // (pprof.Lookup("goroutine").WriteTo(w, 1)) timed on request.
 // Standard library only.
 //
-// Usage: gorbench -n N [-gapfile F]
+// Usage: gorbench -n N [-gapfile F] [-shape flat|deep]
 //
 // Goroutines (N in all, round-robin): blocked on a channel receive, in a
 // select on two channels, on a sync.Mutex, on a sync.Cond, in a long
-// time.Sleep, in sync.WaitGroup.Wait; every 8th one 3 frames deeper.
+// time.Sleep, in sync.WaitGroup.Wait; with -shape flat (the default)
+// every 8th one 3 frames deeper; -shape deep (built with gordeep.go)
+// parks them 20 to 60 frames deep through many distinct functions.
 //
 // The gap monitor (as tests/go/forceprog -gap): a goroutine locked to its
 // thread reads the clock in a tight loop; the longest interval between two
@@ -22,12 +24,18 @@
 //	SIGUSR2  reset the longest gap and the gap list; prints "RESET"
 //	SIGUSR1  write "gap START END" lines (ns) to -gapfile, print
 //	         "STATUS maxgap_us=G"
-//	SIGHUP   run the in-process profile once: prints "INPROC total_ms=T
-//	         maxgap_us=G stw_n=K stw_max_us=M stw_sum_us=S bytes=B", where
-//	         G is the longest gap during WriteTo and K, M, S the
+//	SIGHUP   run the in-process profile once with debug=1 and once with
+//	         debug=2 (runtime.Stack(all)'s traceback): prints "INPROC
+//	         total_ms=T maxgap_us=G stw_n=K stw_max_us=M stw_sum_us=S
+//	         stop_max_us=P bytes=B tb_total_ms=... tb_maxgap_us=...
+//	         tb_stw_n=... tb_stw_max_us=... tb_stw_sum_us=...
+//	         tb_stop_max_us=... tb_bytes=...", where T is WriteTo's wall
+//	         time, G the longest gap during it and K, M, S the
 //	         stop-the-world pauses that happened during it, from the
 //	         runtime/metrics histogram /sched/pauses/total/other:seconds
-//	         (M: upper bound of the highest bucket that grew; 1.22+)
+//	         (M: upper bound of the highest bucket that grew; 1.22+), P
+//	         the same bound of /sched/pauses/stopping/other:seconds (the
+//	         time to stop the world, part of each pause)
 //	SIGTERM  exit
 package main
 
@@ -103,7 +111,8 @@ var (
 	parked sync.WaitGroup
 )
 
-func park(i int) {
+// parkFn: the way goroutine i parks (a closure that blocks for good).
+func parkFn(i int) func() {
 	f := func() {}
 	switch i % 6 {
 	case 0:
@@ -125,6 +134,14 @@ func park(i int) {
 	case 5:
 		f = func() { parked.Done(); wg.Wait() }
 	}
+	return f
+}
+
+// shapes: how goroutine i gets to its parking place (-shape)
+var shapes = map[string]func(i int){"flat": park}
+
+func park(i int) {
+	f := parkFn(i)
 	if i%8 == 7 {
 		deeper(3, f)
 	} else {
@@ -132,10 +149,8 @@ func park(i int) {
 	}
 }
 
-var pauseMetric = "/sched/pauses/total/other:seconds"
-
-func pauses() *metrics.Float64Histogram {
-	s := []metrics.Sample{{Name: pauseMetric}}
+func pauses(name string) *metrics.Float64Histogram {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
 		return nil
@@ -143,51 +158,74 @@ func pauses() *metrics.Float64Histogram {
 	return s[0].Value.Float64Histogram()
 }
 
-func inproc() string {
+// grew: the count, the largest upper bound and the sum (bucket middles)
+// of the histogram's growth from h0 to h1.
+func grew(h0, h1 *metrics.Float64Histogram) (n uint64, mx, sum float64) {
+	if h0 == nil || h1 == nil {
+		return
+	}
+	for i := range h1.Counts {
+		d := h1.Counts[i] - h0.Counts[i]
+		if d == 0 {
+			continue
+		}
+		n += d
+		hi := h1.Buckets[i+1]
+		lo := h1.Buckets[i]
+		if math.IsInf(hi, 1) {
+			hi = lo
+		}
+		if math.IsInf(lo, -1) {
+			lo = 0
+		}
+		if hi > mx {
+			mx = hi
+		}
+		sum += float64(d) * (lo + hi) / 2
+	}
+	return
+}
+
+const (
+	totalMetric = "/sched/pauses/total/other:seconds"
+	stopMetric  = "/sched/pauses/stopping/other:seconds"
+)
+
+func inprocOne(debug int, pfx string) string {
 	var buf bytes.Buffer
-	h0 := pauses()
+	h0, s0 := pauses(totalMetric), pauses(stopMetric)
 	atomic.StoreInt64(&maxGap, 0)
 	t0 := time.Now()
-	pprof.Lookup("goroutine").WriteTo(&buf, 1)
+	pprof.Lookup("goroutine").WriteTo(&buf, debug)
 	total := time.Since(t0)
 	g := atomic.LoadInt64(&maxGap)
-	h1 := pauses()
-	n, mx, sum := uint64(0), 0.0, 0.0
-	if h0 != nil && h1 != nil {
-		for i := range h1.Counts {
-			d := h1.Counts[i] - h0.Counts[i]
-			if d == 0 {
-				continue
-			}
-			n += d
-			hi := h1.Buckets[i+1]
-			lo := h1.Buckets[i]
-			if math.IsInf(hi, 1) {
-				hi = lo
-			}
-			if math.IsInf(lo, -1) {
-				lo = 0
-			}
-			if hi > mx {
-				mx = hi
-			}
-			sum += float64(d) * (lo + hi) / 2
-		}
-	}
-	return fmt.Sprintf("INPROC total_ms=%.3f maxgap_us=%d stw_n=%d stw_max_us=%.1f stw_sum_us=%.1f bytes=%d",
-		float64(total)/1e6, g/1000, n, mx*1e6, sum*1e6, buf.Len())
+	h1, s1 := pauses(totalMetric), pauses(stopMetric)
+	n, mx, sum := grew(h0, h1)
+	_, smx, _ := grew(s0, s1)
+	return fmt.Sprintf("%stotal_ms=%.3f %smaxgap_us=%d %sstw_n=%d %sstw_max_us=%.1f %sstw_sum_us=%.1f %sstop_max_us=%.1f %sbytes=%d",
+		pfx, float64(total)/1e6, pfx, g/1000, pfx, n, pfx, mx*1e6, pfx, sum*1e6, pfx, smx*1e6, pfx, buf.Len())
+}
+
+func inproc() string {
+	return "INPROC " + inprocOne(1, "") + " " + inprocOne(2, "tb_")
 }
 
 func main() {
 	n := flag.Int("n", 10000, "goroutines to park")
 	gapFile := flag.String("gapfile", "", "gap list file (SIGUSR1)")
+	shape := flag.String("shape", "flat", "how the goroutines park: flat, deep (with gordeep.go)")
 	flag.Parse()
+	parkShape := shapes[*shape]
+	if parkShape == nil {
+		fmt.Fprintf(os.Stderr, "gorbench: no shape %q in this build\n", *shape)
+		os.Exit(2)
+	}
 	fmt.Printf("gorbench: pid %d %s\n", os.Getpid(), runtime.Version())
 	wg.Add(1)
 	mu.Lock()
 	parked.Add(*n)
 	for i := 0; i < *n; i++ {
-		go park(i)
+		go parkShape(i)
 	}
 	parked.Wait()
 	time.Sleep(100 * time.Millisecond) // the Cond waiters reach Wait
