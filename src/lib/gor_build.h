@@ -93,6 +93,19 @@ static const gor_arch gor_arm64 = {
 	128 + 176 + 248
 };
 
+/* one goroutine of the allgs chunk being walked (gorstack.c): its header
+ * read in bulk at hoff in pfhbuf (hslot 0: not read), its stack's live
+ * part [lo, hi) at off in pfbuf (slot 0: not read) */
+typedef struct gor_pf {
+	uint64_t gp, lo, hi;
+	size_t off, slot, hoff, hslot;
+} gor_pf;
+
+typedef struct gor_pford {
+	uint64_t gp;
+	size_t i;
+} gor_pford;
+
 typedef struct gor_build {
 	gh_target *tg;
 	const gh_rtlayout *lay;
@@ -152,9 +165,40 @@ typedef struct gor_build {
 	uint64_t aw_lo, aw_stklo, aw_stkhi;
 	size_t aw_n;
 	unsigned char aw[264];
+	/* the stacks of the allgs chunk being walked (gorstack.c): pf[i]
+	 * for its slot i (npf of them; pf_cur the one being walked), the
+	 * bulk read's ranges and results, the bytes; pf_broken: the bulk
+	 * reader refused, do not try again */
+	gor_pf *pf;
+	size_t npf, cappf, pf_cur;
+	uint64_t *pfaddr;
+	size_t *pflen, cappfa, cappfl, cappfo;
+	unsigned char *pfok, *pfbuf, *pfhbuf;
+	size_t pfcap, pfhcap, cappford;
+	gor_pford *pford;
+	int pf_broken;
+	/* the window of the stack being unwound: sw[0..sw_n) holds the
+	 * target's bytes at sw_lo (sw_n 0: none) */
+	const unsigned char *sw;
+	uint64_t sw_lo;
+	size_t sw_n;
 } gor_build;
 
-#define GOR_AMEMO_BITS 10
+/* A word of the stack being unwound: from its window, else the cache.
+ * (Collection is for 64-bit little-endian targets only.) */
+static inline int gor_stk_read(gor_build *bd, uint64_t addr, uint64_t *v,
+			       const char *what)
+{
+	uint64_t off = addr - bd->sw_lo;
+
+	if (addr >= bd->sw_lo && off < bd->sw_n && bd->sw_n - off >= 8) {
+		*v = gh_mem_word(&bd->tg->mem, bd->sw + off, 8);
+		return 0;
+	}
+	return gh_mem_read_ptr(&bd->tg->mem, addr, v, what);
+}
+
+#define GOR_AMEMO_BITS 13
 typedef struct gor_amemo {
 	uint64_t pc, livepc;      /* pc 0: empty */
 	gh_gor_argdesc d;
@@ -209,6 +253,15 @@ unsigned gor_g_span(const gh_rtlayout *l);
 uint64_t gor_hdr_hash(const gor_build *bd, const unsigned char *gb);
 /* goroutine.c */
 int gor_one_g(gor_build *bd, uint64_t gp);
+/* gorstack.c */
+int gor_readv(gh_target *s, const uint64_t *addrs, const size_t *lens,
+	      size_t n, unsigned char *out, unsigned char *ok);
+/* gorstack.c */
+void gor_prefetch(gor_build *bd, const uint64_t *gps, size_t n);
+/* gorstack.c */
+const unsigned char *gor_pf_header(const gor_build *bd, uint64_t gp);
+/* gorstack.c */
+void gor_stack_window(gor_build *bd, uint64_t gp, uint64_t sp, uint64_t hi);
 /* gorsnap.c */
 int gor_snap_one(gor_build *bd, uint32_t idx, uint64_t gp);
 /* gorsnap.c */

@@ -150,9 +150,39 @@ static int key_cmp_count(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* a hash of a stack's PCs (the grouping of unlabelled goroutines) */
+static uint64_t stk_hash(const gh_goroutine *g)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ g->nstk;
+	size_t i;
+
+	for (i = 0; i < g->nstk; i++) {
+		h ^= g->stk[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* Do goroutines a and b have one key?  (Both unlabelled: the key is
+ * their PCs' text, one to one with the PCs; labelled ones compare their
+ * key strings, ka and kb.) */
+static int same_key(const gh_goroutine *a, const char *ka,
+		    const gh_goroutine *b, const char *kb)
+{
+	if (a->has_labels != b->has_labels)
+		return 0;
+	if (a->has_labels)
+		return strcmp(ka, kb) == 0;
+	return a->nstk == b->nstk &&
+	       (a->nstk == 0 || memcmp(a->stk, b->stk,
+				       a->nstk * sizeof(*a->stk)) == 0);
+}
+
 /* The groups of printCountProfile, sorted as keysByCount: grouped in
  * allgs order through a hash of the key (a group's first goroutine is its
- * lowest index), then only the groups sorted. */
+ * lowest index), then only the groups sorted.  Unlabelled goroutines are
+ * grouped by their PCs and a key string is made once per group. */
 static int group(const gh_profile *p, gkey **out, size_t *nout)
 {
 	gh_hmap m = GH_HMAP_INIT;
@@ -167,16 +197,23 @@ static int group(const gh_profile *p, gkey **out, size_t *nout)
 	if (k == NULL)
 		return GOHEAP_ENOMEM;
 	for (i = 0; i < p->ngors; i++) {
-		char *key = make_key(&p->gors[i], u);
+		const gh_goroutine *g = &p->gors[i];
+		char *key = NULL;
 		uint64_t h, v;
 		size_t it;
 
-		if (key == NULL)
-			goto oom;
-		h = gh_fnv1a_str(key);
+		if (g->has_labels) {
+			key = make_key(g, u);
+			if (key == NULL)
+				goto oom;
+			h = gh_fnv1a_str(key);
+		} else {
+			h = stk_hash(g);
+		}
 		for (v = gh_hmap_first(&m, h, &it); v != 0;
 		     v = gh_hmap_next(&m, h, &it))
-			if (strcmp(k[v - 1].key, key) == 0)
+			if (same_key(&p->gors[k[v - 1].first], k[v - 1].key,
+				     g, key))
 				break;
 		if (v != 0) {
 			k[v - 1].count++;
@@ -191,12 +228,17 @@ static int group(const gh_profile *p, gkey **out, size_t *nout)
 			goto oom;
 	}
 	gh_hmap_free(&m);
+	for (i = 0; i < n; i++)
+		if (k[i].key == NULL &&
+		    (k[i].key = make_key(&p->gors[k[i].first], u)) == NULL)
+			goto oom_keys;
 	qsort(k, n, sizeof(*k), key_cmp_count);
 	*out = k;
 	*nout = n;
 	return 0;
 oom:
 	gh_hmap_free(&m);
+oom_keys:
 	while (n-- > 0)
 		free(k[n].key);
 	free(k);

@@ -374,6 +374,7 @@ int gor_one_g(gor_build *bd, uint64_t gp)
 	const gh_rtlayout *l = bd->lay;
 	gh_mem *m = &bd->tg->mem;
 	unsigned char gb[512];
+	const unsigned char *pg;
 	unsigned span = gor_g_span(l);
 	gor_tmp *t;
 	gh_goroutine *g;
@@ -381,7 +382,14 @@ int gor_one_g(gor_build *bd, uint64_t gp)
 	size_t n = 0;
 	int rc;
 
-	rc = gh_mem_read(m, gp, gb, span, "g");
+	bd->sw_n = 0;
+	pg = gor_pf_header(bd, gp);
+	if (pg != NULL) {
+		memcpy(gb, pg, span);
+		rc = 0;
+	} else {
+		rc = gh_mem_read(m, gp, gb, span, "g");
+	}
 	if (rc == GOHEAP_ETIMEDOUT || rc == GOHEAP_ENOMEM)
 		return rc;
 	if (rc != 0) {
@@ -435,6 +443,7 @@ int gor_one_g(gor_build *bd, uint64_t gp)
 		bd->running_regs++;
 		t->cnt_regs = 1;
 	}
+	gor_stack_window(bd, gp, sp0, hi);
 	if (hi <= lo || hi - lo > ((uint64_t)1 << 32))
 		g->partial = 1;     /* absurd stack bounds: no traceback */
 	else
@@ -609,7 +618,8 @@ int gh_gor_collect(gh_profile *p, gh_target *tg)
 	const gor_arch *arch;
 	gor_build bd;
 	uint64_t allgs, arr, len, i, chunk[512];
-	double t0 = gh_now();
+	double t0 = gh_now(), tb0 = tg->mem.t_backend;
+	uint64_t n0 = tg->mem.nreads, b0 = tg->mem.nbytes;
 	int rc, snap;
 
 	if (!l->g_verified)
@@ -691,9 +701,13 @@ int gh_gor_collect(gh_profile *p, gh_target *tg)
 				 "runtime.allgs array");
 		if (rc != 0)
 			goto out;
+		for (k = 0; k < nk; k++)   /* in place: the target's order */
+			chunk[k] = gh_mem_word(&tg->mem, raw + 8 * k, 8);
+		gor_prefetch(&bd, chunk, (size_t)nk);
 		for (k = 0; k < nk; k++) {
-			uint64_t gp = gh_mem_word(&tg->mem, raw + 8 * k, 8);
+			uint64_t gp = chunk[k];
 
+			bd.pf_cur = (size_t)k;
 			rc = gor_snap_one(&bd, (uint32_t)(i + k), gp);
 			if (rc != 0)
 				goto out;
@@ -716,6 +730,8 @@ int gh_gor_collect(gh_profile *p, gh_target *tg)
 			}
 		}
 	}
+	bd.npf = 0;        /* no window for the stopped re-reads */
+	bd.sw_n = 0;
 	if (snap == 1) {
 		uint64_t len1 = len;
 
@@ -767,7 +783,11 @@ int gh_gor_collect(gh_profile *p, gh_target *tg)
 				 (unsigned long long)bd.partial);
 	}
 	p->nbuckets = len;
-	p->t_walk = gh_now() - t0;
+	/* -v's stages: backend reads (the cache's and the bulk ones) */
+	p->t_read = tg->mem.t_backend - tb0;
+	p->t_walk = gh_now() - t0 - p->t_read;
+	p->read_calls = tg->mem.nreads - n0;
+	p->read_bytes = tg->mem.nbytes - b0;
 out:
 	free(bd.frame);
 	free(bd.tbframe);
@@ -783,6 +803,13 @@ out:
 	free(bd.fmemo);
 	free(bd.amemo);
 	free(bd.imemo);
+	free(bd.pf);
+	free(bd.pfaddr);
+	free(bd.pflen);
+	free(bd.pfok);
+	free(bd.pfbuf);
+	free(bd.pfhbuf);
+	free(bd.pford);
 	gh_buf_free(&bd.strs);
 	return rc;
 }

@@ -19,6 +19,9 @@ static int gor_read_word(void *ctx, uint64_t addr, uint64_t *v)
 	gh_mem *m = &bd->tg->mem;
 	size_t n;
 
+	if (addr >= bd->sw_lo && addr - bd->sw_lo < bd->sw_n &&
+	    bd->sw_n - (addr - bd->sw_lo) >= 8)
+		return gor_stk_read(bd, addr, v, "argument word");
 	if (addr >= bd->aw_lo && addr - bd->aw_lo + 8 <= bd->aw_n) {
 		*v = gh_mem_word(m, bd->aw + (addr - bd->aw_lo), 8);
 		return 0;
@@ -127,7 +130,6 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 	       uint64_t *out, uint64_t *physpc, size_t cap, size_t physmax)
 {
 	const gor_arch *a = bd->arch;
-	gh_mem *m = &bd->tg->mem;
 	/* flr: frame.lr before resolveInternal (LR machines: lr0 for the
 	 * innermost frame, the injected-call slot, else 0) */
 	uint64_t pc = pc0, sp = sp0, fp, lr, sympc, flr = a->uses_lr ? lr0 : 0;
@@ -150,7 +152,7 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 		return 1;
 	if (pc == 0) {
 		/* a nil function call: start in the caller's frame */
-		if (gh_mem_read_ptr(m, sp, &pc, "goroutine stack") != 0)
+		if (gor_stk_read(bd, sp, &pc, "goroutine stack") != 0)
 			return 1;
 		if (a->uses_lr)
 			flr = 0;
@@ -175,8 +177,8 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 			/* the top of the stack, or an SP write: stop */
 		} else if (!a->uses_lr) {
 			if (fp - 8 < lo || fp > hi ||
-			    gh_mem_read_ptr(m, fp - 8, &lr,
-					    "goroutine stack") != 0)
+			    gor_stk_read(bd, fp - 8, &lr,
+					 "goroutine stack") != 0)
 				return 1;
 		} else {
 			/* LR machine: a frame that has been set up (or
@@ -188,8 +190,8 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 			lr = flr;
 			if ((innermost && sp < fp) || lr == 0) {
 				if (hi < 8 || sp > hi - 8 ||
-				    gh_mem_read_ptr(m, sp, &lr,
-						"goroutine stack") != 0)
+				    gor_stk_read(bd, sp, &lr,
+						 "goroutine stack") != 0)
 					return 1;
 			}
 		}
@@ -236,7 +238,7 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 			uint64_t x;
 
 			if (sp < lo || hi < 8 || sp > hi - 8 ||
-			    gh_mem_read_ptr(m, sp, &x, "goroutine stack") != 0)
+			    gor_stk_read(bd, sp, &x, "goroutine stack") != 0)
 				return 1;
 			sp += a->trap_skip;
 			if (fi.spdelta == 0)

@@ -129,7 +129,7 @@ oom:
 	return GOHEAP_ENOMEM;
 }
 
-void gh_buf_append(gh_buf *b, const void *p, size_t n)
+void gh_buf_append_slow(gh_buf *b, const void *p, size_t n)
 {
 	if (n == 0 || gh_buf_reserve(b, n) != 0)
 		return;
@@ -140,13 +140,6 @@ void gh_buf_append(gh_buf *b, const void *p, size_t n)
 void gh_buf_puts(gh_buf *b, const char *s)
 {
 	gh_buf_append(b, s, strlen(s));
-}
-
-void gh_buf_putc(gh_buf *b, int c)
-{
-	unsigned char ch = (unsigned char)c;
-
-	gh_buf_append(b, &ch, 1);
 }
 
 void gh_buf_vprintf(gh_buf *b, const char *fmt, va_list ap)

@@ -86,9 +86,32 @@ typedef struct gh_buf {
 
 #define GH_BUF_INIT { NULL, 0, 0, 0 }
 
-/* Appends never fail loudly: they set b->oom, checked once at the end. */
-void gh_buf_append(gh_buf *b, const void *p, size_t n);
-void gh_buf_putc(gh_buf *b, int c);
+/* Appends never fail loudly: they set b->oom, checked once at the end.
+ * The room-to-spare case inline (writers append a few bytes at a time:
+ * the call was a tenth of a traceback's instructions); the rest in gh.c. */
+void gh_buf_append_slow(gh_buf *b, const void *p, size_t n);
+
+static inline void gh_buf_append(gh_buf *b, const void *p, size_t n)
+{
+	if (!b->oom && n != 0 && n <= b->cap - b->len) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		return;
+	}
+	gh_buf_append_slow(b, p, n);
+}
+
+static inline void gh_buf_putc(gh_buf *b, int c)
+{
+	unsigned char ch = (unsigned char)c;
+
+	if (!b->oom && b->len < b->cap) {
+		b->data[b->len++] = ch;
+		return;
+	}
+	gh_buf_append_slow(b, &ch, 1);
+}
+
 void gh_buf_puts(gh_buf *b, const char *s);
 void gh_buf_printf(gh_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -14,6 +14,141 @@
 #include "goroutine.h"
 #include "tabwriter.h"
 
+/* "%lld" and "%#llx" without printf (a traceback has a line per frame) */
+static void put_udec(gh_buf *b, uint64_t v)
+{
+	char t[24], *e = t + sizeof(t), *q = e;
+
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	gh_buf_append(b, q, (size_t)(e - q));
+}
+
+static void put_sdec(gh_buf *b, int64_t v)
+{
+	if (v < 0) {
+		gh_buf_putc(b, '-');
+		put_udec(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_udec(b, (uint64_t)v);
+	}
+}
+
+static void put_xhex(gh_buf *b, uint64_t v)
+{
+	char t[20], *e = t + sizeof(t), *q = e;
+
+	do {
+		*--q = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v != 0);
+	if (e - q > 1 || q[0] != '0') {   /* %#x of 0 is "0" */
+		*--q = 'x';
+		*--q = '0';
+	}
+	gh_buf_append(b, q, (size_t)(e - q));
+}
+
+static void put_s(gh_buf *b, const char *s)
+{
+	gh_buf_append(b, s, strlen(s));
+}
+
+/*
+ * The traceback writer's memos, per PC: the one frame a return PC
+ * symbolizes to (goroutines share their PCs: the symbolizer's search per
+ * frame was a third of the writer), and printcreatedby1's text of a go
+ * statement's PC (all but " in goroutine N").
+ */
+#define TB_FMEMO_BITS 12
+#define TB_CMEMO_BITS 10
+/* what the writer prints of a frame, decided once per PC: showfuncinfo
+ * (TBX_SHOW: not the first frame shown, TBX_SHOW1: the first) and the
+ * printed name (at off in tb_ctx.text, len bytes) */
+#define TBX_SHOW 1u
+#define TBX_SHOW1 2u
+#define TBX_NAME 4u           /* off/len are set */
+typedef struct tb_fx {
+	unsigned flags;
+	size_t off, len;
+} tb_fx;
+
+typedef struct tb_fmemo {
+	uint64_t pc;          /* 0: empty */
+	gh_frame f;
+	tb_fx x;
+} tb_fmemo;
+
+typedef struct tb_cmemo {
+	uint64_t pc;          /* 0: empty */
+	int shown;            /* 0: printcreatedby1 prints nothing */
+	size_t name_off, name_len, rest_off, rest_len;   /* in text */
+} tb_cmemo;
+
+typedef struct tb_ctx {
+	const gh_rtlayout *rt;
+	tb_fmemo *fm;
+	tb_cmemo *cm;
+	gh_buf text;          /* the memos' strings */
+	tb_fx *fx;            /* per frame of the stack being written */
+} tb_ctx;
+
+static int show_frame(const gh_rtlayout *rt, const char *name, int first);
+static void tb_func_name(gh_buf *b, const char *name, char *tmp, size_t n);
+
+/* a frame's tb_fx, computed */
+static void tb_fx_make(tb_ctx *t, const gh_frame *f, tb_fx *x)
+{
+	char tmp[4096];
+
+	x->flags = (show_frame(t->rt, f->function, 0) ? TBX_SHOW : 0) |
+		   (show_frame(t->rt, f->function, 1) ? TBX_SHOW1 : 0);
+	x->off = t->text.len;
+	if (f->inlined && t->rt->tb_style == 0)
+		gh_buf_append(&t->text, f->function, strlen(f->function));
+	else
+		tb_func_name(&t->text, f->function, tmp, sizeof(tmp));
+	x->len = t->text.len - x->off;
+	if (!t->text.oom)
+		x->flags |= TBX_NAME;
+}
+
+static uint64_t tb_hash(uint64_t pc, unsigned bits)
+{
+	return (pc * 0x9e3779b97f4a7c15ull) >> (64 - bits);
+}
+
+/* gh_sym_callers_frames of one return PC, through the memo; *x what
+ * the writer prints of it (flags 0 without the memo: compute it) */
+static int tb_callers1(tb_ctx *t, const gh_sym *sym, const uint64_t *pc,
+		       gh_framevec *fv, tb_fx *x)
+{
+	tb_fmemo *e;
+	size_t before = fv->n;
+	int rc;
+
+	x->flags = 0;
+	if (t->fm == NULL || *pc == 0)
+		return gh_sym_callers_frames(sym, pc, 1, fv);
+	e = &t->fm[tb_hash(*pc, TB_FMEMO_BITS)];
+	if (e->pc == *pc) {
+		if (e->f.suspect)
+			fv->suspect++;
+		*x = e->x;
+		return gh_framevec_append(fv, &e->f);
+	}
+	rc = gh_sym_callers_frames(sym, pc, 1, fv);
+	if (rc == 0 && fv->n == before + 1) {
+		e->pc = *pc;
+		e->f = fv->v[before];
+		tb_fx_make(t, &e->f, &e->x);
+		*x = e->x;
+	}
+	return rc;
+}
+
 int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
 				 gh_buf *out, gh_err *err)
 {
@@ -230,15 +365,21 @@ static void tb_header(gh_buf *b, const gh_profile *p, const gh_rtlayout *rt,
 		st = g->waitreason < rt->nwaitreason ?
 		     rt->waitreason_strings[g->waitreason] :
 		     "unknown wait reason";
-	gh_buf_printf(b, "goroutine %llu [%s", (unsigned long long)g->goid, st);
+	gh_buf_append(b, "goroutine ", 10);
+	put_udec(b, g->goid);
+	gh_buf_append(b, " [", 2);
+	put_s(b, st);
 	if (rt->g_leaked != 0 && g->status == rt->g_leaked)
 		gh_buf_printf(b, " (leaked)");
 	if (g->scan)
 		gh_buf_printf(b, " (scan)");
 	if (tb_durable(rt, g, st))
 		gh_buf_printf(b, " (durable)");
-	if (g->wait_minutes >= 1)
-		gh_buf_printf(b, ", %lld minutes", (long long)g->wait_minutes);
+	if (g->wait_minutes >= 1) {
+		gh_buf_append(b, ", ", 2);
+		put_sdec(b, g->wait_minutes);
+		gh_buf_append(b, " minutes", 8);
+	}
 	if (g->locked)
 		gh_buf_printf(b, ", locked to thread");
 	if (g->in_bubble && rt->tb_bubble != 0)
@@ -258,9 +399,64 @@ static void tb_header(gh_buf *b, const gh_profile *p, const gh_rtlayout *rt,
  * (printcreatedby skips goid 1, main), " in goroutine N" with suffix
  * (1.21+; 0: none, as for an ancestor).
  */
-static int tb_created_by_pc(gh_buf *b, const gh_wctx *w,
+static int tb_created_by_text(gh_buf *b, const gh_wctx *w,
+			      const gh_rtlayout *rt, uint64_t gopc,
+			      uint64_t goid, uint64_t suffix, gh_framevec *fv);
+
+/* tb_created_by_text through the memo (t NULL: none) */
+static int tb_created_by_pc(tb_ctx *t, gh_buf *b, const gh_wctx *w,
 			    const gh_rtlayout *rt, uint64_t gopc,
 			    uint64_t goid, uint64_t suffix, gh_framevec *fv)
+{
+	tb_cmemo *e;
+	gh_buf tmp = GH_BUF_INIT;
+	size_t cut;
+	int rc;
+
+	if (goid == 1)
+		return 0;
+	if (t == NULL || t->cm == NULL || gopc == 0)
+		return tb_created_by_text(b, w, rt, gopc, goid, suffix, fv);
+	e = &t->cm[tb_hash(gopc, TB_CMEMO_BITS)];
+	if (e->pc != gopc) {
+		/* the text without a suffix: "created by NAME" then the rest */
+		rc = tb_created_by_text(&tmp, w, rt, gopc, goid, 0, fv);
+		if (rc != 0 || tmp.oom) {
+			gh_buf_free(&tmp);
+			return rc != 0 ? rc : GOHEAP_ENOMEM;
+		}
+		e->pc = gopc;
+		e->shown = tmp.len > 0;
+		cut = 0;
+		if (e->shown) {
+			const char *nl = memchr(tmp.data, '\n', tmp.len);
+
+			cut = nl != NULL ? (size_t)(nl - (const char *)tmp.data) :
+			      tmp.len;
+		}
+		e->name_off = t->text.len;
+		e->name_len = cut;
+		e->rest_off = t->text.len + cut;
+		e->rest_len = tmp.len - cut;
+		gh_buf_append(&t->text, tmp.data, tmp.len);
+		gh_buf_free(&tmp);
+		if (t->text.oom)
+			return GOHEAP_ENOMEM;
+	}
+	if (!e->shown)
+		return 0;
+	gh_buf_append(b, t->text.data + e->name_off, e->name_len);
+	if (rt->tb_style != 0 && suffix != 0) {
+		gh_buf_append(b, " in goroutine ", 14);
+		put_udec(b, suffix);
+	}
+	gh_buf_append(b, t->text.data + e->rest_off, e->rest_len);
+	return 0;
+}
+
+static int tb_created_by_text(gh_buf *b, const gh_wctx *w,
+			      const gh_rtlayout *rt, uint64_t gopc,
+			      uint64_t goid, uint64_t suffix, gh_framevec *fv)
 {
 	gh_funcinfo fi;
 	char tmp[4096];
@@ -292,11 +488,12 @@ static int tb_created_by_pc(gh_buf *b, const gh_wctx *w,
 }
 
 /* printcreatedby */
-static int tb_created_by(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
-			 const gh_goroutine *g, gh_framevec *fv)
+static int tb_created_by(tb_ctx *t, gh_buf *b, const gh_wctx *w,
+			 const gh_rtlayout *rt, const gh_goroutine *g,
+			 gh_framevec *fv)
 {
-	return tb_created_by_pc(b, w, rt, g->gopc, g->goid, g->parent_goid,
-				fv);
+	return tb_created_by_pc(t, b, w, rt, g->gopc, g->goid,
+				g->parent_goid, fv);
 }
 
 /*
@@ -355,20 +552,24 @@ static int tb_ancestors(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 		}
 		if (a->npcs == full)
 			gh_buf_printf(b, "...additional frames elided...\n");
-		rc = tb_created_by_pc(b, w, rt, a->gopc, a->goid, 0, fv);
+		rc = tb_created_by_pc(NULL, b, w, rt, a->gopc, a->goid, 0, fv);
 		if (rc != 0)
 			return rc;
 	}
 	return 0;
 }
 
-/* One logical frame as traceback2 (or 1.19's gentraceback) prints it. */
-static void tb_frame(gh_buf *b, const gh_rtlayout *rt, const gh_frame *f,
-		     uint64_t physpc, const char *args)
+/* One logical frame as traceback2 (or 1.19's gentraceback) prints it;
+ * x its memo (x->flags without TBX_NAME: none). */
+static void tb_frame(const tb_ctx *t, gh_buf *b, const gh_rtlayout *rt,
+		     const gh_frame *f, const tb_fx *x, uint64_t physpc,
+		     const char *args)
 {
 	char tmp[4096];
 
-	if (f->inlined && rt->tb_style == 0)
+	if (x->flags & TBX_NAME)
+		gh_buf_append(b, t->text.data + x->off, x->len);
+	else if (f->inlined && rt->tb_style == 0)
 		gh_buf_append(b, f->function, strlen(f->function));
 	else
 		tb_func_name(b, f->function, tmp, sizeof(tmp));
@@ -376,17 +577,23 @@ static void tb_frame(gh_buf *b, const gh_rtlayout *rt, const gh_frame *f,
 	 * read at collection (gorargs.c; "(...)" when it could not be) */
 	if (f->inlined || args == NULL)
 		args = "...";
-	gh_buf_printf(b, "(%s)\n\t%s:%lld", args, f->file,
-		      (long long)f->line);
-	if (!f->inlined && physpc > f->entry)
-		gh_buf_printf(b, " +%#llx",
-			      (unsigned long long)(physpc - f->entry));
+	gh_buf_putc(b, '(');
+	put_s(b, args);
+	gh_buf_append(b, ")\n\t", 3);
+	put_s(b, f->file);
+	gh_buf_putc(b, ':');
+	put_sdec(b, f->line);
+	if (!f->inlined && physpc > f->entry) {
+		gh_buf_append(b, " +", 2);
+		put_xhex(b, physpc - f->entry);
+	}
 	gh_buf_putc(b, '\n');
 }
 
 /* traceback1 of one goroutine (not running elsewhere). */
-static int tb_stack(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
-		    const gh_goroutine *g, gh_framevec *fv, size_t *shown)
+static int tb_stack(tb_ctx *t, gh_buf *b, const gh_wctx *w,
+		    const gh_rtlayout *rt, const gh_goroutine *g,
+		    gh_framevec *fv, size_t *shown)
 {
 	size_t i, ns = 0, j, total;
 	int rc, all;
@@ -396,7 +603,7 @@ static int tb_stack(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 	for (i = 0; i < g->ntb; i++) {
 		size_t before = fv->n;
 
-		rc = gh_sym_callers_frames(w->sym, &g->tb_pcs[i], 1, fv);
+		rc = tb_callers1(t, w->sym, &g->tb_pcs[i], fv, &t->fx[i]);
 		if (rc != 0)
 			return rc;
 		if (fv->n != before + 1)
@@ -405,7 +612,11 @@ static int tb_stack(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 	/* showRuntime false, then true if that printed nothing */
 	for (all = 0; all < 2 && ns == 0; all++)
 		for (i = 0; i < g->ntb; i++)
-			if (all || show_frame(rt, fv->v[i].function, ns == 0))
+			if (all ||
+			    ((t->fx[i].flags & TBX_NAME) ?
+			     (t->fx[i].flags &
+			      (ns == 0 ? TBX_SHOW1 : TBX_SHOW)) != 0 :
+			     show_frame(rt, fv->v[i].function, ns == 0)))
 				shown[ns++] = i;
 	total = ns;
 	for (j = 0; j < ns; j++) {
@@ -416,7 +627,7 @@ static int tb_stack(gh_buf *b, const gh_wctx *w, const gh_rtlayout *rt,
 			j = total - rt->tb_outer;
 		}
 		i = shown[j];
-		tb_frame(b, rt, &fv->v[i], g->tb_phys[i],
+		tb_frame(t, b, rt, &fv->v[i], &t->fx[i], g->tb_phys[i],
 			 g->tb_args != NULL && g->tb_args[i] != 0 ?
 			 g->tb_argstr + g->tb_args[i] - 1 : NULL);
 	}
@@ -432,6 +643,7 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 	gh_framevec fv = { NULL, 0, 0, 0 };
 	size_t i, maxn = 1, *shown;
 	int rc = 0;
+	tb_ctx t;
 
 	if (rt->ngstatus == 0)
 		return gh_errf(err, GOHEAP_EVERSION, "traceback: no "
@@ -440,8 +652,17 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 		if (p->gors[i].ntb > maxn)
 			maxn = p->gors[i].ntb;
 	shown = gh_calloc(maxn, sizeof(*shown));
-	if (shown == NULL)
+	memset(&t, 0, sizeof(t));
+	t.fx = gh_calloc(maxn, sizeof(*t.fx));
+	if (shown == NULL || t.fx == NULL) {
+		free(shown);
+		free(t.fx);
 		return gh_errf(err, GOHEAP_ENOMEM, "traceback: out of memory");
+	}
+	t.rt = rt;
+	/* no memo on ENOMEM: the same look-ups, slower */
+	t.fm = gh_calloc((size_t)1 << TB_FMEMO_BITS, sizeof(*t.fm));
+	t.cm = gh_calloc((size_t)1 << TB_CMEMO_BITS, sizeof(*t.cm));
 	for (i = 0; i < p->ngors && rc == 0; i++) {
 		const gh_goroutine *g = &p->gors[i];
 
@@ -452,15 +673,15 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 		    !(rt->tb_running_syscallsp && g->in_syscall)) {
 			gh_buf_printf(out, "\tgoroutine running on other "
 				      "thread; stack unavailable\n");
-			rc = tb_created_by(out, w, rt, g, &fv);
+			rc = tb_created_by(&t, out, w, rt, g, &fv);
 		} else {
-			rc = tb_stack(out, w, rt, g, &fv, shown);
+			rc = tb_stack(&t, out, w, rt, g, &fv, shown);
 			if (rc != 0)
 				break;
 			/* traceback1: printcreatedby, then the ancestors
 			 * (tracebackothers prints neither for a running g
 			 * but printcreatedby) */
-			rc = tb_created_by(out, w, rt, g, &fv);
+			rc = tb_created_by(&t, out, w, rt, g, &fv);
 			if (rc == 0)
 				rc = tb_ancestors(out, w, rt, g, &fv);
 		}
@@ -481,5 +702,9 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 		w->stats->suspect += fv.suspect;
 	gh_framevec_free(&fv);
 	free(shown);
+	free(t.fm);
+	free(t.cm);
+	free(t.fx);
+	gh_buf_free(&t.text);
 	return rc;
 }

@@ -96,12 +96,32 @@ static void put_dec(gh_buf *b, int64_t v)
 
 /* ---- printStackRecord ------------------------------------------------------ */
 
+/* one frame line of printStackRecord, for the direct formatter: its
+ * "name+0xoff" at off in text (n2 bytes, w2 runes), "file:line" after */
+typedef struct fline {
+	uint64_t pc;
+	size_t off, n2, n3;
+	int w2;
+} fline;
+
 typedef struct text_ctx {
 	const gh_profile *p;
 	gh_stackx *x;
 	gh_tabwriter tw;
 	gh_buf line;          /* one line, handed to the tabwriter */
+	gh_buf *out;          /* the tabwriter's output */
 	gh_framevec frames;
+	/* the direct formatter's lines of one record */
+	fline *fl;
+	size_t nfl, capfl;
+	gh_buf fltext;
+	/* fl_put's scan of a symbolizer-owned string, by its address (names
+	 * and files repeat on every stack) */
+	struct fl_smemo {
+		const char *s;    /* NULL: empty */
+		size_t n;
+		int w, ok;
+	} *smemo;
 	int print_names;      /* Frame.Function is funcNameForPrint (1.21+) */
 	char namebuf[4096];
 } text_ctx;
@@ -123,6 +143,161 @@ static const char *frame_function(text_ctx *c, const char *raw)
 	return gh_func_name_for_print(raw, c->namebuf, sizeof(c->namebuf));
 }
 
+static int print_tw_record(text_ctx *c, const uint64_t *stk, size_t n,
+			   int all_frames);
+
+/* hex digits of "%#x" (v != 0 here: a frame's pc) */
+static size_t hex_len(uint64_t v)
+{
+	size_t n = 2;
+
+	do {
+		n++;
+		v >>= 4;
+	} while (v != 0);
+	return n;
+}
+
+/*
+ * Append s to b; its width in runes to *w; 0 when it holds a byte the
+ * tabwriter treats specially (a cell boundary, an escape): then the
+ * record goes through the tabwriter.
+ */
+#define FL_SMEMO_BITS 11
+
+static int fl_put(text_ctx *c, gh_buf *b, const char *s, int *w)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct fl_smemo *e = NULL;
+	size_t n, i;
+	int ascii = 1, ok = 1, width;
+
+	/* a name of namebuf changes from call to call: not memoised */
+	if (c->smemo != NULL && s != c->namebuf) {
+		e = &c->smemo[((uintptr_t)s * 0x9e3779b97f4a7c15ull) >>
+			      (64 - FL_SMEMO_BITS)];
+		if (e->s == s) {
+			if (!e->ok)
+				return 0;
+			gh_buf_append(b, s, e->n);
+			if (w != NULL)
+				*w += e->w;
+			return 1;
+		}
+	}
+	n = strlen(s);
+	for (i = 0; i < n; i++) {
+		unsigned char ch = p[i];
+
+		if (ch == '\t' || ch == '\v' || ch == '\n' || ch == '\f' ||
+		    ch == GH_TW_ESCAPE)
+			ok = 0;
+		ascii &= ch < 0x80;
+	}
+	width = ascii ? (int)n : (int)gh_utf8_rune_count(p, n);
+	if (e != NULL) {
+		e->s = s;
+		e->n = n;
+		e->w = width;
+		e->ok = ok;
+	}
+	if (!ok)
+		return 0;
+	gh_buf_append(b, s, n);
+	if (w != NULL)
+		*w += width;
+	return 1;
+}
+
+/* tabs padding a cell of textw runes to column width cellw (tabwidth 8,
+ * padchar '\t': tabwriter.writePadding) */
+static void fl_pad(gh_buf *b, int textw, int cellw)
+{
+	static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+	int n = ((cellw + 7) & ~7) - textw;
+	size_t k;
+
+	if (n < 0)
+		n = 0;
+	for (k = (size_t)(n + 7) >> 3; k > 0;) {
+		size_t m = k < sizeof(tabs) - 1 ? k : sizeof(tabs) - 1;
+
+		gh_buf_append(b, tabs, m);
+		k -= m;
+	}
+}
+
+/*
+ * printStackRecord's lines written straight to the output, as
+ * tabwriter.NewWriter(w, 1, 8, 1, '\t', 0) would align them: every line
+ * "#\t0xPC\tNAME+0xOFF\tFILE:LINE", one block (the empty line after it
+ * has one cell and ends it), columns padded with tabs to max(width)+1
+ * rounded up to 8.  Only when the tabwriter holds nothing (the record's
+ * header line, one cell, flushed it) and every line is of that shape:
+ * 1 when written, 0 when the caller must use the tabwriter.
+ */
+static int direct_record(text_ctx *c, const size_t *sel, size_t nsel)
+{
+	gh_tabwriter *tw = &c->tw;
+	gh_buf *t = &c->fltext, *o = c->out;
+	int w1 = 0, w2 = 0;
+	size_t i;
+
+	if (tw->minwidth != 1 || tw->tabwidth != 8 || tw->padding != 1 ||
+	    tw->padchar != '\t' || tw->flags != 0 || tw->nlines != 1 ||
+	    tw->ncells != 0 || tw->cell.size != 0 || tw->text.len != 0 ||
+	    nsel == 0 ||
+	    gh_grow(&c->fl, &c->capfl, nsel, sizeof(*c->fl)) != 0)
+		return 0;
+	t->len = 0;
+	for (i = 0; i < nsel; i++) {
+		const gh_frame *f = &c->frames.v[sel[i]];
+		const char *name = frame_function(c, f->function);
+		fline *l = &c->fl[i];
+		size_t at;
+		int w = 0;
+
+		if (name[0] == '\0')
+			return 0;
+		l->pc = f->pc;
+		l->off = t->len;
+		if (!fl_put(c, t, name, &w))
+			return 0;
+		put_c(t, '+');
+		at = t->len;
+		put_hex(t, f->pc - f->entry);
+		w += (int)(t->len - at) + 1;
+		l->n2 = t->len - l->off;
+		l->w2 = w;
+		at = t->len;
+		if (!fl_put(c, t, f->file, NULL))
+			return 0;
+		put_c(t, ':');
+		put_dec(t, f->line);
+		l->n3 = t->len - at;
+		if ((int)hex_len(f->pc) > w1)
+			w1 = (int)hex_len(f->pc);
+		if (w > w2)
+			w2 = w;
+	}
+	if (t->oom)
+		return 0;
+	for (i = 0; i < nsel; i++) {
+		const fline *l = &c->fl[i];
+		size_t at = o->len;
+
+		gh_buf_append(o, "#\t", 2);   /* "#": width 1, column 2 */
+		put_hex(o, l->pc);
+		fl_pad(o, (int)(o->len - at - 2), w1 + 1);
+		gh_buf_append(o, t->data + l->off, l->n2);
+		fl_pad(o, l->w2, w2 + 1);
+		gh_buf_append(o, t->data + l->off + l->n2, l->n3);
+		put_c(o, '\n');
+	}
+	put_c(o, '\n');
+	return 1;
+}
+
 /*
  * printStackRecord (pprof.go).  An empty frame list is what Go sees when
  * every PC is unknown (or the stack is empty): Next returns a zero Frame,
@@ -130,6 +305,40 @@ static const char *frame_function(text_ctx *c, const char *raw)
  */
 static int print_stack_record(text_ctx *c, const uint64_t *stk, size_t n,
 			      int all_frames)
+{
+	size_t sel[256], nsel = 0, i;
+	int show = all_frames, rc;
+
+	/* which frames it prints (as below): the direct formatter's lines */
+	rc = gh_stackx_frames(c->x, stk, n, GH_STACKX_CALLERS, &c->frames);
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < c->frames.n && c->frames.n <= GH_ARRAY_LEN(sel);
+	     i++) {
+		const char *name = c->frames.v[i].function;
+
+		if (name[0] == '\0')
+			break;           /* a line of another shape */
+		if (name[0] == 'r' && strcmp(name, "runtime.goexit") == 0)
+			continue;
+		if (!show && gh_stackx_is_runtime(c->x,
+						 frame_function(c, name)))
+			continue;
+		show = 1;
+		sel[nsel++] = i;
+	}
+	if (c->frames.n > 0 && c->frames.n <= GH_ARRAY_LEN(sel) &&
+	    i == c->frames.n && !show && !all_frames)
+		return print_stack_record(c, stk, n, 1);
+	if (c->frames.n > 0 && c->frames.n <= GH_ARRAY_LEN(sel) &&
+	    i == c->frames.n && direct_record(c, sel, nsel))
+		return 0;
+	return print_tw_record(c, stk, n, all_frames);
+}
+
+/* print_stack_record through the tabwriter, every line as Go writes it */
+static int print_tw_record(text_ctx *c, const uint64_t *stk, size_t n,
+			   int all_frames)
 {
 	const gh_frame *f;
 	const char *name;
@@ -175,7 +384,7 @@ static int print_stack_record(text_ctx *c, const uint64_t *stk, size_t n,
 		tw_line(c);
 	}
 	if (!show)
-		return print_stack_record(c, stk, n, 1);
+		return print_tw_record(c, stk, n, 1);
 	put_c(&c->line, '\n');
 	tw_line(c);
 	return 0;
@@ -375,6 +584,10 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	c->print_names = gh_profile_rt(p)->text_func_names;
 	/* tabwriter.NewWriter(w, 1, 8, 1, '\t', 0), as pprof.go. */
 	gh_tabwriter_init(&c->tw, out, 1, 8, 1, '\t', 0);
+	c->out = out;
+	c->fltext = empty;
+	/* none on ENOMEM: each string scanned again */
+	c->smemo = gh_calloc((size_t)1 << FL_SMEMO_BITS, sizeof(*c->smemo));
 	rc = gh_stackx_new(&c->x, w->sym, p->ver);
 	if (rc != 0)
 		goto out;
@@ -422,6 +635,9 @@ out:
 	if (c != NULL) {
 		gh_tabwriter_free(&c->tw);
 		gh_buf_free(&c->line);
+		gh_buf_free(&c->fltext);
+		free(c->fl);
+		free(c->smemo);
 		if (w->stats != NULL)
 			w->stats->suspect += gh_stackx_suspect(c->x) +
 					     c->frames.suspect;
