@@ -25,6 +25,9 @@
 #             (runtime/metrics /sched/pauses/total/other:seconds: count and the largest
 #             bucket's upper bound; /sched/pauses/stopping/other:seconds: the largest time to
 #             stop the world).
+# After the runs, bench/readfloor -g (built here with `make bench/readfloor`) times the floor of
+# the stop's copy on the same target: reading every allgs slot's g header span as the stop does
+# (merged runs, ~256 KiB calls into a reused buffer), with one thread and with two.
 # Prints a markdown table of medians (min-max) and the ratios of medians measured in the same
 # run.  Not a test: it never fails on slow numbers.  The load average is printed: the machine is
 # shared, compare ratios within one run.
@@ -71,10 +74,11 @@ ms = (time.perf_counter() - t0) * 1000
 print(f"{ms:.2f} {ru.ru_maxrss} {os.waitstatus_to_exitcode(st)}")
 PY
 
-# wait_line OUT PREFIX N: wait until OUT holds more than N lines starting with PREFIX.
+# wait_line OUT PREFIX N [SECONDS]: wait (default 60 s) until OUT holds more than N lines
+# starting with PREFIX.
 wait_line() {
-	local i
-	for i in $(seq 6000); do
+	local end=$((SECONDS + ${4:-60}))
+	while [ "$SECONDS" -le "$end" ]; do
 		[ "$(grep -c "^$2" "$1")" -gt "$3" ] && return 0
 		sleep 0.01
 	done
@@ -125,9 +129,13 @@ check_time() {
 	[ "$st" = 0 ] || die "go-heap $* failed (exit $st): $(tail -n 3 "$GH_TMP/cmd.err")"
 }
 
+floor_bin="$top_builddir/bench/readfloor"
+make -s -C "$top_builddir" bench/readfloor >"$GH_TMP/readfloor.log" 2>&1 || floor_bin=
+
 load0=$(uptime)
 report=()
 ratios=()
+floors=()
 for shape in $SHAPES; do
 for N in $NS; do
 	gh_start "$bin" -n "$N" -shape "$shape" -gapfile "$GH_TMP/gaps" || die "gorbench -n $N -shape $shape did not start"
@@ -155,7 +163,7 @@ for N in $NS; do
 		nwall+=("$wall")
 		n=$(grep -c '^INPROC' "$out")
 		kill -HUP "$pid"
-		wait_line "$out" INPROC "$n" || die "no INPROC line"
+		wait_line "$out" INPROC "$n" 600 || die "no INPROC line"
 		l=$(grep '^INPROC' "$out" | tail -n 1)
 		itot+=("$(field total_ms "$l")") igap+=("$(us2ms "$(field maxgap_us "$l")")")
 		istw+=("$(us2ms "$(field stw_max_us "$l")")") istwn+=("$(field stw_n "$l")")
@@ -164,7 +172,12 @@ for N in $NS; do
 		tstw+=("$(us2ms "$(field tb_stw_max_us "$l")")") tstop+=("$(us2ms "$(field tb_stop_max_us "$l")")")
 		echo "$shape N=$N run $r: stop: gap ${sgap[-1]} ms, stop ${sstop[-1]} ms, re-read ${rew[-1]}, wall ${swall[-1]} ms, rss ${srss[-1]} MiB; traceback wall ${twall[-1]} ms; no-stop: gap ${ngap[-1]} ms, wall ${nwall[-1]} ms; in-process WriteTo(1) ${itot[-1]} ms, gap ${igap[-1]} ms, STW max ${istw[-1]} ms (${istwn[-1]}); WriteTo(2) ${ttot[-1]} ms, STW max ${tstw[-1]} ms" >&2
 	done
+	floor="-"
+	if [ -n "$floor_bin" ] && f=$("$floor_bin" -g -r "$RUNS" "$pid" 2>&1); then
+		floor=$(awk '{ printf "one thread %s (%s-%s), two %s (%s-%s); %.1f MB in %s runs", $2, $3, $4, $14, $15, $16, $8 / 1e6, $10 }' <<<"$f")
+	fi
 	gh_stop "$pid"
+	floors+=("| $shape | $N | $(median "${sstop[@]}") | $floor |")
 	report+=("| $shape | $N | go-heap -f text (stop) | $(stats "${sgap[@]}") | stop $(stats "${sstop[@]}") | $(stats "${swall[@]}") | $(stats "${srss[@]}") |")
 	report+=("| $shape | $N | go-heap -f traceback (stop) | | | $(stats "${twall[@]}") | $(stats "${trss[@]}") |")
 	report+=("| $shape | $N | go-heap --no-stop -f text | $(stats "${ngap[@]}") (whole call) | - | $(stats "${nwall[@]}") | |")
@@ -184,3 +197,9 @@ echo
 echo "| shape | goroutines | text / WriteTo(w, 1) | traceback / WriteTo(w, 2) | stop, ms | stop per goroutine, ns | gap: stop / WriteTo(w, 1) | stop / in-process STW max | re-read while stopped |"
 echo "|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${ratios[@]}"
+echo
+echo "The stop's copy floor (bench/readfloor -g, $RUNS passes: median (min-max) ms):"
+echo
+echo "| shape | goroutines | go-heap's stop (median), ms | the g headers read as the stop reads them |"
+echo "|---|---|---|---|"
+printf '%s\n' "${floors[@]}"

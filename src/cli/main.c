@@ -390,12 +390,16 @@ int main(int argc, char **argv)
 		if (st.snapshot == 1)
 			fprintf(stderr, "go-heap: %s snapshot: the target "
 				"was stopped for %.3f ms (%llu threads; %llu "
-				"of %llu %s re-read while stopped); the stop "
-				"ran from %.0f to %.0f ns (CLOCK_MONOTONIC)\n",
+				"of %llu %s re-read while stopped), %.0f ns a "
+				"%.*s; the stop ran from %.0f to %.0f ns "
+				"(CLOCK_MONOTONIC)\n",
 				what, st.stop_seconds * 1e3,
 				(unsigned long long)st.stop_threads,
 				(unsigned long long)st.stop_rewalked,
 				(unsigned long long)st.stop_checked, unit,
+				st.stop_checked > 0 ? st.stop_seconds * 1e9 /
+				(double)st.stop_checked : 0.0,
+				(int)strlen(unit) - 1, unit,
 				st.stop_begin * 1e9, st.stop_end * 1e9);
 		else if (st.snapshot == 2)
 			fprintf(stderr, "go-heap: %s snapshot: "

@@ -3,6 +3,10 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
 #include "gor_build.h"
 
 /* ---- the snapshot ------------------------------------------------- */
@@ -53,11 +57,38 @@ static int snap_reread(gor_build *bd, uint32_t idx, uint64_t gp)
 #define GOR_RUN_GAP 1024u            /* merge g's this close */
 #define GOR_RUN_MAX 65536u           /* bytes of one run */
 #define GOR_BATCH_BYTES (256u << 10)  /* run bytes per bulk read (cache-warm) */
+/* headers to re-read at which a second reader thread pays: below it, its
+ * start and the two threads' contention for the target's mm cost more
+ * than the halved copy gains (bench/README.md) */
+#ifndef GOR_THREAD_BYTES         /* -D: the benchmark's one-reader build */
+#define GOR_THREAD_BYTES (8u << 20)
+#endif
 
 typedef struct gor_ord {
 	gor_hdr h;                /* a copy: read in address order */
 	uint32_t idx;
 } gor_ord;
+
+typedef struct snap_share {
+	const gor_build *bd;
+	struct gor_plan *pl;
+	const size_t *bfirst;
+	size_t nb;
+	int fing_changed;
+	atomic_size_t next;       /* next batch to take */
+	atomic_size_t done;       /* batches finished */
+	atomic_int enoproc;
+} snap_share;
+
+typedef struct snap_part {
+	snap_share *sh;
+	unsigned char *buf;
+	uint32_t *chg, *redo;     /* slot indexes / ord indexes */
+	size_t nchg, capchg, nredo, capredo;
+	int nomem;
+	double t_read;            /* seconds in the bulk reads */
+	uint64_t calls;
+} snap_part;
 
 typedef struct gor_plan {
 	gor_ord *ord;             /* the slots by g address */
@@ -66,7 +97,13 @@ typedef struct gor_plan {
 	size_t *rlen, *rfirst;    /* ord[rfirst[r] .. rfirst[r + 1]) */
 	size_t nruns;
 	unsigned char *buf, *ok;  /* one batch's bytes, its runs' success */
-	size_t bufsz;
+	unsigned char *buf2;      /* the second reader's batch (NULL: none) */
+	size_t bufsz, bytes;      /* bytes: of all runs */
+	size_t *bfirst;           /* the stopped re-read's batches */
+	snap_part parts[2];       /* its two readers (snap_changed) */
+	snap_share share;         /* their shared state */
+	pthread_t th;             /* the second reader, if started */
+	int started;
 } gor_plan;
 
 static int ord_cmp(const void *a, const void *b)
@@ -80,13 +117,28 @@ static int ord_cmp(const void *a, const void *b)
 
 static void plan_free(gor_plan *pl)
 {
+	size_t k;
+
+	if (pl->started)
+		pthread_join(pl->th, NULL);
+	for (k = 0; k < 2; k++) {
+		free(pl->parts[k].chg);
+		free(pl->parts[k].redo);
+	}
+	free(pl->bfirst);
 	free(pl->ord);
 	free(pl->raddr);
 	free(pl->rlen);
 	free(pl->rfirst);
 	free(pl->buf);
+	free(pl->buf2);
 	free(pl->ok);
 	memset(pl, 0, sizeof(*pl));
+}
+
+static int s_has_readv(const gor_build *bd)
+{
+	return bd->tg->caps->readv != NULL;
 }
 
 static int snap_plan(gor_build *bd, size_t n, gor_plan *pl)
@@ -99,8 +151,9 @@ static int snap_plan(gor_build *bd, size_t n, gor_plan *pl)
 	pl->raddr = gh_calloc(n + 1, sizeof(*pl->raddr));
 	pl->rlen = gh_calloc(n + 1, sizeof(*pl->rlen));
 	pl->rfirst = gh_calloc(n + 1, sizeof(*pl->rfirst));
+	pl->bfirst = gh_calloc(n + 2, sizeof(*pl->bfirst));
 	if (pl->ord == NULL || pl->raddr == NULL || pl->rlen == NULL ||
-	    pl->rfirst == NULL)
+	    pl->rfirst == NULL || pl->bfirst == NULL)
 		goto nomem;
 	for (i = 0; i < n; i++) {
 		pl->ord[i].h = bd->hdr[i];
@@ -130,6 +183,8 @@ static int snap_plan(gor_build *bd, size_t n, gor_plan *pl)
 	pl->nruns = r;
 	pl->rfirst[r] = n;
 	for (i = 0; i < r; i++)
+		pl->bytes += pl->rlen[i];
+	for (i = 0; i < r; i++)
 		if ((batch += pl->rlen[i]) >= GOR_BATCH_BYTES)
 			break;
 	pl->bufsz = batch > GOR_BATCH_BYTES + GOR_RUN_MAX ?
@@ -140,6 +195,11 @@ static int snap_plan(gor_build *bd, size_t n, gor_plan *pl)
 		goto nomem;
 	/* fault the buffer in now: not while the target waits */
 	memset(pl->buf, 0xa5, pl->bufsz);
+	if (pl->bytes >= GOR_THREAD_BYTES && s_has_readv(bd)) {
+		pl->buf2 = gh_calloc(pl->bufsz, 1);   /* none: one reader */
+		if (pl->buf2 != NULL)
+			memset(pl->buf2, 0xa5, pl->bufsz);
+	}
 	return 0;
 nomem:
 	plan_free(pl);
@@ -161,9 +221,92 @@ static int hdr_changed(const gor_build *bd, const gor_hdr *h,
 }
 
 /*
+ * The stopped re-read's batches (runs [bfirst[b], bfirst[b + 1]) of the
+ * plan, about one buffer each) are taken in turn by one or two readers
+ * from a shared counter: a reader that is not scheduled (a busy machine)
+ * takes none and costs the stop nothing but its start.  Each reader has
+ * its own buffer and lists: the slots that changed (chg), those of runs
+ * the bulk read did not give (redo: read one by one afterwards, by the
+ * calling thread, whose cache is not shared).  Readers touch nothing else
+ * of bd.
+ */
+
+
+static int part_push(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+{
+	if (gh_grow(v, cap, *n + 1, sizeof(**v)) != 0)
+		return GOHEAP_ENOMEM;
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+/* one batch; 0, or GOHEAP_ENOMEM / GOHEAP_ENOPROC */
+static int part_batch(snap_part *w, size_t b)
+{
+	snap_share *sh = w->sh;
+	const gor_build *bd = sh->bd;
+	gh_target *tg = bd->tg;
+	gor_plan *pl = sh->pl;
+	size_t r0 = sh->bfirst[b], r1 = sh->bfirst[b + 1], r, i, off;
+	double t0 = gh_now();
+	int bulk;
+
+	bulk = tg->caps->readv == NULL ? -1 :
+	       tg->caps->readv(tg->ctx, pl->raddr + r0, pl->rlen + r0, r1 - r0,
+			      w->buf, pl->ok + r0);
+	w->t_read += gh_now() - t0;
+	w->calls += (r1 - r0 + 1023) / 1024;
+	if (bulk == GOHEAP_ENOPROC)
+		return bulk;
+	if (bulk != 0)
+		memset(pl->ok + r0, 0, r1 - r0);
+	for (r = r0, off = 0; r < r1; off += pl->rlen[r], r++) {
+		for (i = pl->rfirst[r]; i < pl->rfirst[r + 1]; i++) {
+			const gor_ord *o = &pl->ord[i];
+
+			if (!pl->ok[r]) {
+				if (part_push(&w->redo, &w->nredo,
+					      &w->capredo, (uint32_t)i) != 0)
+					return GOHEAP_ENOMEM;
+				continue;
+			}
+			if (!hdr_changed(bd, &o->h, w->buf + off +
+					 (o->h.gp - pl->raddr[r]),
+					 sh->fing_changed))
+				continue;
+			if (part_push(&w->chg, &w->nchg, &w->capchg,
+				      o->idx) != 0)
+				return GOHEAP_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void *snap_part_run(void *arg)
+{
+	snap_part *w = arg;
+	snap_share *sh = w->sh;
+	size_t b;
+	int rc;
+
+	while ((b = atomic_fetch_add(&sh->next, 1)) < sh->nb) {
+		rc = part_batch(w, b);
+		if (rc == GOHEAP_ENOPROC)
+			atomic_store(&sh->enoproc, 1);
+		else if (rc != 0)
+			w->nomem = 1;
+		atomic_fetch_add(&sh->done, 1);
+	}
+	return NULL;
+}
+
+/*
  * Stopped: the g headers of the planned slots read again in bulk (for
- * a live target; else one read each); *chg gets the indexes of the
- * slots that changed (or are running, or were or are unreadable).
+ * a live target; else one read each), by two readers when the plan has a
+ * second buffer; *chg gets the indexes of the slots that changed (or are
+ * running, or were or are unreadable).  A second reader started here is
+ * left in pl (joined by plan_free, after the resume: it has no batch
+ * left to take by then, so it only has to be scheduled to exit).
  */
 static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
 			uint32_t **chg, size_t *nchg)
@@ -171,48 +314,65 @@ static int snap_changed(gor_build *bd, gor_plan *pl, int fing_changed,
 	gh_target *tg = bd->tg;
 	unsigned span = gor_g_span(bd->lay);
 	unsigned char gb[512];
-	size_t r0 = 0, r1, r, i, cap = 0, bytes, off;
-	int rc = 0, bulk;
+	snap_part *w = pl->parts;
+	snap_share *sh = &pl->share;
+	size_t nb, r, bytes, k, j, cap = 0;
+	int rc = 0;
 
 	*chg = NULL;
 	*nchg = 0;
-	while (r0 < pl->nruns) {
-		for (r1 = r0, bytes = 0; r1 < pl->nruns &&
-		     (r1 == r0 || bytes + pl->rlen[r1] <= pl->bufsz); r1++)
-			bytes += pl->rlen[r1];
-		bulk = tg->caps->readv == NULL ? -1 :
-		       tg->caps->readv(tg->ctx, pl->raddr + r0,
-				     pl->rlen + r0, r1 - r0, pl->buf,
-				     pl->ok + r0);
-		if (bulk == GOHEAP_ENOPROC)
-			return gh_errf(&tg->err, bulk, "the target exited "
-				       "while stopped");
-		if (bulk != 0)
-			memset(pl->ok + r0, 0, r1 - r0);
-		for (r = r0, off = 0; r < r1; off += pl->rlen[r], r++) {
-			for (i = pl->rfirst[r]; i < pl->rfirst[r + 1]; i++) {
-				const gor_ord *o = &pl->ord[i];
-				const unsigned char *p = NULL;
-
-				if (pl->ok[r])
-					p = pl->buf + off +
-					    (o->h.gp - pl->raddr[r]);
-				else if (gh_mem_read(&tg->mem, o->h.gp, gb, span,
-						     "g") == 0)
-					p = gb;
-				if (!hdr_changed(bd, &o->h, p,
-						 fing_changed))
-					continue;
-				rc = gh_grow(chg, &cap, *nchg + 1,
-					  sizeof(**chg));
-				if (rc != 0)
-					return rc;
-				(*chg)[(*nchg)++] = o->idx;
-			}
-		}
-		r0 = r1;
+	/* the batches: runs of about one buffer each */
+	for (r = 0, nb = 0; r < pl->nruns; nb++) {
+		pl->bfirst[nb] = r;
+		for (bytes = 0; r < pl->nruns &&
+		     (bytes == 0 || bytes + pl->rlen[r] <= pl->bufsz); r++)
+			bytes += pl->rlen[r];
 	}
-	return 0;
+	pl->bfirst[nb] = pl->nruns;
+	memset(w, 0, 2 * sizeof(*w));
+	sh->bd = bd;
+	sh->pl = pl;
+	sh->bfirst = pl->bfirst;
+	sh->nb = nb;
+	sh->fing_changed = fing_changed;
+	atomic_init(&sh->next, 0);
+	atomic_init(&sh->done, 0);
+	atomic_init(&sh->enoproc, 0);
+	w[0].sh = w[1].sh = sh;
+	w[0].buf = pl->buf;
+	w[1].buf = pl->buf2;
+	if (pl->buf2 != NULL && nb > 1)
+		pl->started = pthread_create(&pl->th, NULL, snap_part_run,
+					     &w[1]) == 0;
+	snap_part_run(&w[0]);
+	/* the second reader's last batch, if it took one */
+	while (atomic_load(&sh->done) < nb)
+		sched_yield();
+	for (k = 0; k < 2; k++) {
+		tg->mem.t_backend += w[k].t_read;
+		tg->mem.nreads += w[k].calls;
+		if (w[k].nomem)
+			rc = GOHEAP_ENOMEM;
+	}
+	tg->mem.nbytes += pl->bytes;
+	if (atomic_load(&sh->enoproc))
+		return gh_errf(&tg->err, GOHEAP_ENOPROC, "the target exited "
+			       "while stopped");
+	for (k = 0; k < 2 && rc == 0; k++) {
+		for (j = 0; j < w[k].nchg && rc == 0; j++)
+			rc = part_push(chg, nchg, &cap, w[k].chg[j]);
+		/* the runs the bulk read did not give: one read each */
+		for (j = 0; j < w[k].nredo && rc == 0; j++) {
+			const gor_ord *o = &pl->ord[w[k].redo[j]];
+			const unsigned char *p = NULL;
+
+			if (gh_mem_read(&tg->mem, o->h.gp, gb, span, "g") == 0)
+				p = gb;
+			if (hdr_changed(bd, &o->h, p, fing_changed))
+				rc = part_push(chg, nchg, &cap, o->idx);
+		}
+	}
+	return rc;
 }
 
 /*
