@@ -174,7 +174,7 @@ typedef struct gor_build {
 	uint64_t *pfaddr;
 	size_t *pflen, cappfa, cappfl, cappfo;
 	unsigned char *pfok, *pfbuf, *pfhbuf;
-	size_t pfcap, pfhcap, cappford;
+	size_t pfcap, pfhcap, cappford, *pfoff, cappfoff;
 	gor_pford *pford;
 	int pf_broken;
 	/* the window of the stack being unwound: sw[0..sw_n) holds the

@@ -810,6 +810,7 @@ out:
 	free(bd.pfbuf);
 	free(bd.pfhbuf);
 	free(bd.pford);
+	free(bd.pfoff);
 	gh_buf_free(&bd.strs);
 	return rc;
 }

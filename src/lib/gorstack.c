@@ -14,6 +14,12 @@
 #define GOR_PF_MAX_STACK (64u << 10)
 /* the bytes of one chunk's stacks read at once */
 #define GOR_PF_MAX_BYTES (8u << 20)
+/* stacks whose live parts have no whole page between them are read as
+ * one range (of at most GOR_PF_MAX_RANGE bytes): the kernel pins the same
+ * pages, and an iovec of its own costs more than copying the bytes
+ * between them (flat stacks, 10 000 goroutines: 8.6 -> 6.7 ms) */
+#define GOR_PF_PAGE_SHIFT 12
+#define GOR_PF_MAX_RANGE (256u << 10)
 
 /*
  * The bulk reader of the snapshot and of the stacks: caps->readv, its
@@ -98,7 +104,8 @@ void gor_prefetch(gor_build *bd, const uint64_t *gps, size_t n)
 		return;
 	if (gh_grow(&bd->pf, &bd->cappf, n, sizeof(*bd->pf)) != 0 ||
 	    gh_grow(&bd->pford, &bd->cappford, n, sizeof(*bd->pford)) != 0 ||
-	    pf_ranges(bd, n) != 0)
+	    pf_ranges(bd, n) != 0 ||
+	    gh_grow(&bd->pfoff, &bd->cappfoff, n, sizeof(*bd->pfoff)) != 0)
 		return;
 	ord = bd->pford;
 	for (i = 0; i < n; i++) {
@@ -155,8 +162,9 @@ void gor_prefetch(gor_build *bd, const uint64_t *gps, size_t n)
 		f->hoff = total + (size_t)(f->gp - bd->pfaddr[f->hslot - 1]);
 	}
 	bd->npf = n;
-	/* the stacks */
-	for (i = 0, k = 0, total = 0; i < n; i++) {
+	/* the stacks: each live part [sp, hi), in address order, neighbours
+	 * merged (a stack span holds several stacks) */
+	for (i = 0, k = 0; i < n; i++) {
 		gor_pf *f = &bd->pf[i];
 		const unsigned char *gb = bd->pfhbuf + f->hoff;
 		uint64_t lo, hi, sp, st;
@@ -171,29 +179,56 @@ void gor_prefetch(gor_build *bd, const uint64_t *gps, size_t n)
 		sp = gh_mem_word(m, gb + l->g_syscallsp, 8);
 		if (sp == 0)
 			sp = gh_mem_word(m, gb + l->g_sched + l->gobuf_sp, 8);
-		if (sp < lo || sp >= hi || hi - sp > GOR_PF_MAX_STACK ||
-		    total + (hi - sp) > GOR_PF_MAX_BYTES)
+		if (sp < lo || sp >= hi || hi - sp > GOR_PF_MAX_STACK)
 			continue;
 		f->lo = sp;
 		f->hi = hi;
-		f->off = total;
-		f->slot = k + 1;
-		bd->pfaddr[k] = sp;
-		bd->pflen[k] = (size_t)(hi - sp);
-		total += (size_t)(hi - sp);
+		ord[k].gp = sp;
+		ord[k].i = i;
 		k++;
 	}
-	if (k == 0)
+	if (k > 1)
+		qsort(ord, k, sizeof(*ord), pford_cmp);
+	for (j = 0, i = 0, total = 0; j < k; j++) {
+		gor_pf *f = &bd->pf[ord[j].i];
+		uint64_t len = f->hi - f->lo;
+
+		if (i > 0 && f->lo >= bd->pfaddr[i - 1] &&
+		    (f->lo >> GOR_PF_PAGE_SHIFT) <=
+		    ((end - 1) >> GOR_PF_PAGE_SHIFT) + 1 &&
+		    (f->hi > end ? f->hi : end) - bd->pfaddr[i - 1] <=
+		    GOR_PF_MAX_RANGE &&
+		    total + (f->hi > end ? f->hi - end : 0) <=
+		    GOR_PF_MAX_BYTES) {
+			if (f->hi > end) {
+				total += (size_t)(f->hi - end);
+				end = f->hi;
+			}
+			bd->pflen[i - 1] = (size_t)(end - bd->pfaddr[i - 1]);
+		} else {
+			if (total + len > GOR_PF_MAX_BYTES)
+				continue;     /* frame by frame */
+			bd->pfaddr[i] = f->lo;
+			bd->pflen[i] = (size_t)len;
+			bd->pfoff[i] = total;
+			total += (size_t)len;
+			end = f->hi;
+			i++;
+		}
+		f->slot = i;
+		f->off = bd->pfoff[i - 1] + (size_t)(f->lo - bd->pfaddr[i - 1]);
+	}
+	if (i == 0)
 		return;
 	if (pf_buf(&bd->pfbuf, &bd->pfcap, total) != 0 ||
-	    gor_readv(s, bd->pfaddr, bd->pflen, k, bd->pfbuf, bd->pfok) != 0) {
-		for (i = 0; i < n; i++)
-			bd->pf[i].slot = 0;
+	    gor_readv(s, bd->pfaddr, bd->pflen, i, bd->pfbuf, bd->pfok) != 0) {
+		for (j = 0; j < n; j++)
+			bd->pf[j].slot = 0;
 		return;
 	}
-	for (i = 0; i < n; i++)
-		if (bd->pf[i].slot != 0 && !bd->pfok[bd->pf[i].slot - 1])
-			bd->pf[i].slot = 0;
+	for (j = 0; j < n; j++)
+		if (bd->pf[j].slot != 0 && !bd->pfok[bd->pf[j].slot - 1])
+			bd->pf[j].slot = 0;
 }
 
 /*
