@@ -50,7 +50,7 @@
 #include "goheap.h"
 #include <pthread.h>
 
-#include "gor_build.h"
+#include "goroutine_int.h"
 #include "profile.h"
 #include "session.h"
 

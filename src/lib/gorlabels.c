@@ -1,9 +1,9 @@
 /*
- * gorlabels.c - goroutine labels (pprof.Labels / runtime labels) read from a g: the list and hash-map forms (gor_build.h).
+ * gorlabels.c - goroutine labels (pprof.Labels / runtime labels) read from a g: the list and hash-map forms (goroutine_int.h).
  */
 #include "config.h"
 
-#include "gor_build.h"
+#include "goroutine_int.h"
 
 /* ---- labels ------------------------------------------------------------------ */
 

@@ -14,21 +14,6 @@
 #include "profile.h"
 #include "target.h"
 
-/* Safety limits on hostile data. */
-#define GH_GOR_MAX_GS (1u << 22)       /* len(allgs) */
-#define GH_GOR_MAX_LABELS 4096         /* labels of one goroutine */
-#define GH_GOR_MAX_LABEL_LEN (1u << 20)/* bytes of one key or value */
-/* label keys and values read, in all: this, or GH_GOR_LABEL_BYTES_PER_G
- * times allgs' length when that is more (every writer quotes every
- * goroutine's labels: their work stays proportional to the goroutines) */
-#define GH_GOR_MAX_LABEL_BYTES (8u << 20)
-#define GH_GOR_LABEL_BYTES_PER_G 512u
-#define GH_GOR_MAX_PHYS_FRAMES 100000  /* physical frames of one stack */
-#define GH_GOR_MAX_TB_FRAMES (1u << 17)/* logical frames kept for -f traceback */
-/* unreadable g's that, when also more than half of allgs' slots read so
- * far, refuse the profile (GOHEAP_ECORRUPT) */
-#define GH_GOR_MAX_UNREADABLE 64
-
 /*
  * Fill p (kind GOHEAP_PROFILE_GOROUTINE, already set up by the session)
  * with the target's goroutines.  0 or a GOHEAP_E* code with tg->err set.

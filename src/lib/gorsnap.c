@@ -1,5 +1,5 @@
 /*
- * gorsnap.c - the goroutine snapshot of a live process: read running, then stopped briefly to re-read only the g headers that changed (one bulk read) and the running threads' registers (gor_build.h).
+ * gorsnap.c - the goroutine snapshot of a live process: read running, then stopped briefly to re-read only the g headers that changed (one bulk read) and the running threads' registers (goroutine_int.h).
  */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 
-#include "gor_build.h"
+#include "goroutine_int.h"
 
 /* ---- the snapshot ------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * gorstack.c - the goroutines' stacks read in bulk (gor_build.h): before
+ * gorstack.c - the goroutines' stacks read in bulk (goroutine_int.h): before
  * a chunk of allgs is walked, the live part [sp, hi) of each of its
  * goroutines' stacks is read in one process_vm_readv of many iovecs, and
  * the unwinder then takes its words from that copy (one read per stack
@@ -8,7 +8,25 @@
  */
 #include "config.h"
 
-#include "gor_build.h"
+#include "goroutine_int.h"
+
+/* The bytes of a g the collector reads: up to its last field used. */
+unsigned gor_g_span(const gh_rtlayout *l)
+{
+	unsigned v[] = { l->g_m, l->g_sched + 8 * 7, l->g_syscallsp,
+			 l->g_syscallpc, l->g_atomicstatus, l->g_goid,
+			 l->g_waitsince, l->g_waitreason, l->g_gopc,
+			 l->g_startpc, l->g_labels, l->g_parentgoid,
+			 l->g_runningcleanups, l->g_lockedm, l->g_bubble,
+			 l->g_ancestors };
+	unsigned mx = 16;
+	size_t i;
+
+	for (i = 0; i < GH_ARRAY_LEN(v); i++)
+		if (v[i] + 8 > mx)
+			mx = v[i] + 8;
+	return mx;
+}
 
 /* a stack's live part longer than this is read frame by frame */
 #define GOR_PF_MAX_STACK (64u << 10)

@@ -1,9 +1,50 @@
 /*
- * gorunwind.c - the goroutine unwinder: runtime/traceback.go's frame walk with the pclntab's pcsp tables, amd64 and arm64, and the registers of goroutines running on a core's threads (gor_build.h).
+ * gorunwind.c - the goroutine unwinder: runtime/traceback.go's frame walk with the pclntab's pcsp tables, amd64 and arm64, and the registers of goroutines running on a core's threads (goroutine_int.h).
  */
 #include "config.h"
 
-#include "gor_build.h"
+#include "goroutine_int.h"
+
+static unsigned name_flags(const char *name)
+{
+	if (name == NULL || strncmp(name, "runtime.", 8) != 0)
+		return 0;
+	name += 8;
+	if (strcmp(name, "cgocallback") == 0)
+		return GOR_XF_CGOCALLBACK;
+	if (strcmp(name, "sigpanic") == 0)
+		return GOR_XF_INJECTED | GOR_XF_SIGPANIC;
+	if (strcmp(name, "asyncPreempt") == 0 ||
+	    strcmp(name, "debugCallV2") == 0)
+		return GOR_XF_INJECTED;
+	return 0;
+}
+
+/* gh_sym_funcinfo through bd's memo (none: straight through); *xf (if
+ * not NULL) the GOR_XF_* of its name. */
+int gor_funcinfo_xf(gor_build *bd, uint64_t pc, gh_funcinfo *out,
+		    unsigned *xf)
+{
+	gor_fmemo *e;
+	int rc;
+
+	if (bd->fmemo == NULL || pc == 0) {
+		rc = gh_sym_funcinfo(bd->tg->sym, pc, out);
+		if (xf != NULL)
+			*xf = rc == 0 ? name_flags(out->name) : 0;
+		return rc;
+	}
+	e = &bd->fmemo[(pc * 0x9e3779b97f4a7c15ull) >> (64 - GOR_FMEMO_BITS)];
+	if (e->pc != pc) {
+		e->rc = gh_sym_funcinfo(bd->tg->sym, pc, &e->fi);
+		e->xf = e->rc == 0 ? name_flags(e->fi.name) : 0;
+		e->pc = pc;
+	}
+	*out = e->fi;
+	if (xf != NULL)
+		*xf = e->xf;
+	return e->rc;
+}
 
 /* ---- the unwinder -------------------------------------------------------------- */
 

@@ -22,8 +22,6 @@
 /* Safety limits on hostile data. */
 #define GH_RET_MAX_OBJECTS (1u << 30)
 #define GH_RET_MAX_EDGES ((uint64_t)1 << 34)
-#define GH_RET_MAX_STACK ((uint64_t)1 << 30)  /* bytes of one stack */
-#define GH_RET_MAX_FRAMES 100000u             /* frames of one stack */
 
 /*
  * Fill p->retained (kind GOHEAP_PROFILE_RETAINED) from s's target: a live

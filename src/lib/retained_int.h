@@ -1,14 +1,17 @@
 /*
- * retained_int.h - what retained.c (the graph) and retstack.c (the
- * goroutine stacks' roots) share: the builder's state and its helpers.
+ * retained_int.h - what retained.c (the graph), retstack.c (the goroutine
+ * stacks' roots) and retgraph.c (the graph under construction) share: the
+ * builder's state, its limits and its helpers.
  */
 #ifndef GH_RETAINED_INT_H
 #define GH_RETAINED_INT_H
 
-#include "gor_build.h"
+#include "goroutine_int.h"
 #include "retained.h"
 
 #define CHUNK 65536u
+#define GH_RET_MAX_STACK ((uint64_t)1 << 30)  /* bytes of one stack */
+#define GH_RET_MAX_FRAMES 100000u             /* frames of one stack */
 
 typedef struct obj {
 	uint64_t addr, size;
@@ -65,6 +68,8 @@ typedef struct gh_ret_frame {
 } gh_ret_frame;
 
 int gh_ret_nomem(rb *b);
+/* Close node v's edge list (nodes are made in order). */
+int gh_ret_node_end(rb *b, uint64_t v);
 /* An edge from the node being built to object dst. */
 int gh_ret_edge(rb *b, uint32_t dst);
 /* A new root node; its edges follow until the next. */

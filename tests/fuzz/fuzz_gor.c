@@ -76,7 +76,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "goroutine.h"
+#include "goroutine_int.h"
 #include "memsrc.h"
 #include "profile.h"
 #include "session.h"

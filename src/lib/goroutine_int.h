@@ -1,12 +1,13 @@
 /*
- * gor_build.h - the goroutine collector's private state (gor_build) and
- * the functions its four files share: goroutine.c (one goroutine, the
- * collection), gorlabels.c (label readers), gorunwind.c (the pcsp
- * unwinder, running goroutines of cores), gorsnap.c (the live snapshot:
- * read running, stop, re-read what changed).
+ * goroutine_int.h - the goroutine collector's private state (gor_build),
+ * its limits on hostile data and the functions its files share:
+ * goroutine.c (the collection), gorread.c (one goroutine), gorlabels.c
+ * (label readers), gorunwind.c (the pcsp unwinder, running goroutines of
+ * cores, the per-PC function memo), gorstack.c (stacks in bulk reads),
+ * gorsnap.c (the live snapshot: read running, stop, re-read what changed).
  */
-#ifndef GH_GOR_BUILD_H
-#define GH_GOR_BUILD_H
+#ifndef GH_GOROUTINE_INT_H
+#define GH_GOROUTINE_INT_H
 
 #include <elf.h>
 #include <stdio.h>
@@ -16,6 +17,21 @@
 
 #include "goroutine.h"
 #include "gorargs.h"
+
+/* Safety limits on hostile data. */
+#define GH_GOR_MAX_GS (1u << 22)       /* len(allgs) */
+#define GH_GOR_MAX_LABELS 4096         /* labels of one goroutine */
+#define GH_GOR_MAX_LABEL_LEN (1u << 20)/* bytes of one key or value */
+/* label keys and values read, in all: this, or GH_GOR_LABEL_BYTES_PER_G
+ * times allgs' length when that is more (every writer quotes every
+ * goroutine's labels: their work stays proportional to the goroutines) */
+#define GH_GOR_MAX_LABEL_BYTES (8u << 20)
+#define GH_GOR_LABEL_BYTES_PER_G 512u
+#define GH_GOR_MAX_PHYS_FRAMES 100000  /* physical frames of one stack */
+#define GH_GOR_MAX_TB_FRAMES (1u << 17)/* logical frames kept for -f traceback */
+/* unreadable g's that, when also more than half of allgs' slots read so
+ * far, refuse the profile (GOHEAP_ECORRUPT) */
+#define GH_GOR_MAX_UNREADABLE 64
 
 typedef struct gor_tmp {
 	gh_goroutine g;
