@@ -42,7 +42,14 @@ set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
 gh_need_python
-GOHEAP_GO_VERSIONS=${GOHEAP_RETAINED_VERSIONS:-1.19 1.21 1.22 1.27}
+# the sample (the three heap-bitmap layouts and the newest), within GOHEAP_GO_VERSIONS when set
+# (the sanitizer pass runs the oldest and the newest)
+sample=
+for v in ${GOHEAP_RETAINED_VERSIONS:-1.19 1.21 1.22 1.27}; do
+	case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
+done
+GOHEAP_GO_VERSIONS=${sample# }
+[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=${GOHEAP_RETAINED_VERSIONS:-1.19 1.21 1.22 1.27}
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
 

@@ -440,7 +440,8 @@ static int load_syms(rb *b, uint64_t lo, uint64_t hi)
 		b->syms[b->nsyms].name = (const char *)sx->data + sym.st_name;
 		b->nsyms++;
 	}
-	qsort(b->syms, b->nsyms, sizeof(*b->syms), dsym_cmp);
+	if (b->nsyms > 1)
+		qsort(b->syms, b->nsyms, sizeof(*b->syms), dsym_cmp);
 	b->r->symbols = b->nsyms > 0;
 	return 0;
 }
@@ -837,7 +838,8 @@ static int build(rb *b, gh_profile *p)
 	rc = gh_heap_objects(p, b->s, r->types, &sink);
 	if (rc != 0)
 		return rc;
-	qsort(b->objs, b->nobjs, sizeof(*b->objs), obj_cmp);
+	if (b->nobjs > 1)
+		qsort(b->objs, b->nobjs, sizeof(*b->objs), obj_cmp);
 	r->nobj = (uint32_t)b->nobjs;
 	r->addr = malloc((b->nobjs + 1) * sizeof(uint64_t));
 	r->size = malloc((b->nobjs + 1) * sizeof(uint64_t));

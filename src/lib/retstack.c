@@ -326,7 +326,8 @@ static int emit(gscan *g, const gh_ret_frame *fr, size_t nf, uint64_t goid,
 	char label[320];
 	int rc;
 
-	qsort(g->fe, g->nfe, sizeof(*g->fe), fe_cmp);
+	if (g->nfe > 1)    /* (fe is NULL while empty) */
+		qsort(g->fe, g->nfe, sizeof(*g->fe), fe_cmp);
 	for (i = 0; i < g->nfe; i++) {
 		uint32_t f = g->fe[i].frame;
 

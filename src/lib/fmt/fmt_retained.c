@@ -437,7 +437,8 @@ static int write_top(const gh_profile *p, const gh_retained *r, int top_n,
 			n++;
 		}
 	want = top_n > 0 ? (uint64_t)top_n : 20;
-	qsort(h, (size_t)n, sizeof(*h), by_ret);
+	if ((size_t)n > 1)
+		qsort(h, (size_t)n, sizeof(*h), by_ret);
 	header(p, r, out, "");
 	gh_buf_printf(out, "\n %4s %14s %10s %12s  %s\n", "num", "retained",
 		      "objects", "own bytes", "holder (root, or object and "
@@ -520,7 +521,8 @@ static int write_text(const gh_profile *p, const gh_retained *r,
 		o[i].c = c + 4 * i;
 		o[i].i = i;
 	}
-	qsort(o, nt, sizeof(*o), by_live);
+	if (nt > 1)
+		qsort(o, nt, sizeof(*o), by_live);
 	for (k = 0; k < nt; k++) {
 		const gh_tentry *e;
 
