@@ -562,6 +562,7 @@ if [ "$st" -eq 0 ] && [ "${errs:-x}" = 0 ] && [ -z "$leaks" ]; then
 	gh_pass "valgrind: 0 errors, no leaks (${what:-no figures from the driver})"
 else
 	gh_fail "valgrind: exit $st, ${errs:-?} errors${leaks:+, $leaks}"
-	grep -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|  (at|by) |[0-9,]+ bytes in)' "$vlog" | head -n 20 | sed 's/^/    | /'
+	# the first report whatever its kind (past valgrind's own header)
+	grep -E '^==[0-9]+== ' "$vlog" | grep -vE '^==[0-9]+== *$' | sed -n '7,40p' | sed 's/^/    | /'
 fi
 gh_summary

@@ -72,16 +72,28 @@ int gh_err_prefix(gh_err *err, const char *fmt, ...)
 	return err->code;
 }
 
+/*
+ * No allocation of the library reaches this many bytes: a larger request
+ * comes from a count a damaged or changing target handed us, and is
+ * answered as out of memory without asking the allocator (which may
+ * reserve it, and which valgrind reports as a "fishy" argument).
+ */
+#define GH_ALLOC_MAX ((size_t)1 << 40)
+
 void *gh_calloc(size_t n, size_t size)
 {
 	if (n == 0 || size == 0)
 		n = size = 1;
+	if (n > GH_ALLOC_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	return calloc(n, size);
 }
 
 void *gh_reallocarray(void *p, size_t n, size_t size)
 {
-	if (size != 0 && n > SIZE_MAX / size) {
+	if (size != 0 && n > GH_ALLOC_MAX / size) {
 		errno = ENOMEM;
 		return NULL;
 	}
