@@ -586,8 +586,10 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	gh_tabwriter_init(&c->tw, out, 1, 8, 1, '\t', 0);
 	c->out = out;
 	c->fltext = empty;
-	/* none on ENOMEM: each string scanned again */
-	c->smemo = gh_calloc((size_t)1 << FL_SMEMO_BITS, sizeof(*c->smemo));
+	/* c->smemo stays NULL (each string scanned again): a memo keyed by a
+	 * string's address is stale once the symbolizer's storage moves and
+	 * another string takes that address (suspected of one wrong line in
+	 * a mutex text; kept out until proven safe) */
 	rc = gh_stackx_new(&c->x, w->sym, p->ver);
 	if (rc != 0)
 		goto out;
