@@ -71,13 +71,11 @@
  * running, point its m at a thread, break its stack bounds, labels and
  * allgs) and fuzzing goes on as usual.
  */
-#include "fuzz.h"
+#include "overlay.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include "goroutine_int.h"
-#include "memsrc.h"
 #include "profile.h"
 #include "session.h"
 
@@ -90,32 +88,6 @@
 
 enum { R_ALLGS, R_ARRAY, R_DEBUG, R_FING, R_THREADS, R_M0 };
 enum { G_G, G_STACK, G_M, G_LABELS, G_LIST, G_STR, G_SLOT };
-
-typedef struct region {
-	uint64_t addr;
-	uint32_t len;
-} region;
-
-typedef struct patch {
-	uint64_t addr;
-	size_t len;
-	const uint8_t *bytes;
-	int phase;
-} patch;
-
-typedef struct overlay {
-	const goheap_memsrc_ops *ops;  /* the core's */
-	void *ctx;
-	const patch *base;
-	size_t nbase;
-	const patch *p;
-	size_t np;
-	int phase;                      /* 1: stopped (phase-2 patches on) */
-	int stop_fails, resume_fails;
-	/* runtime.debug: a page of zeros that shrink-core.py dropped from
-	 * the core (it keeps only non-zero pages) is read as zeros */
-	uint64_t zlo, zhi;
-} overlay;
 
 typedef struct snap {
 	char name[64];
@@ -132,103 +104,6 @@ typedef struct snap {
 
 static snap g_snaps[MAX_SNAPS];
 static size_t g_nsnaps;
-
-/* ---- the overlay memory source ------------------------------------------------ */
-
-static void lay(const patch *p, uint64_t addr, void *buf, size_t len)
-{
-	uint64_t lo, hi, end = addr + len < addr ? UINT64_MAX : addr + len;
-	uint64_t pend = p->addr + p->len < p->addr ? UINT64_MAX :
-			p->addr + p->len;
-
-	lo = addr > p->addr ? addr : p->addr;
-	hi = end < pend ? end : pend;
-	if (lo < hi)
-		memcpy((uint8_t *)buf + (lo - addr), p->bytes + (lo - p->addr),
-		       (size_t)(hi - lo));
-}
-
-static int ov_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	overlay *o = ctx;
-	size_t i;
-	int rc;
-
-	rc = o->ops->read(o->ctx, addr, buf, len);
-	if (rc != 0 && addr >= o->zlo && addr < o->zhi &&
-	    len <= o->zhi - addr) {
-		memset(buf, 0, len);
-		rc = 0;
-	}
-	if (rc != 0)
-		return rc;
-	for (i = 0; i < o->nbase; i++)
-		lay(&o->base[i], addr, buf, len);
-	for (i = 0; i < o->np; i++)
-		if (o->p[i].phase <= o->phase)
-			lay(&o->p[i], addr, buf, len);
-	return 0;
-}
-
-static int ov_mappings(void *ctx, goheap_mapping_cb cb, void *payload)
-{
-	overlay *o = ctx;
-
-	return o->ops->mappings(o->ctx, cb, payload);
-}
-
-static int ov_executable(void *ctx, char *buf, size_t len)
-{
-	overlay *o = ctx;
-
-	return o->ops->executable(o->ctx, buf, len);
-}
-
-static int ov_describe(void *ctx, char *buf, size_t len)
-{
-	overlay *o = ctx;
-
-	return o->ops->describe != NULL ? o->ops->describe(o->ctx, buf, len) :
-					  GOHEAP_EUNSUPPORTED;
-}
-
-static int ov_stop(void *ctx)
-{
-	overlay *o = ctx;
-
-	if (o->stop_fails)
-		return GOHEAP_EPERM;
-	o->phase = 1;
-	return 0;
-}
-
-static int ov_resume(void *ctx)
-{
-	overlay *o = ctx;
-
-	return o->resume_fails ? GOHEAP_EIO : 0;
-}
-
-/* s->t.mem's source: reads only (the session's own ops stay the core's, so
- * that the core source's core_threads finds the threads) */
-static const goheap_memsrc_ops ov_ops = {
-	.version = GOHEAP_MEMSRC_OPS_VERSION,
-	.read = ov_read,
-	.mappings = ov_mappings,
-	.executable = ov_executable,
-	.describe = ov_describe,
-};
-
-/* snapshot mode: the session's ops, a live-like source that can stop */
-static const goheap_memsrc_ops ov_stop_ops = {
-	.version = GOHEAP_MEMSRC_OPS_VERSION,
-	.read = ov_read,
-	.mappings = ov_mappings,
-	.executable = ov_executable,
-	.describe = ov_describe,
-	.stop = ov_stop,
-	.resume = ov_resume,
-};
 
 /* ---- start-up: the snapshots and their regions ------------------------------------ */
 
@@ -449,61 +324,6 @@ static int open_snap(snap *n, const char *dir, const char *name)
 
 /* ---- seeds ------------------------------------------------------------------------ */
 
-typedef struct seedw {
-	uint8_t b[512];
-	size_t n;
-} seedw;
-
-static void sw_hdr(seedw *w, unsigned h, size_t reg, unsigned off)
-{
-	w->b[w->n++] = (uint8_t)h;
-	w->b[w->n++] = (uint8_t)reg;
-	w->b[w->n++] = (uint8_t)(reg >> 8);
-	w->b[w->n++] = (uint8_t)off;
-	w->b[w->n++] = (uint8_t)(off >> 8);
-}
-
-/* op 1: value index vi, width 1 << wl */
-static void sw_val(seedw *w, size_t reg, unsigned off, unsigned vi,
-		   unsigned wl)
-{
-	sw_hdr(w, 1, reg, off);
-	w->b[w->n++] = (uint8_t)vi;
-	w->b[w->n++] = (uint8_t)wl;
-}
-
-static void sw_ptr(seedw *w, size_t reg, unsigned off, size_t reg2,
-		   unsigned off2)
-{
-	sw_hdr(w, 2, reg, off);
-	w->b[w->n++] = (uint8_t)reg2;
-	w->b[w->n++] = (uint8_t)(reg2 >> 8);
-	w->b[w->n++] = (uint8_t)off2;
-	w->b[w->n++] = (uint8_t)(off2 >> 8);
-}
-
-static void sw_bytes(seedw *w, size_t reg, unsigned off, const void *b,
-		     size_t len, int phase)
-{
-	sw_hdr(w, (unsigned)phase << 2, reg, off);
-	w->b[w->n++] = (uint8_t)(len - 1);
-	memcpy(w->b + w->n, b, len);
-	w->n += len;
-}
-
-static void sw_put(const char *dir, const char *name, const seedw *w)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (f == NULL)
-		return;
-	fwrite(w->b, 1, w->n, f);
-	fclose(f);
-}
-
 static void write_seeds(const char *dir)
 {
 	size_t si;
@@ -558,7 +378,7 @@ static void write_seeds(const char *dir)
 		       32);
 		sw_ptr(&w, G2 - PER_G + G_G, l->g_syscallsp,
 		       G2 - PER_G + G_STACK, 16);
-		sw_val(&w, G2 - 2 * PER_G + G_G, 8, 20, 3);
+		sw_val(&w, G2 - 2 * PER_G + G_G, 8, 20, 3, 0);
 		snprintf(name, sizeof(name), "%s-stack", n->name);
 		sw_put(dir, name, &w);
 		/* labels: a long string, a list into the stack, a bad B */
@@ -569,7 +389,7 @@ static void write_seeds(const char *dir)
 
 			if (r[G_LABELS].addr == r[G_G].addr)
 				continue;
-			sw_val(&w, NFIXED + PER_G * i + G_LIST, 8, 10, 2);
+			sw_val(&w, NFIXED + PER_G * i + G_LIST, 8, 10, 2, 0);
 			sw_ptr(&w, NFIXED + PER_G * i + G_LIST, 0,
 			       NFIXED + PER_G * i + G_STACK, 8);
 			sw_hdr(&w, 3, NFIXED + PER_G * i + G_LIST, 9);
@@ -606,9 +426,9 @@ static void write_seeds(const char *dir)
 		/* allgs: a slot into nowhere, one repeated, len + 1 */
 		w.n = 0;
 		w.b[w.n++] = (uint8_t)si;
-		sw_val(&w, R_ARRAY, 16, 7, 3);
+		sw_val(&w, R_ARRAY, 16, 7, 3, 0);
 		sw_ptr(&w, R_ARRAY, 24, G + G_G, 0);
-		sw_val(&w, NFIXED + G_SLOT, 0, 1, 3);
+		sw_val(&w, NFIXED + G_SLOT, 0, 1, 3, 0);
 		snprintf(name, sizeof(name), "%s-allgs", n->name);
 		sw_put(dir, name, &w);
 	}
@@ -616,43 +436,14 @@ static void write_seeds(const char *dir)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = getenv("GOHEAP_FUZZ_GOR"), *seeds;
+	const char *dir, *seeds;
 	char def[4096], *names[16];
-	size_t nn = 0, i;
-	struct dirent *e;
-	DIR *d;
+	size_t nn, i;
 
 	(void)argc;
 	(void)argv;
-	if (dir == NULL || dir[0] == '\0') {
-		const char *c = getenv("GOHEAP_CACHE"), *x =
-			getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-
-		if (c != NULL && c[0] != '\0')
-			snprintf(def, sizeof(def), "%s/fuzz/gor", c);
-		else if (x != NULL && x[0] != '\0')
-			snprintf(def, sizeof(def), "%s/go-heap/fuzz/gor", x);
-		else
-			snprintf(def, sizeof(def), "%s/.cache/go-heap/fuzz/gor",
-				 h ? h : "");
-		dir = def;
-	}
-	d = opendir(dir);
-	while (d != NULL && (e = readdir(d)) != NULL && nn < 16)
-		if (strncmp(e->d_name, "go", 2) == 0)
-			names[nn++] = strdup(e->d_name);
-	if (d != NULL)
-		closedir(d);
-	/* a fixed order: region and snapshot numbers must mean the same
-	 * thing from run to run */
-	for (i = 1; i < nn; i++)
-		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0;
-		     j--) {
-			char *t = names[j];
-
-			names[j] = names[j - 1];
-			names[j - 1] = t;
-		}
+	dir = ov_snap_dir("GOHEAP_FUZZ_GOR", "gor", def, sizeof(def));
+	nn = ov_snap_names(dir, "go", names, 16);
 	for (i = 0; i < nn; i++) {
 		if (g_nsnaps < MAX_SNAPS && names[i] != NULL &&
 		    open_snap(&g_snaps[g_nsnaps], dir, names[i]) == 0)
@@ -687,31 +478,6 @@ static void check_pprof(const unsigned char *gz, size_t len, size_t ngors)
 }
 
 /* next line of b[0..n) at *pos: its start and length, 0 at the end */
-static int line(const unsigned char *b, size_t n, size_t *pos,
-		const char **s, size_t *len)
-{
-	const unsigned char *e;
-
-	if (*pos >= n)
-		return 0;
-	*s = (const char *)b + *pos;
-	e = memchr(b + *pos, '\n', n - *pos);
-	*len = e != NULL ? (size_t)(e - (b + *pos)) : n - *pos;
-	*pos += *len + 1;
-	return 1;
-}
-
-static uint64_t leading_dec(const char *s, size_t n, size_t *used)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < n && s[i] >= '0' && s[i] <= '9' && i < 20; i++)
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	*used = i;
-	return v;
-}
-
 /* debug=1: "goroutine profile: total N", groups "COUNT @ 0x..." */
 static void check_text(const unsigned char *b, size_t n, size_t ngors)
 {
@@ -719,13 +485,13 @@ static void check_text(const unsigned char *b, size_t n, size_t ngors)
 	size_t pos = 0, len, u, sum = 0;
 	const char *s;
 
-	if (!line(b, n, &pos, &s, &len) || len < sizeof(head) - 1 ||
+	if (!ov_line(b, n, &pos, &s, &len) || len < sizeof(head) - 1 ||
 	    memcmp(s, head, sizeof(head) - 1) != 0 ||
-	    leading_dec(s + sizeof(head) - 1, len - (sizeof(head) - 1), &u) !=
+	    ov_dec(s + sizeof(head) - 1, len - (sizeof(head) - 1), &u) !=
 	    ngors || u != len - (sizeof(head) - 1))
 		abort();
-	while (line(b, n, &pos, &s, &len)) {
-		uint64_t c = leading_dec(s, len, &u);
+	while (ov_line(b, n, &pos, &s, &len)) {
+		uint64_t c = ov_dec(s, len, &u);
 
 		if (u == 0)
 			continue;
@@ -743,7 +509,7 @@ static void check_collapsed(const unsigned char *b, size_t n, size_t ngors)
 	size_t pos = 0, len, sum = 0, u;
 	const char *s, *sp;
 
-	while (line(b, n, &pos, &s, &len)) {
+	while (ov_line(b, n, &pos, &s, &len)) {
 		sp = NULL;
 		for (size_t i = len; i-- > 0;)
 			if (s[i] == ' ') {
@@ -752,7 +518,7 @@ static void check_collapsed(const unsigned char *b, size_t n, size_t ngors)
 			}
 		if (sp == NULL)
 			abort();
-		sum += leading_dec(sp + 1, len - (size_t)(sp + 1 - s), &u);
+		sum += ov_dec(sp + 1, len - (size_t)(sp + 1 - s), &u);
 		if (u == 0 || u != len - (size_t)(sp + 1 - s))
 			abort();
 	}
@@ -767,12 +533,12 @@ static void check_traceback(const unsigned char *b, size_t n,
 	size_t pos = 0, len, u, k = 0;
 	const char *s;
 
-	while (line(b, n, &pos, &s, &len)) {
+	while (ov_line(b, n, &pos, &s, &len)) {
 		uint64_t id;
 
 		if (len < 10 || memcmp(s, "goroutine ", 10) != 0)
 			continue;
-		id = leading_dec(s + 10, len - 10, &u);
+		id = ov_dec(s + 10, len - 10, &u);
 		if (u == 0 || 10 + u + 1 >= len || s[10 + u] != ' ' ||
 		    s[11 + u] != '[')
 			abort();
@@ -792,7 +558,7 @@ static void check_list(const unsigned char *b, size_t n,
 	size_t pos = 0, len, k = 0;
 	const char *s;
 
-	while (line(b, n, &pos, &s, &len))
+	while (ov_line(b, n, &pos, &s, &len))
 		k++;
 	if (k != p->ngors + (p->gor_note[0] != '\0'))
 		abort();
@@ -942,89 +708,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const goheap_memsrc_ops *ops0;
 	void *ctx0;
 	const gh_memsrc_caps *caps0;
-	size_t off = 1, np = 0, ns = 0;
+	ov_input in;
+	size_t np;
 	unsigned flags;
-	int rc;
+	int rc, phase2;
 
 	if (size < 1)
 		return 0;
 	flags = data[0];
 	n = &g_snaps[(flags & 3) % g_nsnaps];
 	s = n->s;
-	while (off + 5 <= size && np < MAX_PATCHES) {
-		unsigned h = data[off], op = h & 3;
-		size_t ri = (data[off + 1] | (size_t)data[off + 2] << 8) % n->nr;
-		const region *r = &n->r[ri];
-		size_t o = (data[off + 3] | (size_t)data[off + 4] << 8) % r->len;
-		patch *pt = &ps[np];
-		uint8_t *sc = scratch + 8 * ns;
-		uint64_t v = 0;
-
-		off += 5;
-		pt->addr = r->addr + o;
-		pt->phase = (h >> 2) & 1;
-		if (op == 0) {
-			size_t len;
-
-			if (off >= size)
-				break;
-			len = (size_t)(data[off++] & 63) + 1;
-			if (len > size - off)
-				len = size - off;
-			pt->bytes = data + off;
-			pt->len = len;
-			off += len;
-		} else if (op == 1 || op == 2) {
-			unsigned w = 8;
-
-			if (op == 1) {
-				if (off + 2 > size)
-					break;
-				v = g_vals[data[off] % (sizeof(g_vals) /
-							sizeof(g_vals[0]))];
-				w = 1u << (data[off + 1] & 3);
-				off += 2;
-			} else {
-				const region *r2;
-
-				if (off + 4 > size)
-					break;
-				r2 = &n->r[(data[off] |
-					    (size_t)data[off + 1] << 8) % n->nr];
-				v = r2->addr + (data[off + 2] |
-						(size_t)data[off + 3] << 8) %
-					       r2->len;
-				off += 4;
-			}
-			for (unsigned b = 0; b < 8; b++)
-				sc[b] = (uint8_t)(v >> (8 * b));
-			pt->bytes = sc;
-			pt->len = w;
-			ns++;
-		} else {
-			if (off >= size)
-				break;
-			/* the byte as the core has it, one bit flipped */
-			if (ri == R_THREADS)
-				sc[0] = ((uint8_t *)n->regs)[o];
-			else if (n->ov.ops->read(n->ov.ctx, pt->addr, sc, 1) != 0)
-				sc[0] = 0;
-			sc[0] ^= (uint8_t)(1u << (data[off++] & 7));
-			pt->bytes = sc;
-			pt->len = 1;
-			ns++;
-		}
-		if (pt->len > r->len - o)
-			pt->len = r->len - o;
-		if (ri == R_THREADS) {
-			/* not memory: the core's registers, patched in place */
-			if (pt->phase == 0 && n->regs != NULL)
-				memcpy((uint8_t *)n->regs + o, pt->bytes,
-				       pt->len);
-			continue;
-		}
-		np++;
-	}
+	in.r = n->r;
+	in.nr = n->nr;
+	in.vals = g_vals;
+	in.nvals = sizeof(g_vals) / sizeof(g_vals[0]);
+	in.special = R_THREADS;
+	in.special_bytes = (uint8_t *)n->regs;
+	np = ov_parse(&n->ov, &in, data + 1, size - 1, ps, MAX_PATCHES,
+		      scratch, &phase2);
 	n->ov.p = ps;
 	n->ov.np = np;
 	n->ov.phase = 0;
@@ -1067,11 +768,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((flags & 0x38) == 8) {
 		/* snapshot mode, stop and resume fine: if nothing changed
 		 * while "running", the core-mode read must agree */
-		size_t i;
-
-		for (i = 0; i < np && ps[i].phase == 0; i++)
-			;
-		if (i == np) {
+		if (!phase2) {
 			goheap_profile *c = NULL;
 			int crc;
 
