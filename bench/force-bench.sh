@@ -32,6 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${top_builddir:=$top_srcdir}"
 export top_srcdir top_builddir
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/bench/lib.sh"
 gh_init
 RUNS=${RUNS:-7}
 THREADS=${THREADS:-50}
@@ -46,37 +47,9 @@ bin=$(gh_build forceprog "$goname" "${GH_GO_ROOTS[$last]}" default) || exit 1
 have_gdb=0
 command -v gdb >/dev/null && have_gdb=1
 
-# window PID OUT CMD...: reset the gap, run CMD, report the gap; prints it in microseconds.
-window() {
-	local pid=$1 out=$2 n i
-	shift 2
-	n=$(grep -c '^RESET' "$out")
-	kill -USR2 "$pid"
-	for i in $(seq 100); do
-		[ "$(grep -c '^RESET' "$out")" -gt "$n" ] && break
-		sleep 0.01
-	done
-	"$@" >"$GH_TMP/cmd.out" 2>"$GH_TMP/cmd.err" </dev/null
-	n=$(grep -c '^STATUS' "$out")
-	kill -USR1 "$pid"
-	for i in $(seq 100); do
-		[ "$(grep -c '^STATUS' "$out")" -gt "$n" ] && break
-		sleep 0.01
-	done
-	grep '^STATUS' "$out" | tail -n 1 | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p'
-}
 
 base=() whole=() own=() stop=() nort=() nortstop=() gdbg=()
 
-# stop_gap GAPFILE ERRFILE: the longest gap (us) overlapping the stop go-heap -v -v reported.
-stop_gap() {
-	local iv
-	iv=$(sed -n 's/.*the stop ran from \([0-9]*\) to \([0-9]*\) ns.*/\1 \2/p' "$2")
-	[ -n "$iv" ] || { echo ""; return; }
-	awk -v iv="$iv" 'BEGIN { split(iv, a, " "); m = 0 }
-		$1 == "gap" && $3 >= a[1] && $2 <= a[2] && $3 - $2 > m { m = $3 - $2 }
-		END { printf "%d\n", m / 1000 }' "$1"
-}
 
 # force_window PID OUT [ENV...]: one `go-heap --force -v -v` window under env ENV...;
 # prints "GAP_DURING_STOP_US WHOLE_CALL_US STOP_MS".
@@ -117,7 +90,7 @@ for r in $(seq "$RUNS"); do
 done
 
 # stats V...: "median (min-max)" in ms, from microseconds (or ms with -ms).
-stats() {
+stats_us() {
 	python3 - "$@" <<'PY'
 import sys
 args = sys.argv[1:]
@@ -141,12 +114,12 @@ echo "longest scheduling gap seen by the target, ms: median (min-max)"
 echo
 echo "| window | longest gap | go-heap's stop (first interrupt .. last detach) |"
 echo "|---|---|---|"
-echo "| baseline (\`--force --dry-run\`, no stop) | $(stats "${base[@]}") | |"
-echo "| \`go-heap --force\`, gap during the stop | $(stats "${own[@]}") | $(stats -ms "${stop[@]}") |"
-echo "| \`go-heap --force\`, whole call | $(stats "${whole[@]}") | |"
-echo "| \`go-heap --force\` without SCHED_FIFO, gap during the stop | $(stats "${nort[@]}") | $(stats -ms "${nortstop[@]}") |"
+echo "| baseline (\`--force --dry-run\`, no stop) | $(stats_us "${base[@]}") | |"
+echo "| \`go-heap --force\`, gap during the stop | $(stats_us "${own[@]}") | $(stats_us -ms "${stop[@]}") |"
+echo "| \`go-heap --force\`, whole call | $(stats_us "${whole[@]}") | |"
+echo "| \`go-heap --force\` without SCHED_FIFO, gap during the stop | $(stats_us "${nort[@]}") | $(stats_us -ms "${nortstop[@]}") |"
 if [ "$have_gdb" = 1 ]; then
-	echo "| \`gdb -p PID -batch -ex 'set var ...'\` | $(stats "${gdbg[@]}") | |"
+	echo "| \`gdb -p PID -batch -ex 'set var ...'\` | $(stats_us "${gdbg[@]}") | |"
 	mf=$(median "${own[@]}")
 	mw=$(median "${whole[@]}")
 	mg=$(median "${gdbg[@]}")

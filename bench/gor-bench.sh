@@ -41,6 +41,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${top_builddir:=$top_srcdir}"
 export top_srcdir top_builddir
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/bench/lib.sh"
 gh_init
 gh_real_goheap
 [ -n "${GOHEAP:-}" ] && GH_GOHEAP=$GOHEAP
@@ -74,54 +75,14 @@ ms = (time.perf_counter() - t0) * 1000
 print(f"{ms:.2f} {ru.ru_maxrss} {os.waitstatus_to_exitcode(st)}")
 PY
 
-# wait_line OUT PREFIX N [SECONDS]: wait (default 60 s) until OUT holds more than N lines
-# starting with PREFIX.
-wait_line() {
-	local end=$((SECONDS + ${4:-60}))
-	while [ "$SECONDS" -le "$end" ]; do
-		[ "$(grep -c "^$2" "$1")" -gt "$3" ] && return 0
-		sleep 0.01
-	done
-	return 1
-}
-
-# window PID OUT CMD...: reset the gap, run CMD under spawn.py (the timing to cmd.time),
-# report; prints the longest gap in microseconds.
-window() {
-	local pid=$1 out=$2 n
-	shift 2
-	n=$(grep -c '^RESET' "$out")
-	kill -USR2 "$pid"
-	wait_line "$out" RESET "$n"
+# window_run CMD...: CMD under spawn.py (stderr to cmd.err, the timing to cmd.time).
+window_run() {
 	python3 "$GH_TMP/spawn.py" /dev/null "$GH_TMP/cmd.err" "$@" >"$GH_TMP/cmd.time"
-	n=$(grep -c '^STATUS' "$out")
-	kill -USR1 "$pid"
-	wait_line "$out" STATUS "$n"
-	grep '^STATUS' "$out" | tail -n 1 | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p'
 }
 
-# stop_gap GAPFILE ERRFILE: the longest gap (us) overlapping the stop go-heap -v reported.
-stop_gap() {
-	local iv
-	iv=$(sed -n 's/.*the stop ran from \([0-9]*\) to \([0-9]*\) ns.*/\1 \2/p' "$2")
-	[ -n "$iv" ] || { echo ""; return; }
-	awk -v iv="$iv" 'BEGIN { split(iv, a, " "); m = 0 }
-		$1 == "gap" && $3 >= a[1] && $2 <= a[2] && $3 - $2 > m { m = $3 - $2 }
-		END { printf "%d\n", m / 1000 }' "$1"
-}
 
-stats() {
-	python3 - "$@" <<'PY'
-import sys
-v = sorted(float(a) for a in sys.argv[1:] if a)
-if not v:
-    print("n/a")
-else:
-    print(f"{v[len(v)//2]:.2f} ({v[0]:.2f}-{v[-1]:.2f})")
-PY
-}
-median() { printf '%s\n' "$@" | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+
 us2ms() { awk -v v="$1" 'BEGIN { if (v != "") printf "%.3f", v / 1000 }'; }
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 check_time() {

@@ -31,6 +31,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${top_builddir:=$top_srcdir}"
 export top_srcdir top_builddir
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/bench/lib.sh"
 gh_init
 RUNS=${RUNS:-5}
 MIBS=${MIBS:-"100 1024"}
@@ -46,55 +47,16 @@ bin="$GH_TMP/typesbench"
 (cd "$top_srcdir/bench" && gh_go "$root" build -o "$bin" typesbench.go) >"$GH_TMP/build.log" 2>&1 ||
 	die "building typesbench: $(cat "$GH_TMP/build.log")"
 TIME=/usr/bin/time
+
+# window_run CMD...: stdout discarded, stderr to cmd.err, /usr/bin/time to cmd.time.
+window_run() {
+	"$TIME" -f '%e %M' -o "$GH_TMP/cmd.time" "$@" >"$GH_TMP/cmd.out" 2>"$GH_TMP/cmd.err" </dev/null
+}
 [ -x "$TIME" ] || die "/usr/bin/time is needed (peak RSS)"
 
-# wait_line OUT PREFIX N: wait until OUT holds more than N lines starting with PREFIX.
-wait_line() {
-	local i
-	for i in $(seq 6000); do
-		[ "$(grep -c "^$2" "$1")" -gt "$3" ] && return 0
-		sleep 0.01
-	done
-	return 1
-}
 
-# window PID OUT CMD...: reset the gap, run CMD (stdout discarded, stderr to cmd.err,
-# /usr/bin/time to cmd.time), report; prints the longest gap in microseconds.
-window() {
-	local pid=$1 out=$2 n
-	shift 2
-	n=$(grep -c '^RESET' "$out")
-	kill -USR2 "$pid"
-	wait_line "$out" RESET "$n"
-	"$TIME" -f '%e %M' -o "$GH_TMP/cmd.time" "$@" >"$GH_TMP/cmd.out" 2>"$GH_TMP/cmd.err" </dev/null
-	n=$(grep -c '^STATUS' "$out")
-	kill -USR1 "$pid"
-	wait_line "$out" STATUS "$n"
-	grep '^STATUS' "$out" | tail -n 1 | sed -n 's/.*maxgap_us=\([0-9]*\).*/\1/p'
-}
 
-# stop_gap GAPFILE ERRFILE: the longest gap (us) overlapping the stop go-heap -v reported.
-stop_gap() {
-	local iv
-	iv=$(sed -n 's/.*the stop ran from \([0-9]*\) to \([0-9]*\) ns.*/\1 \2/p' "$2")
-	[ -n "$iv" ] || { echo ""; return; }
-	awk -v iv="$iv" 'BEGIN { split(iv, a, " "); m = 0 }
-		$1 == "gap" && $3 >= a[1] && $2 <= a[2] && $3 - $2 > m { m = $3 - $2 }
-		END { printf "%d\n", m / 1000 }' "$1"
-}
 
-stats() {
-	python3 - "$@" <<'PY'
-import sys
-v = sorted(float(a) for a in sys.argv[1:] if a)
-if not v:
-    print("n/a")
-else:
-    print(f"{v[len(v)//2]:.2f} ({v[0]:.2f}-{v[-1]:.2f})")
-PY
-}
-median() { printf '%s\n' "$@" | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 
 load0=$(uptime)
 report=()
@@ -150,16 +112,16 @@ for M in $MIBS; do
 	report+=("| $M ($nobj objects, $nspans spans) | go-heap (stop) | $(stats "${sgap[@]}") | $(stats "${sstop[@]}"); of it reading $(stats "${sread[@]}") | $(stats "${swall[@]}") | $(stats "${srss[@]}") |")
 	if [ -n "${BASE:-}" ]; then
 		bname=$(basename "$BASE")
-		rg=$(ratio "$(median "${sgap[@]}")" "$(median "${bgap[@]}")")
-		rs=$(ratio "$(median "${sstop[@]}")" "$(median "${bstop[@]}")")
-		rt=$(ratio "$(median "${swall[@]}")" "$(median "${bwall[@]}")")
+		rg=$(ratio "$(median "${sgap[@]}")" "$(median "${bgap[@]}")" 3)
+		rs=$(ratio "$(median "${sstop[@]}")" "$(median "${bstop[@]}")" 3)
+		rt=$(ratio "$(median "${swall[@]}")" "$(median "${bwall[@]}")" 3)
 		report+=("| $M | base go-heap (stop): $bname | $(stats "${bgap[@]}") | $(stats "${bstop[@]}") | $(stats "${bwall[@]}") | |")
 		report+=("| $M | ratios new / base, medians | gap $rg | stop $rs | total $rt | |")
 	fi
 	report+=("| $M | go-heap --no-stop | $(stats "${ngap[@]}") (whole call) | - | $(stats "${nwall[@]}") | $(stats "${nrss[@]}") |")
 	report+=("| $M | in-process WriteHeapDump | $(stats "${dgap[@]}") | STW max $(stats "${dstw[@]}") | $(stats "${dtot[@]}") | |")
 	report+=("| $M | in-process ReadMemStats | $(stats "${mgap[@]}") | - | $(stats "${mtot[@]}") | |")
-	report+=("| $M | ratios (medians) | stop gap / WriteHeapDump gap $(ratio "$(median "${sgap[@]}")" "$(median "${dgap[@]}")"), / ReadMemStats gap $(ratio "$(median "${sgap[@]}")" "$(median "${mgap[@]}")") | re-read while stopped: $(median "${rew[@]}"), not read again (full, swept): $(median "${skip[@]}") | go-heap / WriteHeapDump $(ratio "$(median "${swall[@]}")" "$(median "${dtot[@]}")") | |")
+	report+=("| $M | ratios (medians) | stop gap / WriteHeapDump gap $(ratio "$(median "${sgap[@]}")" "$(median "${dgap[@]}")" 3), / ReadMemStats gap $(ratio "$(median "${sgap[@]}")" "$(median "${mgap[@]}")" 3) | re-read while stopped: $(median "${rew[@]}"), not read again (full, swept): $(median "${skip[@]}") | go-heap / WriteHeapDump $(ratio "$(median "${swall[@]}")" "$(median "${dtot[@]}")" 3) | |")
 done
 echo
 echo "typesbench ($goname)${HOLES:+ -holes}, $RUNS runs, $(nproc) CPUs;"
