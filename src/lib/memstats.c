@@ -755,14 +755,6 @@ static int read_stopped(gh_target *tg, gh_profile *p,
 	rc = gh_target_stop(tg, "-p memstats", "read", &t0);
 	if (rc != 0)
 		return rc;
-	if (tg->caps->stopped_threads != NULL) {
-		gh_thread_regs *regs = NULL;
-		size_t n = 0;
-
-		if (tg->caps->stopped_threads(tg->ctx, &regs, &n) == 0)
-			p->gor_stop_threads = n;
-		free(regs);
-	}
 	gh_mem_invalidate(&tg->mem);
 	rc = read_all(tg, l, a, r);
 	rc = gh_target_resume(tg, p, t0, gh_now(), rc);

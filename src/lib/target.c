@@ -250,7 +250,19 @@ int gh_target_resume(gh_target *t, gh_profile *p, double t0, double t1,
 {
 	int (*resume)(void *) = GH_OPS_V2(t, resume);
 	double b, e;
-	int rrc = resume != NULL ? resume(t->ctx) : 0;
+	int rrc;
+
+	/* the threads the stop holds, for -v (a collector that reads their
+	 * registers has counted them already) */
+	if (p->gor_stop_threads == 0 && t->caps->stopped_threads != NULL) {
+		gh_thread_regs *regs = NULL;
+		size_t n = 0;
+
+		if (t->caps->stopped_threads(t->ctx, &regs, &n) == 0)
+			p->gor_stop_threads = n;
+		free(regs);
+	}
+	rrc = resume != NULL ? resume(t->ctx) : 0;
 
 	/* the live source knows when its threads actually stopped */
 	if (t->caps->stop_window != NULL &&
