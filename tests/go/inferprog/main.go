@@ -26,7 +26,8 @@
 //
 // Standard output, written with raw syscalls:
 //
-//	COUNT <type> <n>
+//	COUNT <type> <n>   (objects of that type it allocated without a header)
+//	EXACT <type> <n>   (objects of that type with a malloc header)
 //	READY
 package main
 
@@ -169,6 +170,25 @@ func build() {
 	count("main.Rec2", nRec2)
 	count("main.Elem", 4)
 	count("main.Elem3", 3)
+	// the containers: each map's header (hmap, or the swiss maps.Map),
+	// the channel's hchan and its buffer (an array of 16 *main.Msg), the
+	// slice's backing array of 4 *main.Elem
+	count("map[string]*main.Rec", 1)
+	count("map[int]*main.Rec2", 1)
+	count("chan *main.Msg", 1)
+	count("*main.Msg", 1)
+	count("*main.Elem", 1)
+	// typed by their malloc headers, never inferred
+	exact("main.Holder", 1)
+	exact("*main.Item", 1)
+}
+
+func exact(name string, n int) {
+	out = append(out, "EXACT "...)
+	out = append(out, name...)
+	out = append(out, ' ')
+	out = strconv.AppendInt(out, int64(n), 10)
+	out = append(out, '\n')
 }
 
 func main() {
