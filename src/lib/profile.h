@@ -226,6 +226,7 @@ typedef struct gh_retained {
 	uint64_t inferred_objects, inferred_bytes, infer_conflicts;
 	uint64_t untyped_objects;
 	int infer_none, infer_truncated;
+	double t_infer;       /* seconds the inference took */
 	int symbols;          /* data roots named from .symtab */
 	double t_read, t_graph, t_dom;
 } gh_retained;

@@ -473,6 +473,7 @@ int gh_ret_infer(rb *b)
 	uint32_t i, ty;
 	size_t h;
 	int rc = 0;
+	double t0;
 
 	if (b->l->ti_elem == 0 || !b->l->heap_headers || r->nobj == 0) {
 		r->infer_none = 1;
@@ -484,6 +485,7 @@ int gh_ret_infer(rb *b)
 	x.m = b->m;
 	x.l = b->l;
 	x.big = b->m->big_endian;
+	t0 = gh_now();
 	x.it = gh_calloc(r->nobj, sizeof(*x.it));
 	x.mode = gh_calloc(r->nobj, 1);
 	x.q = malloc((size_t)r->nobj * sizeof(*x.q));
@@ -529,6 +531,7 @@ int gh_ret_infer(rb *b)
 	for (i = 0; i < r->nobj; i++)
 		if (r->types->e[r->ent[i]].type == 0)
 			r->untyped_objects++;
+	r->t_infer = gh_now() - t0;
 out:
 	for (h = 0; h < x.nty; h++)
 		free(x.ty[h].f);

@@ -122,12 +122,12 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 			      "typed from the typed objects pointing at them "
 			      "(rows \"T (inferred)\"); %llu objects untyped "
 			      "(shapes); %llu conflicting inferences (the first "
-			      "kept)%s\n", pfx,
+			      "kept), %.1f ms%s\n", pfx,
 			      (unsigned long long)r->inferred_objects,
 			      (unsigned long long)r->inferred_bytes,
 			      (unsigned long long)r->untyped_objects,
 			      (unsigned long long)r->infer_conflicts,
-			      r->infer_truncated ? "; the walk's budget ran "
+			      r->t_infer * 1e3, r->infer_truncated ? "; the walk's budget ran "
 			      "out: incomplete" : "");
 	if (r->ondemand_types > 0)
 		gh_buf_printf(b, "%s%llu types' GC masks built from the type "
