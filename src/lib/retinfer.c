@@ -416,8 +416,9 @@ static void scan(inf *x, uint32_t j, uint32_t ty, int mode, uint64_t hdr)
 	}
 	if (ts == 0 || x->ty[ty - 1].ptrbytes == 0)
 		return;
+	/* the window reads up to the object's end: a chunk of elements */
 	for (el = a; el + ts <= hi && x->steps <= STEP_BUDGET; el += ts)
-		walk(x, &wb, ty, el, el + ts, 0);
+		walk(x, &wb, ty, el, hi, 0);
 }
 
 /* The row of inferred type ty in mode (index into r->types), made on
@@ -466,6 +467,13 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, const gh_tentry *like)
 	return (uint32_t)t->n++;
 }
 
+static int idx_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int gh_ret_infer(rb *b)
 {
 	gh_retained *r = b->r;
@@ -493,7 +501,10 @@ int gh_ret_infer(rb *b)
 		rc = gh_ret_nomem(b);
 		goto out;
 	}
-	/* the exactly typed objects first, then what they type, in order */
+	/* the exactly typed objects in address order, then what they type,
+	 * a breadth-first level at a time, each level in address order (the
+	 * objects' indexes: they are sorted by address), so that the reads
+	 * go forward through the target's memory */
 	for (i = 0; i < r->nobj && !x.oom; i++) {
 		const gh_tentry *e = &r->types->e[r->ent[i]];
 
@@ -504,25 +515,30 @@ int gh_ret_infer(rb *b)
 		if (ty != 0)
 			scan(&x, i, ty, M_PLAIN,
 			     e->kind == GH_TK_HEADER ? 8 : 0);
-		for (h = 0; h < x.qt && !x.oom; h++)
-			scan(&x, x.q[h], x.it[x.q[h]], x.mode[x.q[h]], 0);
-		/* each inferred object is queued once (it[] is set before
-		 * it is queued, and kept): its row is applied, the queue
-		 * restarts from the next exact object */
-		for (h = 0; h < x.qt; h++) {
-			uint32_t j = x.q[h], row;
+	}
+	for (h = 0; h < x.qt && !x.oom;) {
+		size_t lend = x.qt;
 
-			row = row_of(&x, x.it[j], x.mode[j],
-				     &r->types->e[r->ent[j]]);
-			if (row == GH_RET_NONE) {
-				x.oom = 1;
-				break;
-			}
-			r->ent[j] = row;
-			r->inferred_objects++;
-			r->inferred_bytes += r->size[j];
+		if (lend - h > 1)
+			qsort(x.q + h, lend - h, sizeof(*x.q), idx_cmp);
+		for (; h < lend && !x.oom; h++)
+			scan(&x, x.q[h], x.it[x.q[h]], x.mode[x.q[h]], 0);
+	}
+	/* each inferred object was queued once (it[] is set before it is
+	 * queued, and kept): its row, made in address order */
+	for (i = 0; i < r->nobj && !x.oom; i++) {
+		uint32_t row;
+
+		if (x.it[i] == 0)
+			continue;
+		row = row_of(&x, x.it[i], x.mode[i], &r->types->e[r->ent[i]]);
+		if (row == GH_RET_NONE) {
+			x.oom = 1;
+			break;
 		}
-		x.qt = 0;
+		r->ent[i] = row;
+		r->inferred_objects++;
+		r->inferred_bytes += r->size[i];
 	}
 	if (x.steps > STEP_BUDGET)
 		r->infer_truncated = 1;
