@@ -8,8 +8,9 @@
 # builds known graphs (a global map of *main.Val whose bucket or group arrays carry their type, a
 # global []*main.Item with a headered backing array, and a headered *main.Holder whose fields
 # hold a 20 000-long list, interfaces (an empty one holding a pointer, one with methods, one
-# holding a struct by value), a buffered channel, a small and a medium map, a slice and an
-# array) and prints COUNT lines (the objects of each type it allocated without a header) and
+# holding a struct by value), a buffered channel, maps of 5, 300 and 13 (the last's buckets, or
+# its swiss directory's one table's groups, headerless: typed only through the map's header),
+# a slice and an array) and prints COUNT lines (the objects of each type it allocated without a header) and
 # EXACT lines (with one). From a gcore core of each, and live on the default builds:
 #   - -f text: each COUNT type's "T (inferred)" row holds exactly that many objects and its
 #     exact row none; each EXACT type's exact row that many and no inferred row; no row of a

@@ -20,7 +20,12 @@
 //              fields point at two main.Leaf (no pointers);
 //       ch     a chan *main.Msg with a buffer of 16 holding nMsg;
 //       m      a map[string]*main.Rec of 5 (one small bucket or group);
-//       m2     a map[int]*main.Rec2 of nRec2;
+//       m2     a map[int]*main.Rec2 of nRec2 (its buckets or groups
+//              headered);
+//       m3     a map[int]*main.Rec3 of 13: two buckets of 144 B (1.22-1.23;
+//              an overflow bucket when 9 hash into one) or, swiss, a
+//              directory of one table of two groups (272 B): no header,
+//              typed only through the typed map header;
 //       sl     a []*main.Elem with a small backing array of 4;
 //       arr    a [3]*main.Elem3.
 //
@@ -43,6 +48,7 @@ const (
 	nNode = 20000
 	nMsg  = 10
 	nRec2 = 300
+	nRec3 = 13
 )
 
 type Val struct { // 24 B
@@ -85,6 +91,10 @@ type Rec2 struct { // 32 B
 	p *Rec2
 	k [3]int
 }
+type Rec3 struct { // 16 B
+	p *Rec3
+	k int
+}
 type Elem struct { // 16 B
 	p *Elem
 	v int
@@ -101,6 +111,7 @@ type Holder struct { // > 512 B: a malloc header
 	ch    chan *Msg
 	m     map[string]*Rec
 	m2    map[int]*Rec2
+	m3    map[int]*Rec3
 	sl    []*Elem
 	arr   [3]*Elem3
 	pad   [80]int
@@ -150,6 +161,10 @@ func build() {
 	for i := 0; i < nRec2; i++ {
 		h.m2[i] = &Rec2{}
 	}
+	h.m3 = make(map[int]*Rec3)
+	for i := 0; i < nRec3; i++ {
+		h.m3[i] = &Rec3{}
+	}
 	h.sl = make([]*Elem, 4)
 	for i := range h.sl {
 		h.sl[i] = &Elem{v: i}
@@ -168,6 +183,7 @@ func build() {
 	count("main.Msg", nMsg)
 	count("main.Rec", 5)
 	count("main.Rec2", nRec2)
+	count("main.Rec3", nRec3)
 	count("main.Elem", 4)
 	count("main.Elem3", 3)
 	// the containers: each map's header (hmap, or the swiss maps.Map),
@@ -175,6 +191,7 @@ func build() {
 	// slice's backing array of 4 *main.Elem
 	count("map[string]*main.Rec", 1)
 	count("map[int]*main.Rec2", 1)
+	count("map[int]*main.Rec3", 1)
 	count("chan *main.Msg", 1)
 	count("*main.Msg", 1)
 	count("*main.Elem", 1)
