@@ -22,7 +22,9 @@
 #   - collapsed: the list's bytes (20 000 x 16) under frames ending "main.Node (inferred)";
 #   - top names the list's holder rows "(inferred)"; pprof (newest, default, core): go tool pprof
 #     shows the frame "main.Node (inferred)" with the list's bytes;
-#   - go1.19: the header says no types are inferred, no row is.
+#   - go1.19: the header says no types are inferred, no row is;
+#   - hostile (newest toolchain, default build): damaged copies of its core, a word the inference
+#     reads in each: exit 0 or one error line, never a crash.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -154,6 +156,54 @@ compare() {
 	fi
 }
 
+# hostile CORE EXE: damaged copies of the core (GOHEAP_INFER_MUTATE, default 30): a word of a
+# typed object the inference reads (main.Holder's fields, a map header, a bucket or group, the
+# channel, an inferred object) set to zero, all ones, a bit, another object's address (at its
+# start or inside it) or a type word of the program's: exit 0 or one error line, never a crash,
+# and the inferred objects never more than the allocated.
+hostile() {
+	local core=$1 exe=$2 n=${GOHEAP_INFER_MUTATE:-30} addr val old e0=0 e1=0 bad=
+	python3 - "$d/core.objects.out" "$n" >"$d/cases" <<'PY'
+import random, sys
+objs = [l.split() for l in open(sys.argv[1])]
+want = [o for o in objs if o[-1] == "(inferred)" or "main.Holder" in o or "map." in " ".join(o)]
+tw = [o for o in objs if "main.Holder" in o]
+r = random.Random(2930)
+for _ in range(int(sys.argv[2])):
+    o = r.choice(want)
+    a = int(o[0], 16) + 8 * r.randrange(max(1, min(int(o[1]), 4096) // 8))
+    other = int(r.choice(objs)[0], 16)
+    v = r.choice([0, (1 << 64) - 1, 1 << r.randrange(64), other, other + 8,
+                  int(tw[0][0], 16) if tw else 0])
+    print("0x%x %s" % (a, v.to_bytes(8, "little").hex()))
+PY
+	[ -s "$d/cases" ] || { gh_fail "$tag: hostile: no cases"; return; }
+	cp "$core" "$d/mut.core"
+	while read -r addr val; do
+		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
+		GOHEAP_TIMEOUT=60 run mut -p retained -f text "$d/mut.core" "$exe"
+		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
+		case $rc in
+		0)
+			e0=$((e0 + 1))
+			sed -n 's/^# allocated: \([0-9]*\) objects.*/\1/p; s/^# inferred types: \([0-9]*\) objects.*/\1/p' \
+				"$d/mut.out" | paste -sd' ' | awk '$2 > $1 {exit 1}' ||
+				bad="$bad $addr=$val: inferred > allocated;" ;;
+		1)
+			e1=$((e1 + 1))
+			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr=$val: $(wc -l <"$d/mut.err") stderr lines;" ;;
+		*)
+			bad="$bad $addr=$val: exit $rc;" ;;
+		esac
+	done <"$d/cases"
+	rm -f "$d/mut.core"
+	if [ -z "$bad" ]; then
+		gh_pass "$tag: hostile: $n damaged cores (words the inference reads): $e0 read, $e1 refused with one line, no crash"
+	else
+		gh_fail "$tag: hostile:$bad"
+	fi
+}
+
 check() {
 	local goname=$1 root=$2 variant=$3 bin pid
 	minor=${goname#go1.}
@@ -175,6 +225,10 @@ check() {
 		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
 		if [ -s "$d/core.$pid" ]; then
 			compare core "$d/core.$pid" "$bin"
+			if [ "$variant" = default ] && [ "$minor" -ge 22 ] &&
+				[ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
+				hostile "$d/core.$pid" "$bin"
+			fi
 		else
 			gh_fail "$tag: gcore wrote no core"
 			gh_show "$d/gcore.log" 5
