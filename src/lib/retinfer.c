@@ -19,7 +19,9 @@
  *     one group when dirLen is 0) leads to each table's groups, arrays of
  *     the map type's Group;
  *   - a channel: its hchan is typed with the chan type; hchan.buf, when an
- *     allocation of its own, is an array of ChanType.Elem.
+ *     allocation of its own, is an array of ChanType.Elem;
+ *   - a func: a closure in the heap (funcval: its function's PC, then
+ *     what it captured) is named after its function (pclntab).
  * A pointee is typed when the pointer is at its start and the type fits
  * its slot: no larger than the slot, pointerful exactly where the slot's
  * heap bits are (the first element's mask equal to the type's, the rest a
@@ -49,7 +51,10 @@
 #define K_MAP 21u
 #define K_PTR 22u
 #define K_SLICE 23u
+#define K_FUNC 19u
 #define K_STRUCT 25u
+#define CLOSURE_KEY ((uint64_t)1 << 63)  /* a closure's pseudo-type: its
+                                            * function's entry | this */
 #define KIND_DIRECT 0x20u          /* abi.KindDirectIface (<= 1.25) */
 #define TFLAG_DIRECT 0x20u         /* abi.TFlagDirectIface (1.26+) */
 #define TFLAG_ONDEMAND 0x10u       /* abi.TFlagGCMaskOnDemand */
@@ -71,6 +76,7 @@ typedef struct ity {
 	ifield *f;
 	uint32_t nf;
 	uint8_t kind, direct, ok, eface, maskok;
+	uint8_t closure;           /* addr: a closure's function's entry */
 	uint8_t mapkind;           /* its Group/Bucket: 1 bucket, 2 group */
 	uint32_t row[M_NMODES];    /* its inferred rows + 1 */
 } ity;
@@ -212,6 +218,36 @@ static uint32_t ty_get(inf *x, uint64_t a)
 	return k + 1;
 }
 
+/*
+ * The pseudo-type of the closures (funcval: the function's PC, then what
+ * it captured) of the function at pc (index + 1), 0 when pc is in no
+ * function.  Named after it; what they captured is untyped.
+ */
+static uint32_t closure_get(inf *x, uint64_t pc)
+{
+	uint64_t key = pc | CLOSURE_KEY, v;
+	ity *t;
+
+	if (pc == 0 || (pc & CLOSURE_KEY))
+		return 0;
+	v = gh_hmap_get(&x->tidx, key);
+	if (v != 0)
+		return x->ty[v - 1].ok ? (uint32_t)v : 0;
+	if (gh_grow(&x->ty, &x->capty, x->nty + 1, sizeof(*x->ty)) != 0 ||
+	    gh_hmap_put(&x->tidx, key, x->nty + 1) != 0) {
+		x->oom = 1;
+		return 0;
+	}
+	t = &x->ty[x->nty++];
+	memset(t, 0, sizeof(*t));
+	t->addr = pc;
+	t->closure = 1;
+	t->size = 8;
+	t->kind = K_FUNC;
+	t->ok = gh_sym_funcforpc_name(x->b->s->sym, pc) != NULL;
+	return t->ok ? (uint32_t)x->nty : 0;
+}
+
 /* Does type t fit object j's slot (its shape row e)? */
 static int fits(const inf *x, const ity *t, uint32_t j, const gh_tentry *e,
 		int mode)
@@ -220,6 +256,9 @@ static int fits(const inf *x, const ity *t, uint32_t j, const gh_tentry *e,
 
 	if (mode != M_PLAIN)
 		return e->kind == GH_TK_PTRS && sz >= 48;
+	if (t->closure)            /* its first word is the function's PC */
+		return (e->kind == GH_TK_PTRS && (e->mask & 1) == 0) ||
+		       e->kind == GH_TK_NOSCAN;
 	if (t->size == 0 || t->size > sz)
 		return 0;
 	if (e->kind == GH_TK_NOSCAN || e->kind == GH_TK_LARGE_NOSCAN)
@@ -332,8 +371,18 @@ static void walk(inf *x, wbuf *wb, uint32_t ty, uint64_t at, uint64_t hi,
 			     depth + 1);
 		}
 		return;
+	case K_FUNC:
+		/* a closure: the object's first word is its function's PC */
+		if (gh_ret_word_at(x->b, wb, at, hi, &v) == 0 && v != 0) {
+			uint32_t j = gh_retained_find(x->r, v);
+
+			if (j != GH_RET_NONE && x->r->addr[j] == v &&
+			    gh_mem_read_ptr(x->m, v, &w1, "funcval") == 0)
+				infer(x, v, closure_get(x, w1), M_PLAIN);
+		}
+		return;
 	default:
-		return;    /* strings, functions, unsafe pointers */
+		return;    /* strings, unsafe pointers */
 	}
 }
 
@@ -435,7 +484,19 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, const gh_tentry *like)
 		return it->row[mode] - 1;
 	if (gh_grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0)
 		return GH_RET_NONE;
-	name = gh_types_name(t, x->m, x->l, it->addr);
+	if (it->closure) {
+		const char *fn = gh_sym_funcforpc_name(x->b->s->sym, it->addr);
+		gh_buf nb = GH_BUF_INIT;
+		size_t len;
+
+		gh_buf_printf(&nb, "closure %s", fn != NULL ? fn : "?");
+		gh_buf_putc(&nb, '\0');
+		name = nb.oom ? NULL : (char *)gh_buf_detach(&nb, &len);
+		gh_buf_free(&nb);
+		if (name == NULL)
+			return GH_RET_NONE;
+	} else
+		name = gh_types_name(t, x->m, x->l, it->addr);
 	if (name == NULL) {
 		snprintf(buf, sizeof(buf), "type 0x%llx",
 			 (unsigned long long)it->addr);
@@ -457,7 +518,7 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, const gh_tentry *like)
 	memcpy(e->name, name, n);
 	memcpy(e->name + n, " (inferred)", sizeof(" (inferred)"));
 	free(name);
-	e->type = it->addr;
+	e->type = it->closure ? it->addr | CLOSURE_KEY : it->addr;
 	e->kind = like->kind;
 	e->size = like->size;
 	e->mask = like->mask;

@@ -27,7 +27,8 @@
 //              directory of one table of two groups (272 B): no header,
 //              typed only through the typed map header;
 //       sl     a []*main.Elem with a small backing array of 4;
-//       arr    a [3]*main.Elem3.
+//       arr    a [3]*main.Elem3;
+//       fn     a closure (main.build.func1) holding h and a count.
 //
 // Standard output, written with raw syscalls:
 //
@@ -114,6 +115,7 @@ type Holder struct { // > 512 B: a malloc header
 	m3    map[int]*Rec3
 	sl    []*Elem
 	arr   [3]*Elem3
+	fn    func() int
 	pad   [80]int
 }
 
@@ -172,6 +174,8 @@ func build() {
 	for i := range h.arr {
 		h.arr[i] = &Elem3{}
 	}
+	n := nNode
+	h.fn = func() int { return n + len(h.sl) } // a closure of h and n
 	head = h
 	count("main.Val", nVal)
 	count("main.Item", nItem)
@@ -195,6 +199,9 @@ func build() {
 	count("chan *main.Msg", 1)
 	count("*main.Msg", 1)
 	count("*main.Elem", 1)
+	// the closure's funcval (its function's PC, then h and n), named after
+	// its function
+	count("closure main.build.func1", 1)
 	// typed by their malloc headers, never inferred
 	exact("main.Holder", 1)
 	exact("*main.Item", 1)
