@@ -471,8 +471,9 @@ static void scan(inf *x, uint32_t j, uint32_t ty, int mode, uint64_t hdr)
 }
 
 /* The row of inferred type ty in mode (index into r->types), made on
- * first use; GH_RET_NONE when out of memory. */
-static uint32_t row_of(inf *x, uint32_t ty, int mode, const gh_tentry *like)
+ * first use with the shape of row `like` (an index: the rows move as
+ * they grow); GH_RET_NONE when out of memory. */
+static uint32_t row_of(inf *x, uint32_t ty, int mode, uint32_t like)
 {
 	gh_types *t = x->r->types;
 	ity *it = &x->ty[ty - 1];
@@ -508,7 +509,7 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, const gh_tentry *like)
 	memset(e, 0, sizeof(*e));
 	n = strlen(name);
 	e->name = malloc(n + sizeof(" (inferred)"));
-	e->shape = gh_strdup(like->shape != NULL ? like->shape : "?");
+	e->shape = gh_strdup(t->e[like].shape != NULL ? t->e[like].shape : "?");
 	if (e->name == NULL || e->shape == NULL) {
 		free(e->name);
 		free(e->shape);
@@ -519,9 +520,9 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, const gh_tentry *like)
 	memcpy(e->name + n, " (inferred)", sizeof(" (inferred)"));
 	free(name);
 	e->type = it->closure ? it->addr | CLOSURE_KEY : it->addr;
-	e->kind = like->kind;
-	e->size = like->size;
-	e->mask = like->mask;
+	e->kind = t->e[like].kind;
+	e->size = t->e[like].size;
+	e->mask = t->e[like].mask;
 	e->named = 1;
 	e->inferred = 1;
 	it->row[mode] = (uint32_t)t->n + 1;
@@ -592,7 +593,7 @@ int gh_ret_infer(rb *b)
 
 		if (x.it[i] == 0)
 			continue;
-		row = row_of(&x, x.it[i], x.mode[i], &r->types->e[r->ent[i]]);
+		row = row_of(&x, x.it[i], x.mode[i], r->ent[i]);
 		if (row == GH_RET_NONE) {
 			x.oom = 1;
 			break;
