@@ -351,9 +351,11 @@ static void walk(inf *x, wbuf *wb, uint32_t ty, uint64_t at, uint64_t hi,
 		if (el == 0)
 			return;
 		es = x->ty[el - 1].size;
-		if (es == 0 || n > tsz / es)
+		if (es == 0 || n > tsz / es || x->ty[el - 1].ptrbytes == 0)
 			return;
-		for (i = 0; i < n; i++)
+		/* within the object (a hostile Len ends there) */
+		for (i = 0; i < n && i <= (hi - at - 8) / es &&
+		     x->steps <= STEP_BUDGET; i++)
 			walk(x, wb, el, at + i * es, hi, depth + 1);
 		return;
 	}
