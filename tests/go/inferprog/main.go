@@ -28,12 +28,15 @@
 //              typed only through the typed map header;
 //       sl     a []*main.Elem with a small backing array of 4;
 //       arr    a [3]*main.Elem3;
-//       fn     a closure (main.build.func1) holding h and a count.
+//       fn     a closure (main.build.func1) holding h and a count;
+//       c1, c2 one object as a *main.Conf1 and (unsafe) a *main.Conf2 of
+//              the same layout: two inferences disagree (CONFLICTS 1).
 //
 // Standard output, written with raw syscalls:
 //
 //	COUNT <type> <n>   (objects of that type it allocated without a header)
 //	EXACT <type> <n>   (objects of that type with a malloc header)
+//	CONFLICTS <n>      (objects pointed at through two different types)
 //	READY
 package main
 
@@ -41,6 +44,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 const (
@@ -104,6 +108,14 @@ type Elem3 struct { // 48 B
 	p *Elem3
 	v [5]int
 }
+type Conf1 struct { // 16 B; Conf2 has its layout
+	p *Conf1
+	v int
+}
+type Conf2 struct {
+	p *Conf2
+	v int
+}
 type Holder struct { // > 512 B: a malloc header
 	list  *Node
 	any1  interface{}
@@ -116,6 +128,8 @@ type Holder struct { // > 512 B: a malloc header
 	sl    []*Elem
 	arr   [3]*Elem3
 	fn    func() int
+	c1    *Conf1
+	c2    *Conf2 // the same object as c1 (unsafe): a conflict
 	pad   [80]int
 }
 
@@ -174,6 +188,8 @@ func build() {
 	for i := range h.arr {
 		h.arr[i] = &Elem3{}
 	}
+	h.c1 = &Conf1{}
+	h.c2 = (*Conf2)(unsafe.Pointer(h.c1))
 	n := nNode
 	h.fn = func() int { return n + len(h.sl) } // a closure of h and n
 	head = h
@@ -202,9 +218,19 @@ func build() {
 	// the closure's funcval (its function's PC, then h and n), named after
 	// its function
 	count("closure main.build.func1", 1)
+	// one object pointed at as a *Conf1 (the first field) and a *Conf2:
+	// the first inference is kept, the other counted
+	count("main.Conf1", 1)
+	conflicts(1)
 	// typed by their malloc headers, never inferred
 	exact("main.Holder", 1)
 	exact("*main.Item", 1)
+}
+
+func conflicts(n int) {
+	out = append(out, "CONFLICTS "...)
+	out = strconv.AppendInt(out, int64(n), 10)
+	out = append(out, '\n')
 }
 
 func exact(name string, n int) {
