@@ -482,6 +482,7 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, uint32_t like)
 	gh_tentry *e;
 	char *name, buf[64];
 	size_t n;
+	int named;
 
 	if (it->row[mode] != 0)
 		return it->row[mode] - 1;
@@ -500,6 +501,7 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, uint32_t like)
 			return GH_RET_NONE;
 	} else
 		name = gh_types_name(t, x->m, x->l, it->addr);
+	named = name != NULL;
 	if (name == NULL) {
 		snprintf(buf, sizeof(buf), "type 0x%llx",
 			 (unsigned long long)it->addr);
@@ -525,7 +527,7 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, uint32_t like)
 	e->kind = t->e[like].kind;
 	e->size = t->e[like].size;
 	e->mask = t->e[like].mask;
-	e->named = 1;
+	e->named = named;
 	e->inferred = 1;
 	it->row[mode] = (uint32_t)t->n + 1;
 	return (uint32_t)t->n++;
