@@ -25,8 +25,9 @@
  * A pointee is typed when the pointer is at its start and the type fits
  * its slot: no larger than the slot, pointerful exactly where the slot's
  * heap bits are (the first element's mask equal to the type's, the rest a
- * subset of it repeated), or no pointers for a noscan slot (16 B and
- * more: smaller noscan slots are the tiny allocator's shared blocks).
+ * subset of it repeated), or no pointers for a noscan slot (a type
+ * under 16 B not in a 16-byte slot: those are the tiny allocator's
+ * blocks, shared by several objects).
  * Typed objects propagate further (breadth-first), so a list hanging from
  * one typed field is typed to its end.  An exact type is never replaced;
  * of two inferences of one object the first is kept and the other
@@ -262,7 +263,9 @@ static int fits(const inf *x, const ity *t, uint32_t j, const gh_tentry *e,
 	if (t->size == 0 || t->size > sz)
 		return 0;
 	if (e->kind == GH_TK_NOSCAN || e->kind == GH_TK_LARGE_NOSCAN)
-		return t->ptrbytes == 0 && t->size >= 16;
+		/* a 16-byte noscan slot may be a tiny block shared by
+		 * several smaller objects */
+		return t->ptrbytes == 0 && (t->size >= 16 || sz > 16);
 	if (e->kind != GH_TK_PTRS || t->ptrbytes == 0 || !t->maskok ||
 	    sz > 512)
 		return 0;

@@ -29,6 +29,8 @@
 //       sl     a []*main.Elem with a small backing array of 4;
 //       arr    a [3]*main.Elem3;
 //       fn     a closure (main.build.func1) holding h and a count;
+//       small, large  []main.Sample of 4 and 5000: noscan backing arrays,
+//              a small one and a large one (no largeType: no pointers);
 //       c1, c2 one object as a *main.Conf1 and (unsafe) a *main.Conf2 of
 //              the same layout: two inferences disagree (CONFLICTS 1).
 //
@@ -116,6 +118,7 @@ type Conf2 struct {
 	p *Conf2
 	v int
 }
+type Sample int64  // no pointers
 type Holder struct { // > 512 B: a malloc header
 	list  *Node
 	any1  interface{}
@@ -130,6 +133,8 @@ type Holder struct { // > 512 B: a malloc header
 	fn    func() int
 	c1    *Conf1
 	c2    *Conf2 // the same object as c1 (unsafe): a conflict
+	small []Sample // 4: a 32-byte noscan object
+	large []Sample // 5000: a large noscan object (no largeType)
 	pad   [80]int
 }
 
@@ -188,6 +193,8 @@ func build() {
 	for i := range h.arr {
 		h.arr[i] = &Elem3{}
 	}
+	h.small = make([]Sample, 4)
+	h.large = make([]Sample, 5000)
 	h.c1 = &Conf1{}
 	h.c2 = (*Conf2)(unsafe.Pointer(h.c1))
 	n := nNode
@@ -221,6 +228,8 @@ func build() {
 	// one object pointed at as a *Conf1 (the first field) and a *Conf2:
 	// the first inference is kept, the other counted
 	count("main.Conf1", 1)
+	// the two backing arrays of main.Sample, noscan, small and large
+	count("main.Sample", 2)
 	conflicts(1)
 	// typed by their malloc headers, never inferred
 	exact("main.Holder", 1)
