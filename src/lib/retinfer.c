@@ -99,6 +99,13 @@ typedef struct inf {
 	int oom;
 } inf;
 
+/* Object j's bytes (the graph's one per-object field read besides addr
+ * and ent). */
+static inline uint64_t osize(const gh_retained *r, uint32_t j)
+{
+	return r->size[j];
+}
+
 static uint64_t ld(const inf *x, const unsigned char *p)
 {
 	return gh_load(p, 8, x->big);
@@ -253,7 +260,7 @@ static uint32_t closure_get(inf *x, uint64_t pc)
 static int fits(const inf *x, const ity *t, uint32_t j, const gh_tentry *e,
 		int mode)
 {
-	uint64_t sz = x->r->size[j], w, tw;
+	uint64_t sz = osize(x->r, j), w, tw;
 
 	if (mode != M_PLAIN)
 		return e->kind == GH_TK_PTRS && sz >= 48;
@@ -456,7 +463,7 @@ static void chan_header(inf *x, uint32_t ty, uint32_t j)
 static void scan(inf *x, uint32_t j, uint32_t ty, int mode, uint64_t hdr)
 {
 	gh_retained *r = x->r;
-	uint64_t a = r->addr[j] + hdr, hi = r->addr[j] + r->size[j], el;
+	uint64_t a = r->addr[j] + hdr, hi = r->addr[j] + osize(r, j), el;
 	uint64_t ts = x->ty[ty - 1].size;
 	wbuf wb = { 0, 0 };
 
@@ -607,7 +614,7 @@ int gh_ret_infer(rb *b)
 		}
 		r->ent[i] = row;
 		r->inferred_objects++;
-		r->inferred_bytes += r->size[i];
+		r->inferred_bytes += osize(r, i);
 	}
 	if (x.steps > STEP_BUDGET)
 		r->infer_truncated = 1;
