@@ -115,8 +115,8 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
-#define DW_NGTYPES 30       /* gtypes_for's 8 + htypes_for's 7 +
-                             * mtypes_for's 15 */
+#define DW_NGTYPES 45       /* gtypes_for's 8 + htypes_for's 7 +
+                             * mtypes_for's 15 + itypes_for's 13 */
 
 typedef struct dw_gfield {
 	const char *name;
@@ -288,6 +288,80 @@ static void htypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 		gt_add(&t[k], "marks", l->imb_marks);
 		k++;
 	}
+	*n = k;
+}
+
+/* -p retained's type inference (retinfer.c): the type descriptors'
+ * fields it follows, the itab's type, the map headers (hmap; the swiss
+ * maps.Map, table, groupsReference from 1.24) and hchan.buf, appended to
+ * t[*n...]. */
+static void itypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
+{
+	size_t k = *n;
+	static const char *const elems[4] = {
+		"internal/abi.ArrayType", "internal/abi.PtrType",
+		"internal/abi.SliceType", "internal/abi.ChanType"
+	};
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		t[k].name = elems[i];
+		gt_add(&t[k], "Elem", l->ti_elem);
+		if (i == 0)
+			gt_add(&t[k], "Len", l->ti_len);
+		k++;
+	}
+	t[k].name = "internal/abi.StructType";
+	gt_add(&t[k], "Fields", l->ti_fields);
+	k++;
+	t[k].name = "internal/abi.StructField";
+	t[k].size_want = l->ti_sf_size;
+	gt_add(&t[k], "Typ", l->ti_sf_typ);
+	gt_add(&t[k], "Offset", l->ti_sf_off);
+	k++;
+	t[k].name = "internal/abi.InterfaceType";
+	gt_add(&t[k], "Methods", l->ti_methods);
+	k++;
+	/* 1.22-1.23 MapType.Bucket; 1.24-1.25 SwissMapType.Group (and the
+	 * noswiss OldMapType under GOEXPERIMENT=noswissmap); 1.26+
+	 * MapType.Group */
+	if (!l->ti_swiss) {
+		t[k].name = "internal/abi.MapType";
+		gt_add(&t[k], "Bucket", l->ti_map_group);
+	} else if (!l->ti_direct_tflag) {
+		t[k].name = "internal/abi.SwissMapType";
+		gt_add(&t[k], "Group", l->ti_map_group);
+	} else {
+		t[k].name = "internal/abi.MapType";
+		gt_add(&t[k], "Group", l->ti_map_group);
+	}
+	k++;
+	if (l->ti_swiss) {
+		t[k].name = "internal/runtime/maps.Map";
+		gt_add(&t[k], "dirPtr", l->ti_smap_dirptr);
+		gt_add(&t[k], "dirLen", l->ti_smap_dirlen);
+		k++;
+		t[k].name = "internal/runtime/maps.table";
+		gt_add(&t[k], "groups.data", l->ti_table_groups);
+		k++;
+	} else {
+		t[k].name = "runtime.hmap";
+		gt_add(&t[k], "buckets", l->ti_hmap_buckets);
+		gt_add(&t[k], "oldbuckets", l->ti_hmap_oldbuckets);
+		k++;
+	}
+	/* runtime.itab in 1.22, an alias of abi.ITab from 1.23 */
+	t[k].name = "runtime.itab";
+	t[k].optional = 1;
+	gt_add(&t[k], "_type", l->ti_itab_type);
+	k++;
+	t[k].name = "internal/abi.ITab";
+	t[k].optional = 1;
+	gt_add(&t[k], "Type", l->ti_itab_type);
+	k++;
+	t[k].name = "runtime.hchan";
+	gt_add(&t[k], "buf", l->ti_hchan_buf);
+	k++;
 	*n = k;
 }
 
@@ -596,6 +670,8 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 		memset(gt, 0, sizeof(gt));
 	if (ptr_size == 8 && lay->heap_verified)
 		htypes_for(lay, gt, &ngt);
+	if (ptr_size == 8 && lay->ti_elem != 0)
+		itypes_for(lay, gt, &ngt);
 	if (ptr_size == 8 && lay->mstats_verified) {
 		gh_exe *e = NULL;
 		gh_err e2;

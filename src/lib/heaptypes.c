@@ -222,3 +222,9 @@ foreign:
 	return gh_types_shape(t, GH_TK_FOREIGN,
 			      kind == GH_TK_LARGETYPE ? 0 : size, 0);
 }
+
+char *gh_types_name(gh_types *t, gh_mem *m, const gh_rtlayout *l,
+		    uint64_t addr)
+{
+	return type_name(t, m, l, addr);
+}

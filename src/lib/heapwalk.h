@@ -68,5 +68,9 @@ gh_tentry *gh_types_shape(gh_types *t, unsigned kind, uint32_t size,
 			  uint64_t mask);
 gh_tentry *gh_types_typed(gh_types *t, gh_mem *m, const gh_rtlayout *l,
 			  uint64_t addr, unsigned kind, uint32_t size);
+/* The name of the type at addr (malloc'ed), NULL when it has none in
+ * the module's types section. */
+char *gh_types_name(gh_types *t, gh_mem *m, const gh_rtlayout *l,
+		    uint64_t addr);
 
 #endif

@@ -117,6 +117,8 @@ typedef struct gh_tentry {
 	uint8_t kind;        /* enum gh_tkind */
 	int named;           /* typed: the name was read from the types
 	                      * section (0: "type 0x..." only) */
+	int inferred;        /* -p retained: a type inferred from the typed
+	                      * objects pointing at these (retinfer.c) */
 	char *name;          /* the type's name, or the shape */
 	char *shape;         /* the slot's shape ("ptrs 704 B", ...) */
 	uint64_t objects, bytes;
@@ -216,6 +218,15 @@ typedef struct gh_retained {
 	uint64_t ondemand;    /* objects whose on-demand GC mask could not be
 	                       * built from the type */
 	uint64_t ondemand_types;   /* on-demand masks built from the type */
+	/* types inferred from typed pointers (retinfer.c): objects and bytes
+	 * given an inferred row, pointees two inferences disagreed on (the
+	 * first kept), objects left without a type; infer_none: the release
+	 * has no typed objects to infer from (go1.19, go1.21); truncated:
+	 * the walk's budget ran out */
+	uint64_t inferred_objects, inferred_bytes, infer_conflicts;
+	uint64_t untyped_objects;
+	int infer_none, infer_truncated;
+	double t_infer;       /* seconds the inference took */
 	int symbols;          /* data roots named from .symtab */
 	double t_read, t_graph, t_dom;
 } gh_retained;

@@ -844,6 +844,7 @@ static int build(rb *b, gh_profile *p)
 	r->addr = malloc((b->nobjs + 1) * sizeof(uint64_t));
 	r->size = malloc((b->nobjs + 1) * sizeof(uint64_t));
 	r->ent = malloc((b->nobjs + 1) * sizeof(uint32_t));
+	b->nti = r->types->n;
 	b->ti = gh_calloc(r->types->n + 1, sizeof(*b->ti));
 	b->buf = malloc(CHUNK);
 	if (!r->addr || !r->size || !r->ent || !b->ti || !b->buf)
@@ -896,6 +897,9 @@ static int build(rb *b, gh_profile *p)
 			return rc;
 	}
 	rc = gh_ret_node_end(b, (uint64_t)r->nobj + r->nroot);
+	if (rc != 0)
+		return rc;
+	rc = gh_ret_infer(b);
 	if (rc != 0)
 		return rc;
 	r->t_graph = gh_now() - t0;
@@ -957,7 +961,7 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 out:
 	free(b.objs);
 	if (b.ti != NULL)
-		for (k = 0; k < r->types->n; k++)
+		for (k = 0; k < b.nti; k++)
 			free(b.ti[k].mask);
 	free(b.ti);
 	free(b.buf);

@@ -39,6 +39,7 @@ typedef struct rb {
 	size_t nobjs, capobjs;
 	size_t capadj, caproots, capoff;
 	tinfo *ti;
+	size_t nti;           /* ti's entries (r->types grows after) */
 	unsigned char *buf;   /* CHUNK bytes */
 	dsym *syms;
 	size_t nsyms;
@@ -78,6 +79,9 @@ int gh_ret_root_new(rb *b, int kind, uint64_t addr, uint64_t goid,
 /* The word at a (a < limit) through wb's window of b->buf. */
 int gh_ret_word_at(rb *b, wbuf *wb, uint64_t a, uint64_t limit,
 		   uint64_t *v);
+/* retinfer.c: rows for the untyped objects that typed ones point at
+ * through typed words (r->ent changed; new rows in r->types). */
+int gh_ret_infer(rb *b);
 /* retstack.c: every goroutine's roots (fr: GH_RET_MAX_FRAMES frames). */
 int gh_ret_stack_roots(rb *b, gh_ret_frame *fr);
 

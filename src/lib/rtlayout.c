@@ -479,6 +479,19 @@ static const char *const gh_gstatus_126[] = {
 	.ms_specials = 128, \
 	.md_etypes = etypes, .md_gcdata = 280, .md_gcbss = 288
 
+/* -p retained's type inference (retinfer.c), the same offsets in 1.22 to
+ * 1.27 (internal/abi/type.go, map*.go, iface.go; runtime.itab in 1.22 is
+ * abi.ITab's layout; hmap in runtime/map.go (map_noswiss.go 1.24-1.25);
+ * internal/runtime/maps' Map, table, groupsReference (1.24+);
+ * runtime/chan.go's hchan): the direct-interface bit moved from Kind_ to
+ * TFlag in 1.26; maps are swiss tables by default from 1.24. */
+#define GH_TYI(dtf, swiss) .ti_elem = 48, .ti_len = 64, .ti_fields = 56, \
+	.ti_sf_size = 24, .ti_sf_typ = 8, .ti_sf_off = 16, .ti_methods = 56, \
+	.ti_map_group = 64, .ti_itab_type = 8, .ti_hmap_buckets = 16, \
+	.ti_hmap_oldbuckets = 24, .ti_smap_dirptr = 16, .ti_smap_dirlen = 24, \
+	.ti_table_groups = 16, .ti_hchan_buf = 16, .ti_direct_tflag = (dtf), \
+	.ti_swiss = (swiss)
+
 /* Green Tea's inline mark bits (1.25 under GOEXPERIMENT=greenteagc, the
  * default from 1.26): spanInlineMarkBits {scans [63]uint8; owned uint8;
  * marks [63]uint8; class spanClass}, 128 B at base + 8192 - 128. */
@@ -643,7 +656,7 @@ static const gh_rtlayout layouts[] = {
 		.gor_max_stack = 32, .gor_unwinder = 1,
 		GH_TB_121(208), GH_TB(gh_gstatus_119, gh_waitreasons_122),
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304),
+		GH_HEAP_122(304), GH_TYI(0, 0),
 		GH_SPECIALS(2, 10, 16, 1, 0, 0, 0),
 		GH_MEMSTATS_122(64, 40),
 		GH_SCHED(184, 0, 72, 2472, 328),
@@ -665,7 +678,7 @@ static const gh_rtlayout layouts[] = {
 		GH_TB_121(216), GH_TB(gh_gstatus_119, gh_waitreasons_123),
 		.tb_exported_rcvr = 1,
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304),
+		GH_HEAP_122(304), GH_TYI(0, 0),
 		GH_SPECIALS(2, 10, 16, 1, 2, 0, 0),
 		GH_MEMSTATS_122(56, 40),
 		GH_SCHED(184, 0, 72, 2464, 328),
@@ -687,7 +700,7 @@ static const gh_rtlayout layouts[] = {
 		.tb_exported_rcvr = 1,
 		GH_BUBBLE_124,
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304),
+		GH_HEAP_122(304), GH_TYI(0, 1),
 		GH_SPECIALS(8, 16, 24, 1, 2, 6, 1),
 		GH_MEMSTATS_122(56, 48),
 		GH_SCHED(184, 0, 72, 2464, 328),
@@ -710,7 +723,7 @@ static const gh_rtlayout layouts[] = {
 		.mcall_clears_bp = 1,
 		GH_BUBBLE_125, .tb_durable = 1, .idle_in_synctest = GH_IDLE_125,
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304), GH_IMB,
+		GH_HEAP_122(304), GH_TYI(0, 1), GH_IMB,
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 1),
 		GH_MEMSTATS_125(92392),
 		GH_SCHED(184, 200, 80, 2464, 344),
@@ -737,7 +750,7 @@ static const gh_rtlayout layouts[] = {
 		.debug_tracebacklabels = 136, .g_leaked = 10,
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_15,
-		GH_HEAP_122(304), .heap_greentea = 1, GH_IMB,
+		GH_HEAP_122(304), GH_TYI(1, 1), .heap_greentea = 1, GH_IMB,
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 3),
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),
@@ -767,7 +780,7 @@ static const gh_rtlayout layouts[] = {
 		.debug_tracebacklabels = 132, .g_leaked = 10,
 		GH_BUBBLE_126, .tb_durable = 2, .idle_in_synctest = GH_IDLE_126,
 		.unicode = GH_UNICODE_17,
-		GH_HEAP_122(312), .heap_greentea = 1, GH_IMB,
+		GH_HEAP_122(312), GH_TYI(1, 1), .heap_greentea = 1, GH_IMB,
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 3),
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),

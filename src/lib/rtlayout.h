@@ -223,6 +223,22 @@ typedef struct gh_rtlayout {
 	 * bits a heap word (2: 1.19's pointer and scan nibbles; 1: 1.20+'s
 	 * pointer bit); 0: the bits are in spans and headers (1.22+) */
 	unsigned mh_arenas, arena_bits;
+	/* -p retained's type inference (retinfer.c; internal/abi/type.go,
+	 * iface.go, map*.go, runtime/chan.go, map.go, internal/runtime/maps;
+	 * 0: the release is not inferred): ArrayType/PtrType/SliceType/
+	 * ChanType.Elem, ArrayType.Len, StructType.Fields, StructField's
+	 * size, Typ and Offset, InterfaceType.Methods, MapType.Bucket (1.22-
+	 * 1.23; SwissMapType.Group 1.24-1.25, MapType.Group 1.26+), ITab.Type
+	 * (runtime.itab._type in 1.22), hmap.buckets and oldbuckets, the
+	 * swiss maps.Map's dirPtr and dirLen, maps.table.groups (its data
+	 * word; lengthMask after), hchan.buf; ti_direct_tflag 1: the
+	 * direct-interface bit is TFlagDirectIface (1.26+), 0: Kind_'s
+	 * KindDirectIface; ti_swiss 1: maps are swiss tables by default */
+	unsigned ti_elem, ti_len, ti_fields, ti_sf_size, ti_sf_typ, ti_sf_off,
+		 ti_methods, ti_map_group, ti_itab_type, ti_hmap_buckets,
+		 ti_hmap_oldbuckets, ti_smap_dirptr, ti_smap_dirlen,
+		 ti_table_groups, ti_hchan_buf;
+	int ti_direct_tflag, ti_swiss;
 
 	/* ---- runtime.MemStats (memstats.c: mstats.go readmemstats_m,
 	 * flushallmcaches -> mcache.go releaseAll, mgcpacer.go heapGoal;

@@ -113,6 +113,22 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 			      "pointers are unknown (no usable type): their "
 			      "referents may show as unreachable\n", pfx,
 			      (unsigned long long)r->unscanned);
+	if (r->infer_none)
+		gh_buf_printf(b, "%stypes: go1.%d objects carry no type in "
+			      "the heap (no malloc headers): none inferred, "
+			      "all shapes\n", pfx, p->ver.minor);
+	else
+		gh_buf_printf(b, "%sinferred types: %llu objects, %llu bytes "
+			      "typed from the typed objects pointing at them "
+			      "(rows \"T (inferred)\"); %llu objects untyped "
+			      "(shapes); %llu conflicting inferences (the first "
+			      "kept), %.1f ms%s\n", pfx,
+			      (unsigned long long)r->inferred_objects,
+			      (unsigned long long)r->inferred_bytes,
+			      (unsigned long long)r->untyped_objects,
+			      (unsigned long long)r->infer_conflicts,
+			      r->t_infer * 1e3, r->infer_truncated ? "; the walk's budget ran "
+			      "out: incomplete" : "");
 	if (r->ondemand_types > 0)
 		gh_buf_printf(b, "%s%llu types' GC masks built from the type "
 			      "(TFlagGCMaskOnDemand), as buildGCMask does\n", pfx,
