@@ -20,8 +20,9 @@
 #
 # For each toolchain (GOHEAP_ROOTS_VERSIONS, default 1.19 and 1.21-1.27, within
 # GOHEAP_GO_VERSIONS), default and stripped builds, live and from a gcore core:
-#   - reachable objects and bytes == GCSTATS (the heap the program's runtime.GC kept): every root
-#     the GC has, go-heap has (go-heap before these roots: 268 024 of 677 960 bytes on go1.27);
+#   - reachable objects and bytes == GCSTATS (the heap the program's runtime.GC kept; objects
+#     the dump lacks, made by the runtime after it, set aside: at most 3, all reachable, counted):
+#     every root the GC has, go-heap has (go-heap before these roots: 268 024 of 677 960 bytes on go1.27);
 #   - the 6 queued finalizers' payloads are reached from "queued" roots, 6 roots retaining a
 #     *Queued and its payload each; the dump's graph (tests/heapdump.py --graph: WriteHeapDump lists
 #     the queued finalizers) reaches them too;
@@ -96,12 +97,23 @@ compare() {
 			grep -i "queued\|not roots" "$d/$kind.top.out" | head -n 3
 		fi
 	fi
-	got=$(awk '$3 == 1 {n++; b += $2} END {print n + 0, b + 0}' "$d/$kind.objects.out")
+	# objects the dump does not have were made after it, by the runtime (seen: a P's timer heap
+	# growing, 16 B, once in a few runs): set aside, at most 3 and all reachable, and counted
+	python3 - "$d/$kind.objects.out" "$d/graph.txt" >"$d/$kind.new" <<'PY'
+import sys
+c = set(l.split()[0] for l in open(sys.argv[2]) if l.startswith("0x"))
+new = [l.split() for l in open(sys.argv[1]) if l.split()[0] not in c]
+print(" ".join(f[0] for f in new))
+print(len(new), sum(int(f[1]) for f in new), all(f[2] == "1" for f in new))
+PY
+	local nnew bnew rnew
+	read -r nnew bnew rnew <<<"$(sed -n 2p "$d/$kind.new")"
+	got=$(awk -v skip=" $(sed -n 1p "$d/$kind.new") " '$3 == 1 && index(skip, " " $1 " ") == 0 {n++; b += $2} END {print n + 0, b + 0}' "$d/$kind.objects.out")
 	want=$(sed -n 's/^GCSTATS //p' "$GH_OUT")
-	if [ "$got" = "$want" ]; then
-		gh_pass "$tag: $kind: reachable objects, bytes '$got' == what the program's runtime.GC kept (HeapObjects HeapAlloc)"
+	if [ "$got" = "$want" ] && [ "$nnew" -le 3 ] && [ "$rnew" = True ]; then
+		gh_pass "$tag: $kind: reachable objects, bytes '$got' == what the program's runtime.GC kept (HeapObjects HeapAlloc) ($nnew objects, $bnew B, made by the runtime after the dump set aside)"
 	else
-		gh_fail "$tag: $kind: reachable '$got' != GCSTATS '$want'"
+		gh_fail "$tag: $kind: reachable '$got' != GCSTATS '$want' ($nnew objects, $bnew B, made after the dump, reachable: $rnew)"
 		gh_show "$d/$kind.top.out" 12
 	fi
 	# the queued finalizers
