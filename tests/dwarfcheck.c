@@ -115,8 +115,9 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
-#define DW_NGTYPES 45       /* gtypes_for's 8 + htypes_for's 7 +
-                             * mtypes_for's 15 + itypes_for's 13 */
+#define DW_NGTYPES 53       /* gtypes_for's 8 + htypes_for's 7 +
+                             * mtypes_for's 15 + itypes_for's 13 +
+                             * rtypes_for's 8 */
 
 typedef struct dw_gfield {
 	const char *name;
@@ -362,6 +363,59 @@ static void itypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	t[k].name = "runtime.hchan";
 	gt_add(&t[k], "buf", l->ti_hchan_buf);
 	k++;
+	*n = k;
+}
+
+/* -p retained's other roots (retroots.c, retstack.c), appended to
+ * t[*n...]. */
+static void rtypes_for(const gh_rtlayout *l, int a64, dw_gtype *t,
+		       size_t *n)
+{
+	size_t k = *n;
+
+	t[k].name = "runtime.g";
+	gt_add(&t[k], "_panic", l->g_panic);
+	gt_add(&t[k], "_defer", l->g_defer);
+	k++;
+	t[k].name = "runtime.gobuf";
+	gt_add(&t[k], "ctxt", l->gobuf_ctxt);
+	k++;
+	t[k].name = "runtime._defer";
+	gt_add(&t[k], "heap", l->dfr_heap);
+	gt_add(&t[k], "fn", l->dfr_fn);
+	gt_add(&t[k], "link", l->dfr_link);
+	k++;
+	/* finblock became finBlock in 1.25, with the cleanup queue */
+	t[k].name = l->cq_all != 0 ? "runtime.finBlock" : "runtime.finblock";
+	gt_add(&t[k], "alllink", 0);
+	gt_add(&t[k], "cnt", l->fb_cnt);
+	gt_add(&t[k], "fin", l->fb_fin);
+	k++;
+	t[k].name = "runtime.finalizer";
+	t[k].size_want = l->fin_size;
+	gt_add(&t[k], "fn", 0);
+	gt_add(&t[k], "arg", 8);
+	gt_add(&t[k], "fint", 24);
+	gt_add(&t[k], "ot", 32);
+	k++;
+	if (l->cq_all != 0) {
+		t[k].name = "runtime.cleanupQueue";
+		gt_add(&t[k], "all", gh_rt_cq_all(l, a64));
+		k++;
+		t[k].name = "runtime.cleanupBlock";
+		gt_add(&t[k], "cleanupBlockHeader.alllink", l->cb_alllink);
+		gt_add(&t[k], "cleanupBlockHeader.n", l->cb_n);
+		gt_add(&t[k], "cleanups", l->cb_fns);
+		k++;
+		if (l->cb_fn_size != 8) {   /* 1.26+: cleanupFn */
+			t[k].name = "runtime.cleanupFn";
+			t[k].size_want = l->cb_fn_size;
+			gt_add(&t[k], "call", 0);
+			gt_add(&t[k], "fn", 8);
+			gt_add(&t[k], "arg", 16);
+			k++;
+		}
+	}
 	*n = k;
 }
 
@@ -672,7 +726,7 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 		htypes_for(lay, gt, &ngt);
 	if (ptr_size == 8 && lay->ti_elem != 0)
 		itypes_for(lay, gt, &ngt);
-	if (ptr_size == 8 && lay->mstats_verified) {
+	if (ptr_size == 8) {
 		gh_exe *e = NULL;
 		gh_err e2;
 		int a64 = 0;
@@ -682,7 +736,10 @@ int gh_dwarf_check_layout(const char *path, const gh_rtlayout *lay,
 			a64 = gh_exe_machine(e) == EM_AARCH64;
 			gh_exe_close(e);
 		}
-		mtypes_for(lay, a64, gt, &ngt);
+		if (lay->heap_verified && lay->fin_size != 0)
+			rtypes_for(lay, a64, gt, &ngt);
+		if (lay->mstats_verified)
+			mtypes_for(lay, a64, gt, &ngt);
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -177,7 +177,10 @@ enum gh_root_kind {
 	                       * weak pointer's handle */
 	GH_ROOT_TINY,         /* a P's mcache's current tiny block
 	                       * (gcMarkTinyAllocs) */
-	GH_ROOT_STACK,        /* a goroutine's frame */
+	GH_ROOT_STACK,        /* a goroutine's frame (its defer records,
+	                       * panics and sched.ctxt too) */
+	GH_ROOT_QUEUED,       /* a queued finalizer or cleanup (allfin,
+	                       * gcCleanups: retroots.c) */
 	GH_ROOT_NKINDS
 };
 
@@ -227,6 +230,15 @@ typedef struct gh_retained {
 	uint64_t untyped_objects;
 	int infer_none, infer_truncated;
 	double t_infer;       /* seconds the inference took */
+	/* queued finalizers and cleanups read (retroots.c); queue_state 0
+	 * read, 1 not found (stripped), 2 unknown release, 3 damaged, 4 the
+	 * finalizers only (gcCleanups not found) */
+	uint64_t queued;
+	int queue_state;
+	int queue_found;      /* 1: found through the code (no symbols) */
+	/* scanstack's extra pointers (retstack.c): defer records walked,
+	 * panics and sched.ctxt words that point somewhere */
+	uint64_t defers, panics, ctxts;
 	int symbols;          /* data roots named from .symtab */
 	double t_read, t_graph, t_dom;
 } gh_retained;

@@ -26,7 +26,8 @@
  *     gcbss; runGCProg's encoding, mbitmap.go), precise;
  *   - every goroutine's stack that is not _Gdead, precisely with its
  *     frames' stack maps (retstack.c);
- *   - the specials: finalizers, cleanups, weak handles (markrootSpans).
+ *   - the specials: finalizers, cleanups, weak handles (markrootSpans);
+ *   - the queued finalizers and cleanups (retroots.c).
  * The target is stopped (live) from the first read to the last.
  */
 #include "config.h"
@@ -883,6 +884,8 @@ static int build(rb *b, gh_profile *p)
 		return gh_ret_nomem(b);
 	rc = gh_ret_stack_roots(b, fr);
 	free(fr);
+	if (rc == 0)
+		rc = gh_ret_queue_roots(b);
 	if (rc != 0)
 		return rc;
 	if (b->cur_root != GH_RET_NONE) {

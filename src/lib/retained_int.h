@@ -84,5 +84,7 @@ int gh_ret_word_at(rb *b, wbuf *wb, uint64_t a, uint64_t limit,
 int gh_ret_infer(rb *b);
 /* retstack.c: every goroutine's roots (fr: GH_RET_MAX_FRAMES frames). */
 int gh_ret_stack_roots(rb *b, gh_ret_frame *fr);
+/* retroots.c: the queued finalizers' and cleanups' roots. */
+int gh_ret_queue_roots(rb *b);
 
 #endif

@@ -5,20 +5,23 @@
  * stackObjectRecord).
  *
  * Every g of allgs that is not _Gdead, unwound from its saved pc and sp
- * (the syscall pc and sp in a syscall) with pcsp, amd64.  In each frame:
+ * (the syscall pc and sp in a syscall) with pcsp, amd64 and arm64.  In
+ * each frame:
  *   - locals: FUNCDATA_LocalsPointerMaps' bitmap at the frame's
  *     PCDATA_StackMapIndex (the entry map at the entry pc), the words
- *     below varp (fp - 8, less the saved frame pointer);
+ *     below varp (amd64: fp - 8, arm64: fp; less the saved frame pointer);
  *   - arguments: FUNCDATA_ArgsPointerMaps' bitmap, _func.args bytes from
- *     argp (fp);
+ *     argp (amd64: fp; arm64: fp + 8, past the caller's LR slot);
  *   - stack objects (FUNCDATA_StackObjects: address-taken variables):
  *     scanned, with their own GC mask, when a pointer found so far
  *     points into them, until no more are found (the runtime's
  *     stackScanState);
  *   - a frame of runtime.asyncPreempt or debugCallV2, and the frame under
- *     it, every word (the runtime scans them conservatively too).
+ *     it, every word (the runtime scans them conservatively too);
+ *   - the g's sched.ctxt, its defer records' closures and links and its
+ *     panics (extra_ptrs: scanstack's "additional pointers").
  * A running goroutine (its sp is in a register, not in its g), a stack
- * that cannot be unwound to its end (the rest of it), and every stack on
+ * that cannot be unwound to its end (the rest of it), and every stack of
  * another architecture are scanned conservatively: every word that
  * points into an object; the output says how many.
  */
@@ -58,23 +61,46 @@ typedef struct gscan {
 	fedge *fe;
 	size_t nfe, capfe;
 	wbuf wb;
+	int lr;                   /* arm64: a link-register machine */
 } gscan;
 
-/* The frames of a stopped goroutine from (pc, sp), by pcsp (amd64). */
-static size_t unwind(rb *b, uint64_t pc, uint64_t sp, uint64_t hi,
-		     gh_ret_frame *fr, size_t cap, int *whole)
+/*
+ * The frames of a stopped goroutine from (pc, sp), by pcsp, as the
+ * unwinder's resolveInternal and next (traceback.go) find them:
+ *   - amd64: fp = sp + spdelta + 8 (the return address, the caller's pc,
+ *     at fp - 8);
+ *   - arm64 (lr: a link-register machine): fp = sp + spdelta; the
+ *     caller's pc is at 0(sp) (the prologue's MOVD.W R30, -size(RSP)),
+ *     but in an innermost frame not yet allocated (sp == fp) it is lr0
+ *     (gobuf.lr); under a call the signal handler injected (sigpanic,
+ *     asyncPreempt, debugCallV2) the handler saved the interrupted LR at
+ *     0(sp) and moved sp down by 16: that word is the caller's pc when
+ *     the interrupted function had not allocated its frame.
+ */
+static size_t unwind(rb *b, int lr, uint64_t pc, uint64_t sp, uint64_t lr0,
+		     uint64_t hi, gh_ret_frame *fr, size_t cap, int *whole)
 {
 	size_t n = 0;
+	int injected = 0;
 
 	*whole = 0;
 	while (n < cap && sp < hi) {
 		gh_funcinfo fi;
-		uint64_t fp, lr;
+		uint64_t fp, next;
 
 		if (gh_sym_funcinfo(b->s->sym, pc, &fi) != 0 || !fi.has_pcsp ||
 		    fi.spdelta < 0)
 			return n;
-		fp = sp + (uint64_t)fi.spdelta + 8;
+		if (lr && injected) {
+			uint64_t x;
+
+			if (gh_mem_read_ptr(b->m, sp, &x, "goroutine stack") != 0)
+				return n;
+			sp += 16;
+			if (fi.spdelta == 0)
+				lr0 = x;
+		}
+		fp = sp + (uint64_t)fi.spdelta + (lr ? 0 : 8);
 		if (fp > hi)
 			return n;
 		fr[n].sp = sp;
@@ -88,9 +114,21 @@ static size_t unwind(rb *b, uint64_t pc, uint64_t sp, uint64_t hi,
 			*whole = (fi.flag & GH_FUNCFLAG_TOPFRAME) != 0;
 			return n;
 		}
-		if (gh_mem_read_ptr(b->m, fp - 8, &lr, "goroutine stack") != 0)
-			return n;
-		pc = lr;
+		if (!lr) {
+			if (gh_mem_read_ptr(b->m, fp - 8, &next,
+					    "goroutine stack") != 0)
+				return n;
+		} else if (sp < fp || lr0 == 0) {
+			if (gh_mem_read_ptr(b->m, sp, &next,
+					    "goroutine stack") != 0)
+				return n;
+		} else
+			next = lr0;
+		lr0 = 0;
+		injected = strcmp(fi.name, "runtime.sigpanic") == 0 ||
+			   strcmp(fi.name, "runtime.asyncPreempt") == 0 ||
+			   strcmp(fi.name, "runtime.debugCallV2") == 0;
+		pc = next;
 		sp = fp;
 	}
 	return n;
@@ -197,7 +235,10 @@ static int scan_frame(gscan *g, const gh_ret_frame *fr, uint32_t f,
 		      uint64_t rodata, unsigned char *bits, size_t cap)
 {
 	rb *b = g->b;
-	uint64_t varp = fr->fp - 8, argp = fr->fp, targetpc = fr->pc, nobj;
+	/* amd64: varp below the return address, argp at fp; arm64: varp at
+	 * fp, argp past the caller's saved-LR word (sys.MinFrameSize) */
+	uint64_t varp = g->lr ? fr->fp : fr->fp - 8,
+		 argp = g->lr ? fr->fp + 8 : fr->fp, targetpc = fr->pc, nobj;
 	int32_t index = -1;
 	uint32_t nbits, k;
 	unsigned char rec[16], h[8];
@@ -216,7 +257,9 @@ static int scan_frame(gscan *g, const gh_ret_frame *fr, uint32_t f,
 	}
 	if (index == -1)
 		index = 0;     /* the prologue: the entry map */
-	if (varp > fr->sp) {
+	/* locals when the frame is larger than sys.MinFrameSize (amd64: 0)
+	 * or sys.StackAlign (arm64: 16) */
+	if (varp > fr->sp + (g->lr ? 16 : 0)) {
 		if (stackmap(b, fr->pc, FUNCDATA_LOCALS, index, bits, cap,
 			     &nbits) != 0)
 			return -1;
@@ -316,8 +359,68 @@ static int fe_cmp(const void *x, const void *y)
 	return a->obj < c->obj ? -1 : a->obj > c->obj;
 }
 
+#define MAX_DEFERS 100000u      /* defer records of one goroutine */
+
+/*
+ * What scanstack finds besides the frames (mgcmark.go): gp.sched.ctxt
+ * (pseudo frame nf + 1), each defer record's fn and link, and a heap
+ * record itself (nf + 2: the records are chained through the stack and
+ * the heap, their fields uintptrs to the compiler, so no stack map has
+ * them), and gp._panic (a stack record: its stack object is scanned).
+ * A pointer into the stack marks the stack object it points into (a
+ * stack-allocated defer's closure), as the runtime's state.putPtr.
+ */
+static int extra_ptrs(gscan *g, const unsigned char *gb, uint32_t nf)
+{
+	rb *b = g->b;
+	const gh_rtlayout *l = b->l;
+	uint64_t ctxt, d, v, mark = 0;
+	unsigned char rec[80];
+	unsigned n = 0, rl, power = 1, lam = 0;
+	int rc = 0;
+
+	if (l->fin_size == 0)
+		return 0;
+	ctxt = gh_mem_word(b->m, gb + l->g_sched + l->gobuf_ctxt, 8);
+	if (ctxt != 0) {
+		b->r->ctxts++;
+		rc = slot(g, nf + 1, ctxt);
+	}
+	v = gh_mem_word(b->m, gb + l->g_panic, 8);
+	if (rc == 0 && v != 0) {
+		b->r->panics++;
+		rc = slot(g, nf + 2, v);
+	}
+	rl = (l->dfr_link > l->dfr_fn ? l->dfr_link : l->dfr_fn) + 8;
+	for (d = gh_mem_word(b->m, gb + l->g_defer, 8);
+	     d != 0 && rc == 0 && n < MAX_DEFERS && rl <= sizeof(rec); n++) {
+		uint64_t fn, link;
+
+		if (d == mark ||   /* a cycle (Brent's): a damaged chain */
+		    gh_mem_read(b->m, d, rec, rl, "defer record") != 0)
+			break;
+		if (++lam == power) {
+			mark = d;
+			power *= 2;
+			lam = 0;
+		}
+		b->r->defers++;
+		fn = gh_load(rec + l->dfr_fn, 8, b->m->big_endian);
+		link = gh_load(rec + l->dfr_link, 8, b->m->big_endian);
+		if (fn != 0)
+			rc = slot(g, nf + 2, fn);
+		if (rc == 0 && link != 0)
+			rc = slot(g, nf + 2, link);
+		if (rc == 0 && rec[l->dfr_heap] != 0)
+			rc = slot(g, nf + 2, d);
+		d = link;
+	}
+	return rc;
+}
+
 /* The goroutine's edges as root nodes, one per frame (nf: the frames
- * that were found; frame nf is "the rest of the stack"). */
+ * that were found; frame nf is "the rest of the stack", nf + 1 its
+ * sched.ctxt, nf + 2 its defer records and panics). */
 static int emit(gscan *g, const gh_ret_frame *fr, size_t nf, uint64_t goid,
 		uint64_t gp, int running)
 {
@@ -340,6 +443,11 @@ static int emit(gscan *g, const gh_ret_frame *fr, size_t nf, uint64_t goid,
 				snprintf(label, sizeof(label),
 					 "goroutine %llu: %s",
 					 (unsigned long long)goid, fr[f].name);
+			else if (f > nf)
+				snprintf(label, sizeof(label),
+					 "goroutine %llu: %s",
+					 (unsigned long long)goid, f == nf + 1 ?
+					 "sched.ctxt" : "defer records");
 			else
 				snprintf(label, sizeof(label),
 					 "goroutine %llu%s",
@@ -380,7 +488,8 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 	uint64_t allgs = s->addrs.allgs, arr, len, i, rodata = read_rodata(b);
 	unsigned char gb[512], *bits;
 	unsigned span = gor_g_span(l);
-	int amd64 = gh_exe_machine(s->exe) == EM_X86_64, rc;
+	unsigned mach = gh_exe_machine(s->exe);
+	int rc;
 	gscan g;
 	const size_t cap = MAX_MAPBITS / 8;
 
@@ -398,6 +507,7 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 		return gh_ret_nomem(b);
 	memset(&g, 0, sizeof(g));
 	g.b = b;
+	g.lr = mach == EM_AARCH64;
 	for (i = 0; i < len && rc == 0; i++) {
 		uint64_t gp, sp, pc, goid, syscallsp, rest;
 		uint32_t status;
@@ -431,9 +541,15 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 		if (running) {
 			b->r->running_whole++;
 			sp = g.lo;
-		} else if (amd64) {
-			nf = unwind(b, pc, sp, g.hi, fr, GH_RET_MAX_FRAMES,
-				    &whole);
+		} else if (mach == EM_X86_64 || mach == EM_AARCH64) {
+			/* gobuf.lr: 0 but where a goroutine stopped before
+			 * its frame was allocated (arm64) */
+			uint64_t lr0 = g.lr && syscallsp == 0 ?
+				gh_mem_word(b->m, gb + l->g_sched + l->gobuf_lr, 8) :
+				0;
+
+			nf = unwind(b, g.lr, pc, sp, lr0, g.hi, fr,
+				    GH_RET_MAX_FRAMES, &whole);
 		}
 		b->r->stack_bytes += g.hi - sp;
 		for (f = 0; f < nf && rc == 0; f++) {
@@ -463,6 +579,8 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 			b->r->bytes_conservative += g.hi - rest;
 			rc = scan_all(&g, (uint32_t)nf, rest, g.hi);
 		}
+		if (rc == 0)
+			rc = extra_ptrs(&g, gb, (uint32_t)nf);
 		if (rc == 0)
 			rc = scan_objects(&g, bits, cap);
 		if (rc == 0)

@@ -492,6 +492,18 @@ static const char *const gh_gstatus_126[] = {
 	.ti_table_groups = 16, .ti_hchan_buf = 16, .ti_direct_tflag = (dtf), \
 	.ti_swiss = (swiss)
 
+/* -p retained's other roots (rtlayout.h), from the DWARF of each release
+ * (tests/dwarfcheck.c): g._panic 32, g._defer 40, gobuf.ctxt 24 and the
+ * finalizer blocks alike in 1.19-1.27; 1.22 reordered _defer (heap first,
+ * no started/openDefer/_panic); 1.25 added the cleanup queue, whose entry
+ * grew from a *funcval to a cleanupFn in 1.26; its all follows two
+ * cache-line pads: 128 on amd64, 256 on arm64 (CacheLinePadSize 128). */
+#define GH_ROOTS(dheap, dlink, cq, cfn) .g_panic = 32, .g_defer = 40, \
+	.gobuf_ctxt = 24, .dfr_heap = dheap, .dfr_fn = 24, .dfr_link = dlink, \
+	.fb_cnt = 16, .fb_fin = 24, .fin_size = 40, .cq_all = cq, \
+	.cq_all_a64 = 2 * (cq), \
+	.cb_alllink = 16, .cb_n = 24, .cb_fns = 32, .cb_fn_size = cfn
+
 /* Green Tea's inline mark bits (1.25 under GOEXPERIMENT=greenteagc, the
  * default from 1.26): spanInlineMarkBits {scans [63]uint8; owned uint8;
  * marks [63]uint8; class spanClass}, 128 B at base + 8192 - 128. */
@@ -605,6 +617,7 @@ static const gh_rtlayout layouts[] = {
 		GH_HEAP_119,
 		GH_MEMSTATS_119,
 		GH_SCHED(176, 0, 72, 2472, 336),
+		GH_ROOTS(1, 40, 0, 0),
 	},
 	{
 		/* pclntab magic 0xfffffff1, moduledata covctrs (gofunc moves
@@ -643,6 +656,7 @@ static const gh_rtlayout layouts[] = {
 		GH_HEAP_121,
 		GH_MEMSTATS_121,
 		GH_SCHED(184, 0, 72, 2472, 336),
+		GH_ROOTS(1, 40, 0, 0),
 	},
 	{
 		.minor = 22, .tested = 1,
@@ -660,6 +674,7 @@ static const gh_rtlayout layouts[] = {
 		GH_SPECIALS(2, 10, 16, 1, 0, 0, 0),
 		GH_MEMSTATS_122(64, 40),
 		GH_SCHED(184, 0, 72, 2472, 328),
+		GH_ROOTS(0, 32, 0, 0),
 	},
 	{
 		/* debug.profstackdepth capped at maxProfStackDepth = 1024;
@@ -682,6 +697,7 @@ static const gh_rtlayout layouts[] = {
 		GH_SPECIALS(2, 10, 16, 1, 2, 0, 0),
 		GH_MEMSTATS_122(56, 40),
 		GH_SCHED(184, 0, 72, 2464, 328),
+		GH_ROOTS(0, 32, 0, 0),
 	},
 	{
 		.minor = 24, .tested = 1,
@@ -704,6 +720,7 @@ static const gh_rtlayout layouts[] = {
 		GH_SPECIALS(8, 16, 24, 1, 2, 6, 1),
 		GH_MEMSTATS_122(56, 48),
 		GH_SCHED(184, 0, 72, 2464, 328),
+		GH_ROOTS(0, 32, 0, 0),
 	},
 	{
 		.minor = 25, .tested = 1,
@@ -727,6 +744,7 @@ static const gh_rtlayout layouts[] = {
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 1),
 		GH_MEMSTATS_125(92392),
 		GH_SCHED(184, 200, 80, 2464, 344),
+		GH_ROOTS(0, 32, 128, 8),
 	},
 	{
 		/* moduledata gains epclntab after gofunc (gofunc stays word
@@ -754,6 +772,7 @@ static const gh_rtlayout layouts[] = {
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 3),
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),
+		GH_ROOTS(0, 32, 128, 24),
 	},
 	{
 		/* memRecordCycle {allocs, frees} (bytes = n x bucket.size),
@@ -784,6 +803,7 @@ static const gh_rtlayout layouts[] = {
 		GH_SPECIALS(8, 16, 24, 2, 3, 7, 3),
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),
+		GH_ROOTS(0, 32, 128, 24),
 	},
 };
 

@@ -239,6 +239,23 @@ typedef struct gh_rtlayout {
 		 ti_hmap_oldbuckets, ti_smap_dirptr, ti_smap_dirlen,
 		 ti_table_groups, ti_hchan_buf;
 	int ti_direct_tflag, ti_swiss;
+	/* -p retained's roots beyond data, bss and the specials (retroots.c,
+	 * retstack.c: mgcmark.go markroot's fixedRootFinalizers and
+	 * fixedRootCleanups, scanstack's sched.ctxt, defer records and
+	 * panics): g._panic, g._defer, gobuf.ctxt; _defer.heap (a bool),
+	 * .fn, .link; runtime.allfin's blocks (finblock/finBlock: alllink at
+	 * 0, cnt, fin[]) and sizeof(finalizer) (fn, arg, nret, fint, ot:
+	 * finptrmask 0b11011); cleanupQueue.all (runtime.gcCleanups) and
+	 * cleanupBlock's alllink, n, cleanups[] and one entry's size (1.25:
+	 * a *funcval, 1.26+: cleanupFn {call, fn, arg}), cq_all 0: no
+	 * cleanup queue (<= 1.24: cleanups are queued on finq).  fin_size 0:
+	 * none of these known. */
+	unsigned g_panic, g_defer, gobuf_ctxt, dfr_heap, dfr_fn, dfr_link;
+	unsigned fb_cnt, fb_fin, fin_size;
+	unsigned cq_all, cb_alllink, cb_n, cb_fns, cb_fn_size;
+	/* cleanupQueue.all on arm64: after two cache-line pads, 128 bytes
+	 * each there (64 on amd64): gh_rt_cq_all */
+	unsigned cq_all_a64;
 
 	/* ---- runtime.MemStats (memstats.c: mstats.go readmemstats_m,
 	 * flushallmcaches -> mcache.go releaseAll, mgcpacer.go heapGoal;
@@ -337,6 +354,12 @@ typedef struct gh_rt_filemark {
 
 extern const gh_rt_filemark gh_rt_filemarks[];
 extern const size_t gh_rt_nfilemarks;
+
+/* cleanupQueue.all for a target that is arm64 (a64 1) or not. */
+static inline unsigned gh_rt_cq_all(const gh_rtlayout *rt, int a64)
+{
+	return a64 ? rt->cq_all_a64 : rt->cq_all;
+}
 
 /* mheap.central, its stride, spanalloc and cachealloc for a target that
  * is arm64 (a64 1) or not. */

@@ -34,7 +34,7 @@
 #define MAX_DEPTH 48u
 
 static const char *const kind_names[GH_ROOT_NKINDS] = {
-	"-", "data", "bss", "finalizer", "tiny", "stack"
+	"-", "data", "bss", "finalizer", "tiny", "stack", "queued"
 };
 
 static double pct(uint64_t a, uint64_t b)
@@ -106,8 +106,33 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 	if (nr[GH_ROOT_TINY] > 0)
 		gh_buf_printf(b, "%sthe Ps' current tiny blocks: %zu roots\n",
 			      pfx, nr[GH_ROOT_TINY]);
-	gh_buf_printf(b, "%snot yet roots: queued finalizers (finq), "
-		      "stack-allocated defers' closures\n", pfx);
+	gh_buf_printf(b, "%sdefer records: %llu (their closures, links and "
+		      "heap records), panics: %llu, sched.ctxt: %llu\n", pfx,
+		      (unsigned long long)r->defers,
+		      (unsigned long long)r->panics,
+		      (unsigned long long)r->ctxts);
+	if (r->queue_state == 0 || r->queue_state == 4)
+		gh_buf_printf(b, "%squeued finalizers and cleanups (allfin, "
+			      "gcCleanups%s): %llu, %zu roots; reached first "
+			      "from them: %llu objects %llu bytes\n", pfx,
+			      r->queue_found ? ", found through markroot's "
+			      "code" : "",
+			      (unsigned long long)r->queued,
+			      nr[GH_ROOT_QUEUED],
+			      (unsigned long long)r->via_objects[GH_ROOT_QUEUED],
+			      (unsigned long long)r->via_bytes[GH_ROOT_QUEUED]);
+	if (r->queue_state == 4)
+		gh_buf_printf(b, "%snot roots: the queued cleanups (no "
+			      "gcCleanups symbol, and not found through the "
+			      "code): what only they hold shows as "
+			      "unreachable\n", pfx);
+	else if (r->queue_state != 0)
+		gh_buf_printf(b, "%snot roots, or in part only: the queued finalizers and "
+			      "cleanups (%s): what only they hold shows as "
+			      "unreachable\n", pfx, r->queue_state == 1 ?
+			      "no runtime.allfin symbol, and not found through "
+			      "runtime.markroot's code" : r->queue_state == 2 ? "this release's "
+			      "layout is unknown" : "their blocks are damaged");
 	if (r->unscanned > 0)
 		gh_buf_printf(b, "%swarning: %llu pointerful objects whose "
 			      "pointers are unknown (no usable type): their "

@@ -1,0 +1,292 @@
+#!/bin/bash
+# tests/run-retained-arm64.sh: go-heap -p retained on arm64 cores, whose goroutine stacks are
+# unwound precisely (retstack.c: a link-register machine's frames: fp = sp + spdelta, the
+# caller's pc at 0(sp), varp at fp less the saved frame pointer, argp at fp + 8) and scanned with
+# their stack maps and stack objects, as on amd64.
+#
+# tests/go/retainprog built GOARCH=arm64 (default and stripped) on the oldest and the newest
+# toolchain (GOHEAP_RETAINED_ARM64_VERSIONS, default "1.19 1.27", within GOHEAP_GO_VERSIONS),
+# run under qemu-aarch64-static until READY, then SIGABRT with GOTRACEBACK=crash: qemu writes
+# qemu_*.core.  Against the program's own debug.WriteHeapDump (tests/heapdump.py --graph,
+# precise frames), as tests/run-retained.sh does for amd64:
+#   - every frame of every parked goroutine was unwound and scanned with its maps: the header's
+#     conservative frames and stacks are 0 (but the goroutine running at the crash, if any);
+#   - allocated == MEMSTATS, reachable (less the tiny block made after the dump, and under qemu
+#     at times a new M the runtime started after it: its m, g0 and gsignal, at most 3 objects,
+#     all reachable, counted) == GCSTATS (the heap the program's runtime.GC kept) == the dump's
+#     graph; the 1000 *Garbage are the unreachable ones;
+#   - each object's reachability, retained bytes and immediate dominator == the dump's graph
+#     (objects under the runtime's M and P structures excepted, counted);
+#   - default build: main.holder's frame (a slice only its stack holds: found through the
+#     frame's stack map) retains what the dump's graph says, as do main.list and main.cache;
+#     stripped: the biggest root is main.list's word (bss+0x...);
+#   - newest toolchain (1.25+): tests/go/rootsprog for arm64, default and stripped
+#     (tests/run-retained-roots.sh's program; stripped: the queues found through markroot's
+#     arm64 code): reachable == GCSTATS, the queued finalizers and the queued cleanups
+#     (gcCleanups.all: 256 on arm64, after two 128-byte cache-line pads) reached from 'queued'
+#     roots, the pending defer's closure from its frame.
+set -u
+. "$(dirname "$0")/lib.sh"
+gh_init
+gh_need_python
+sample=
+for v in ${GOHEAP_RETAINED_ARM64_VERSIONS:-1.19 1.27}; do
+	case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
+done
+GOHEAP_GO_VERSIONS=${sample# }
+[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=${GOHEAP_RETAINED_ARM64_VERSIONS:-1.19 1.27}
+gh_need_toolchains
+gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
+gh_qemu_probe
+if [ "$have_qemu" = 0 ]; then
+	gh_skip "all: $why_qemu"
+	gh_summary
+fi
+
+compare() {
+	local core=$1 exe=$2 got want ck res
+	run objects -p retained -f objects "$core" "$exe"
+	ok objects "-f objects" || return
+	run top -p retained -n 100000 "$core" "$exe"
+	ok top "top" || return
+	# the frames: every parked goroutine's unwound and scanned with its maps
+	got=$(sed -n 's/^stacks: \([0-9]*\) frames precise.*, \([0-9]*\) frames conservative.*: \([0-9]*\) running goroutines.*the rest of \([0-9]*\) stacks not unwound.*/\1 \2 \3 \4/p' "$d/top.out")
+	read -r -a res <<<"$got"
+	if [ "${#res[@]}" = 4 ] && [ "${res[0]}" -gt 20 ] && [ "${res[1]}" = 0 ] && [ "${res[3]}" -le "${res[2]}" ]; then
+		gh_pass "$tag: ${res[0]} frames unwound and scanned with their stack maps, 0 conservative (${res[2]} goroutines running at the crash, scanned whole)"
+	else
+		gh_fail "$tag: frames precise/conservative/running/not unwound: '$got'"
+		gh_show "$d/top.out" 6
+	fi
+	# objects the dump does not have, made after it: the tiny block, and under qemu at times a new
+	# M the runtime started while the program blocked (its m, g0 and gsignal: 3 objects): set
+	# aside (at most 3, all reachable), counted in the PASS line
+	python3 - "$d/objects.out" "$d/graph.txt" >"$d/new" <<'PY'
+import sys
+c = set(l.split()[0] for l in open(sys.argv[2]) if l.startswith("0x"))
+new = [l.split() for l in open(sys.argv[1]) if l.split()[3] != "tiny" and l.split()[0] not in c]
+print(" ".join(f[0] for f in new))
+print(len(new), sum(int(f[1]) for f in new), all(f[2] == "1" for f in new))
+PY
+	read -r nnew bnew rnew <<<"$(sed -n 2p "$d/new")"
+	if [ "$nnew" -gt 3 ] || [ "$rnew" != True ]; then
+		gh_fail "$tag: $nnew objects ($bnew B) not in the dump (reachable: $rnew): more than a new M's"
+		return
+	fi
+	got=$(awk -v skip=" $(sed -n 1p "$d/new") " '$4 != "tiny" && index(skip, " " $1 " ") == 0 {n++; b += $2; if ($3 == 1) {rn++; rb += $2}} END {print n, b, rn + 0, rb + 0}' \
+		"$d/objects.out")
+	want="$(sed -n 's/^MEMSTATS //p' "$d/run.out") $(sed -n 's/^GCSTATS //p' "$d/run.out")"
+	ck=$(sed -n 's/^TOTAL //p' "$d/graph.txt")
+	if [ "$got" = "$want" ] && [ "$got" = "$ck" ]; then
+		gh_pass "$tag: allocated, reachable '$got' == MemStats at the dump, after runtime.GC == the dump's graph ($nnew objects, $bnew B, made after the dump set aside)"
+	else
+		gh_fail "$tag: allocated, reachable '$got' != MemStats '$want' / the dump's graph '$ck'"
+	fi
+	got=$(awk '$3 == 0' "$d/objects.out" | wc -l)
+	if [ "$got" = 1000 ]; then
+		gh_pass "$tag: 1000 unreachable objects (the *Garbage made after the last GC)"
+	else
+		gh_fail "$tag: $got unreachable objects, not the 1000 *Garbage"
+	fi
+	python3 - "$d/objects.out" "$d/graph.txt" "$(sed -n 1p "$d/new")" >"$d/cmp" 2>&1 <<'PY'
+import sys
+g, c = {}, {}
+skip = set(sys.argv[3].split())
+for l in open(sys.argv[1]):
+    f = l.split()
+    if f[3] != "tiny" and f[0] not in skip:
+        g[f[0]] = (f[2], f[4], f[6], " ".join(f[7:]))
+for l in open(sys.argv[2]):
+    f = l.split()
+    if f[0].startswith("0x"):
+        c[f[0]] = (f[2], f[3], f[4])
+if set(g) != set(c):
+    print("SETS %d %d" % (len(set(g) - set(c)), len(set(c) - set(g))))
+    sys.exit(0)
+state = ("runtime.mPadded", "runtime.m", "runtime.p")
+def under(a, tree):
+    seen = 0
+    while a.startswith("0x") and seen < 100000:
+        if g[a][3] in state:
+            return True
+        a = tree(a)
+        seen += 1
+    return False
+holders = set()
+for a in g:
+    if g[a][3] in state:
+        holders.add(g[a][2])
+        holders.add(c[a][2])
+reach = [a for a in g if g[a][0] != c[a][0]]
+bad = tol = 0
+ex = []
+for a in g:
+    if g[a][0] == "0" or (g[a][1], g[a][2]) == (c[a][1], c[a][2]):
+        continue
+    if a in holders or under(a, lambda x: g[x][2]) or under(a, lambda x: c[x][2]):
+        tol += 1
+    else:
+        bad += 1
+        ex.append("%s go-heap %s %s, dump %s %s (%s)" % (a, g[a][1], g[a][2], c[a][1], c[a][2], g[a][3]))
+print("RESULT %d %d %d %d" % (len(g), len(reach), bad, tol))
+print("\n".join(ex[:10]))
+PY
+	read -r -a res <<<"$(sed -n 's/^RESULT //p' "$d/cmp")"
+	if [ "${#res[@]}" = 4 ] && [ "${res[1]}" = 0 ] && [ "${res[2]}" = 0 ]; then
+		gh_pass "$tag: the ${res[0]} objects' reachability, retained bytes and immediate dominators == the dump's graph (${res[3]} in the runtime's M/P state)"
+	else
+		gh_fail "$tag: objects differ from the dump's graph: $(head -n 1 "$d/cmp")"
+		gh_show "$d/cmp" 10
+	fi
+	if [ "$variant" = default ]; then
+		local bad= h name gv cv
+		for h in main.list main.cache main.iface frame:main.holder; do
+			cv=$(awk -v h="$h" '$1 == "HOLDER" && $2 == h {print $3, $4}' "$d/graph.txt")
+			name=${h#frame:}
+			if [ "$name" = main.holder ]; then
+				gv=$(awk '/stack root goroutine [0-9]*: main.holder$/ {print $2, $3; exit}' "$d/top.out")
+			else
+				gv=$(awk -v n="$name" '$6 == "root" && $7 == n {print $2, $3; exit}' "$d/top.out")
+			fi
+			[ -n "$gv" ] && [ "$gv" = "$cv" ] || bad="$bad $h: go-heap '$gv', dump '$cv';"
+		done
+		if [ -z "$bad" ]; then
+			gh_pass "$tag: main.holder's frame (its stack map), main.list, main.cache and main.iface retain what the dump's graph says"
+		else
+			gh_fail "$tag: holders:$bad"
+		fi
+	else
+		got=$(awk '$6 == "root" {print $2, $3, $7; exit}' "$d/top.out")
+		if [[ "$got" == "1600000 100000 bss+0x"* ]]; then
+			gh_pass "$tag: the biggest root is main.list's word, named '${got##* }'"
+		else
+			gh_fail "$tag: the biggest root is '$got', not main.list's 1600000 B as bss+0x..."
+		fi
+	fi
+}
+
+check() {
+	local goname=$1 root=$2 variant=$3 bin holders=
+	minor=${goname#go1.}
+	tag="$goname/arm64-$variant/qemu"
+	d="$GH_TMP/$goname-$variant"
+	mkdir -p "$d/run"
+	if ! bin=$(gh_build_arm64 retainprog "$goname" "$root" "$variant" 2>"$d/build.err"); then
+		gh_fail "$tag: build retainprog for GOARCH=arm64"
+		gh_show "$d/build.err" 10
+		return
+	fi
+	qemu_core "$bin"
+	[ -n "$core" ] || return
+	if [ "$variant" = default ]; then
+		for s in main.list main.cache main.iface; do
+			holders="$holders --holder=$s=$(nm -S "$bin" | awk -v s="$s" '$4 == s {print "0x" $1 ":0x" $2}')"
+		done
+		holders="$holders --holder=frame:main.holder"
+	fi
+	# shellcheck disable=SC2086
+	if ! python3 "$GH_TESTS/heapdump.py" --graph "$d/heap.dump" "$minor" \
+		"$([ "$minor" -ge 26 ] && echo 1 || echo 0)" precise $holders >"$d/graph.txt" 2>"$d/graph.err"; then
+		gh_fail "$tag: the dump's graph (heapdump.py --graph)"
+		gh_show "$d/graph.err" 5
+	else
+		compare "$core" "$bin"
+	fi
+	rm -f "$core" "$d/heap.dump"
+}
+
+# qemu_core BIN: run BIN DUMP under qemu until READY, SIGABRT, the core's path in $core (empty on
+# failure, with the FAIL line given)
+qemu_core() {
+	local bin=$1 qpid t
+	core=
+	( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"; cd "$d/run" &&
+		GOTRACEBACK=crash exec qemu-aarch64-static "$bin" "$d/heap.dump" \
+		>"$d/run.out" 2>"$d/run.err" </dev/null ) &
+	qpid=$!
+	GH_PIDS+=("$qpid")
+	for ((t = 0; t < 2400; t++)); do
+		grep -q '^READY' "$d/run.out" 2>/dev/null && break
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q '^READY' "$d/run.out"; then
+		gh_fail "$tag: $(basename "$bin") (arm64, qemu) not READY: $(tail -n 3 "$d/run.err" | tr '\n' ' ')"
+		gh_stop "$qpid"
+		return
+	fi
+	kill -ABRT "$qpid"
+	for ((t = 0; t < 600; t++)); do
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	{ wait "$qpid"; } 2>/dev/null
+	gh_stop "$qpid"
+	core=$(ls -t "$d/run"/qemu_*.core 2>/dev/null | head -n 1)
+	if [ -z "$core" ] || [ ! -s "$core" ]; then
+		gh_fail "$tag: qemu wrote no qemu_*.core after SIGABRT"
+		gh_show "$d/run.err" 5
+		core=
+	fi
+}
+
+# roots GONAME GOROOT (newest): tests/go/rootsprog for arm64 (a package: its files carry build
+# tags) under qemu: reachable == GCSTATS, the queued finalizers' and (1.25+: gcCleanups.all after
+# arm64's 128-byte cache-line pads) the queued cleanups' payloads reached from 'queued' roots,
+# the pending defer's closure's payload from main.deferHolder's frame
+roots() {
+	local goname=$1 root=$2 variant=$3 src="$top_srcdir/tests/go/rootsprog" dir want got n q c ld=
+	minor=${goname#go1.}
+	tag="$goname/arm64-rootsprog-$variant/qemu"
+	d="$GH_TMP/$goname-roots-$variant"
+	mkdir -p "$d/run"
+	[ "$variant" = stripped ] && ld="-s -w"
+	want=$( { cat "$src"/*.go | sha256sum; echo "$root"; "$root/bin/go" version; echo "arm64 $ld"; } |
+		sha256sum | cut -d' ' -f1)
+	dir="$GH_CACHE/build/rootsprog-$goname-arm64-$variant-${want:0:12}"
+	if [ ! -x "$dir/rootsprog" ]; then
+		mkdir -p "$dir"
+		if ! (cd "$src" && env GOROOT="$root" \
+			GOCACHE="$GH_CACHE/gocache-go$(basename "$root" | sed 's/^go-//')" \
+			GOPATH="$GH_CACHE/gopath" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
+			GOTELEMETRY=off GOENV=off GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
+			"$root/bin/go" build -ldflags="$ld" -o "$dir/rootsprog" .) >"$d/build.log" 2>&1; then
+			gh_fail "$tag: build rootsprog for GOARCH=arm64"
+			gh_show "$d/build.log" 10
+			return
+		fi
+	fi
+	qemu_core "$dir/rootsprog"
+	[ -n "$core" ] || return
+	run objects -p retained -f objects "$core" "$dir/rootsprog"
+	ok objects "-f objects" || return
+	run top -p retained -n 100000 "$core" "$dir/rootsprog"
+	ok top "top" || return
+	got=$(awk '$3 == 1 {n++; b += $2} END {print n + 0, b + 0}' "$d/objects.out")
+	want=$(sed -n 's/^GCSTATS //p' "$d/run.out")
+	q=$(awk '$2 == 40960 && $3 == 1 && $4 == "queued"' "$d/objects.out" | wc -l)
+	c=$(awk '$2 == 24576 && $3 == 1 && $4 == "queued"' "$d/objects.out" | wc -l)
+	n=$(awk '$2 == 24576' "$d/objects.out" | wc -l)
+	if [ "$got" = "$want" ] && [ "$q" = 6 ] && [ "$c" = "$n" ] && [ "$n" -ge 3 ] &&
+		grep -q 'stack root goroutine [0-9]*: main.deferHolder$' "$d/top.out" &&
+		{ [ "$variant" = default ] || grep -q "found through markroot's code" "$d/top.out"; }; then
+		gh_pass "$tag: reachable '$got' == GCSTATS; 6 queued finalizers' and $c queued cleanups' payloads reached from 'queued' roots$([ "$variant" = stripped ] && echo " (found through markroot's arm64 code)"); the defer's closure from main.deferHolder's frame"
+	else
+		gh_fail "$tag: reachable '$got' (GCSTATS '$want'), queued finalizers' payloads $q of 6, queued cleanups' $c of $n"
+		gh_show "$d/top.out" 12
+	fi
+	rm -f "$core" "$d/heap.dump"
+}
+
+for i in "${!GH_GO_NAMES[@]}"; do
+	for variant in default stripped; do
+		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
+	done
+done
+last=$((${#GH_GO_NAMES[@]} - 1))
+if [ "${GH_GO_NAMES[$last]#go1.}" -ge 25 ]; then
+	for variant in default stripped; do
+		roots "${GH_GO_NAMES[$last]}" "${GH_GO_ROOTS[$last]}" "$variant"
+	done
+fi
+gh_summary
