@@ -40,19 +40,58 @@
 
 #define TFLAG_GCMASK_ONDEMAND 0x10u   /* abi.TFlagGCMaskOnDemand, 1.24+ */
 
+/*
+ * A core's pages the walk and the scan touched (its heap, as much as the
+ * objects' bytes) are dropped every GH_RET_RELEASE bytes of objects:
+ * nothing is read twice but the roots' and types' few pages, which fault
+ * in again from the page cache.
+ */
+static void release(rb *b, uint64_t bytes, int now)
+{
+	b->unreleased += bytes;
+	if ((now || b->unreleased >= GH_RET_RELEASE) &&
+	    b->s->caps->release != NULL) {
+		b->s->caps->release(b->s->ctx);
+		b->unreleased = 0;
+	}
+}
+
 static int obj_sink(void *arg, uint64_t addr, uint64_t size, uint32_t ent)
 {
 	rb *b = arg;
+	gh_retained *r = b->r;
+	size_t n = b->nobjs;
+	struct run *u = b->nruns > 0 ? &b->runs[b->nruns - 1] : NULL;
 
-	if (b->nobjs >= GH_RET_MAX_OBJECTS)
+	if (n >= GH_RET_MAX_OBJECTS)
 		return gh_errf(&b->s->err, GOHEAP_ECORRUPT, "-p retained: "
 			       "more than %u objects", GH_RET_MAX_OBJECTS);
-	if (gh_grow(&b->objs, &b->capobjs, b->nobjs + 1, sizeof(*b->objs)))
+	if (size % 8 != 0 || size / 8 > UINT32_MAX)
+		return gh_errf(&b->s->err, GOHEAP_ECORRUPT, "-p retained: an "
+			       "object of %llu bytes at %#llx (sizes are "
+			       "multiples of 8 below 32 GiB)",
+			       (unsigned long long)size,
+			       (unsigned long long)addr);
+	if (gh_grow(&r->addr, &b->capaddr, n + 1, sizeof(*r->addr)) ||
+	    gh_grow(&r->size8, &b->capsize, n + 1, sizeof(*r->size8)) ||
+	    gh_grow(&r->ent, &b->capent, n + 1, sizeof(*r->ent)))
 		return gh_ret_nomem(b);
-	b->objs[b->nobjs].addr = addr;
-	b->objs[b->nobjs].size = size;
-	b->objs[b->nobjs].ent = ent;
+	release(b, size, 0);
+	r->addr[n] = addr;
+	r->size8[n] = (uint32_t)(size / 8);
+	r->ent[n] = ent;
 	b->nobjs++;
+	if (u != NULL && addr > u->hi) {
+		u->hi = addr;
+		u->n++;
+		return 0;
+	}
+	if (gh_grow(&b->runs, &b->capruns, b->nruns + 1, sizeof(*b->runs)))
+		return gh_ret_nomem(b);
+	u = &b->runs[b->nruns++];
+	u->lo = u->hi = addr;
+	u->at = n;
+	u->n = 1;
 	return 0;
 }
 
@@ -71,11 +110,90 @@ static int span_sink(void *arg, uint64_t head, uint64_t base,
 	return 0;
 }
 
-static int obj_cmp(const void *x, const void *y)
+/* The heap of runs by their next object's address: i sifted down. */
+static void run_sift(const rb *b, uint32_t *h, size_t n, size_t i)
 {
-	const obj *a = x, *c = y;
+	const uint64_t *addr = b->r->addr;
 
-	return a->addr < c->addr ? -1 : a->addr > c->addr;
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint32_t x;
+
+		if (l < n && addr[b->runs[h[l]].at] < addr[b->runs[h[m]].at])
+			m = l;
+		if (l + 1 < n &&
+		    addr[b->runs[h[l + 1]].at] < addr[b->runs[h[m]].at])
+			m = l + 1;
+		if (m == i)
+			return;
+		x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+/* One per-object array in perm's order: a new array, the old freed. */
+static int permute(rb *b, const uint32_t *perm, void **arr, size_t size)
+{
+	unsigned char *o = *arr, *d = malloc((b->nobjs + 1) * size);
+	size_t k;
+
+	if (d == NULL)
+		return gh_ret_nomem(b);
+	for (k = 0; k < b->nobjs; k++)
+		memcpy(d + k * size, o + (size_t)perm[k] * size, size);
+	free(o);
+	*arr = d;
+	return 0;
+}
+
+/*
+ * The objects by address.  The walk gives each span's slots ascending,
+ * spans in allspans' order: its ascending runs, merged (a heap of runs:
+ * most steps take the next object of the same run) into a permutation
+ * (4 bytes an object), then each array laid out anew in that order, one
+ * at a time (8, then 4, then 4 bytes an object on top).
+ */
+static int sort_objects(rb *b)
+{
+	gh_retained *r = b->r;
+	size_t k, n = b->nobjs, hn = b->nruns;
+	uint32_t *perm, *h;
+	int rc;
+
+	for (k = 1; k < b->nruns; k++)
+		if (b->runs[k].lo <= b->runs[k - 1].hi)
+			break;
+	if (k >= b->nruns)
+		return 0;
+	perm = malloc((n + 1) * sizeof(*perm));
+	h = malloc((hn + 1) * sizeof(*h));
+	if (perm == NULL || h == NULL) {
+		free(perm);
+		free(h);
+		return gh_ret_nomem(b);
+	}
+	for (k = 0; k < hn; k++)
+		h[k] = (uint32_t)k;
+	for (k = hn / 2; k-- > 0;)
+		run_sift(b, h, hn, k);
+	for (k = 0; k < n && hn > 0; k++) {
+		struct run *u = &b->runs[h[0]];
+
+		perm[k] = (uint32_t)u->at++;
+		if (--u->n == 0)
+			h[0] = h[--hn];
+		run_sift(b, h, hn, 0);
+	}
+	free(h);
+	rc = permute(b, perm, (void **)&r->addr, sizeof(*r->addr));
+	if (rc == 0)
+		rc = permute(b, perm, (void **)&r->size8, sizeof(*r->size8));
+	if (rc == 0)
+		rc = permute(b, perm, (void **)&r->ent, sizeof(*r->ent));
+	free(perm);
+	return rc;
 }
 
 const char *gh_retained_label(const gh_retained *r, uint32_t v)
@@ -310,7 +428,7 @@ static int ptr_edge(rb *b, uint64_t v);
 static int arena_scan(rb *b, uint32_t i)
 {
 	gh_retained *r = b->r;
-	uint64_t a = r->addr[i], lim = a + r->size[i], w, v;
+	uint64_t a = r->addr[i], lim = a + gh_retained_size(r, i), w, v;
 	wbuf wb = { 0, 0 };
 	int ptr, scan, rc;
 
@@ -343,7 +461,7 @@ static int scan_object(rb *b, uint32_t i)
 {
 	gh_retained *r = b->r;
 	const gh_tentry *e = &r->types->e[r->ent[i]];
-	uint64_t a = r->addr[i], lim = a + r->size[i], v, el, w;
+	uint64_t a = r->addr[i], lim = a + gh_retained_size(r, i), v, el, w;
 	wbuf wb = { 0, 0 };
 	tinfo *t;
 	unsigned k;
@@ -351,7 +469,7 @@ static int scan_object(rb *b, uint32_t i)
 
 	switch (e->kind) {
 	case GH_TK_PTRS:
-		for (k = 0; k < 64 && k < r->size[i] / 8; k++) {
+		for (k = 0; k < 64 && k < r->size8[i]; k++) {
 			if (!((e->mask >> k) & 1))
 				continue;
 			if (gh_ret_word_at(b, &wb, a + 8 * k, lim, &v) != 0)
@@ -778,49 +896,79 @@ static int tiny_roots(rb *b)
 
 /* ---- reachability ---------------------------------------------------------- */
 
-/* BFS from the roots, a kind at a time: via[] and a shortest path's
- * parent[] (within the first kind that reaches the node). */
-static int mark(gh_retained *r)
+/* BFS from the roots, a kind at a time: via[] (r's totals) or a shortest
+ * path's parent[] (within the first kind that reaches the node): one of
+ * the two. */
+static int bfs(gh_retained *r, uint8_t *via, uint32_t *parent)
 {
 	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1, e;
-	uint32_t *q = malloc(nn * sizeof(uint32_t)), h, t = 0, k, i;
+	uint32_t *q = malloc(nn * sizeof(uint32_t)), h, t = 0, k, i, w;
+	uint8_t *seen = via;
 
-	r->via = gh_calloc(nn, 1);
-	r->parent = malloc(nn * sizeof(uint32_t));
-	if (q == NULL || r->via == NULL || r->parent == NULL) {
+	if (seen == NULL)
+		seen = gh_calloc(nn, 1);
+	if (q == NULL || seen == NULL) {
 		free(q);
+		if (seen != via)
+			free(seen);
 		return GOHEAP_ENOMEM;
 	}
-	memset(r->parent, 0xff, nn * sizeof(uint32_t));
+	if (parent != NULL)
+		memset(parent, 0xff, nn * sizeof(uint32_t));
 	for (k = 1; k < GH_ROOT_NKINDS; k++) {
 		h = t;
 		for (i = 0; i < r->nroot; i++) {
 			if (r->roots[i].kind != k)
 				continue;
-			r->via[r->nobj + i] = (uint8_t)k;
-			r->parent[r->nobj + i] = (uint32_t)(nn - 1);
+			seen[r->nobj + i] = (uint8_t)k;
+			if (parent != NULL)
+				parent[r->nobj + i] = (uint32_t)(nn - 1);
 			q[t++] = r->nobj + i;
 		}
 		while (h < t) {
 			uint32_t v = q[h++];
 
 			for (e = r->off[v]; e < r->off[v + 1]; e++) {
-				uint32_t w = r->adj[e];
-
-				if (r->via[w] != 0)
+				w = r->adj[e];
+				if (seen[w] != 0)
 					continue;
-				r->via[w] = (uint8_t)k;
-				r->parent[w] = v;
+				seen[w] = (uint8_t)k;
 				q[t++] = w;
+				if (parent != NULL) {
+					parent[w] = v;
+					continue;
+				}
 				r->via_objects[k]++;
-				r->via_bytes[k] += r->size[w];
+				r->via_bytes[k] += gh_retained_size(r, w);
 				r->reach_objects++;
-				r->reach_bytes += r->size[w];
+				r->reach_bytes += gh_retained_size(r, w);
 			}
 		}
 	}
 	free(q);
+	if (seen != via)
+		free(seen);
 	return 0;
+}
+
+static int mark(gh_retained *r)
+{
+	r->via = gh_calloc((uint64_t)r->nobj + r->nroot + 1, 1);
+	if (r->via == NULL)
+		return GOHEAP_ENOMEM;
+	return bfs(r, r->via, NULL);
+}
+
+uint32_t *gh_retained_parents(const gh_retained *r)
+{
+	uint32_t *p = malloc(((uint64_t)r->nobj + r->nroot + 1) *
+			     sizeof(uint32_t));
+
+	if (p != NULL && bfs((gh_retained *)r, NULL, p) != 0) {
+		free(p);
+		p = NULL;
+	}
+	return p;
 }
 
 /* ---- the collection ------------------------------------------------------ */
@@ -839,32 +987,30 @@ static int build(rb *b, gh_profile *p)
 	rc = gh_heap_objects(p, b->s, r->types, &sink);
 	if (rc != 0)
 		return rc;
-	if (b->nobjs > 1)
-		qsort(b->objs, b->nobjs, sizeof(*b->objs), obj_cmp);
+	rc = sort_objects(b);
+	free(b->runs);
+	b->runs = NULL;
+	if (rc != 0)
+		return rc;
 	r->nobj = (uint32_t)b->nobjs;
-	r->addr = malloc((b->nobjs + 1) * sizeof(uint64_t));
-	r->size = malloc((b->nobjs + 1) * sizeof(uint64_t));
-	r->ent = malloc((b->nobjs + 1) * sizeof(uint32_t));
 	b->nti = r->types->n;
 	b->ti = gh_calloc(r->types->n + 1, sizeof(*b->ti));
 	b->buf = malloc(CHUNK);
-	if (!r->addr || !r->size || !r->ent || !b->ti || !b->buf)
+	if (r->addr == NULL && (r->addr = malloc(sizeof(*r->addr))) == NULL)
+		return gh_ret_nomem(b);
+	if (!b->ti || !b->buf)
 		return gh_ret_nomem(b);
 	for (k = 0; k < b->nobjs; k++) {
-		r->addr[k] = b->objs[k].addr;
-		r->size[k] = b->objs[k].size;
-		r->ent[k] = b->objs[k].ent;
 		r->objects++;
-		r->bytes += b->objs[k].size;
+		r->bytes += gh_retained_size(r, (uint32_t)k);
 	}
-	free(b->objs);
-	b->objs = NULL;
 	r->t_read = gh_now() - t0;
 	/* edges of every object, then the roots' */
 	if (gh_ret_node_end(b, 0) != 0)
 		return gh_ret_nomem(b);
 	r->off[0] = 0;
 	for (i = 0; i < r->nobj; i++) {
+		release(b, gh_retained_size(r, i), 0);
 		rc = scan_object(b, i);
 		if (rc == 0)
 			rc = gh_ret_node_end(b, i);
@@ -905,6 +1051,7 @@ static int build(rb *b, gh_profile *p)
 	rc = gh_ret_infer(b);
 	if (rc != 0)
 		return rc;
+	release(b, 0, 1);
 	r->t_graph = gh_now() - t0;
 	return 0;
 }
@@ -962,7 +1109,7 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 	}
 	r->t_dom = gh_now() - t0;
 out:
-	free(b.objs);
+	free(b.runs);
 	if (b.ti != NULL)
 		for (k = 0; k < b.nti; k++)
 			free(b.ti[k].mask);

@@ -27,7 +27,7 @@ uint32_t gh_retained_find(const gh_retained *r, uint64_t p)
 	if (lo == 0)
 		return GH_RET_NONE;
 	lo--;
-	return p - r->addr[lo] < r->size[lo] ? lo : GH_RET_NONE;
+	return p - r->addr[lo] < gh_retained_size(r, lo) ? lo : GH_RET_NONE;
 }
 
 int gh_ret_nomem(rb *b)
