@@ -40,22 +40,6 @@
 
 #define TFLAG_GCMASK_ONDEMAND 0x10u   /* abi.TFlagGCMaskOnDemand, 1.24+ */
 
-/*
- * A core's pages the walk and the scan touched (its heap, as much as the
- * objects' bytes) are dropped every GH_RET_RELEASE bytes of objects:
- * nothing is read twice but the roots' and types' few pages, which fault
- * in again from the page cache.
- */
-static void release(rb *b, uint64_t bytes, int now)
-{
-	b->unreleased += bytes;
-	if ((now || b->unreleased >= GH_RET_RELEASE) &&
-	    b->s->caps->release != NULL) {
-		b->s->caps->release(b->s->ctx);
-		b->unreleased = 0;
-	}
-}
-
 static int obj_sink(void *arg, uint64_t addr, uint64_t size, uint32_t ent)
 {
 	rb *b = arg;
@@ -76,7 +60,7 @@ static int obj_sink(void *arg, uint64_t addr, uint64_t size, uint32_t ent)
 	    gh_grow(&r->size8, &b->capsize, n + 1, sizeof(*r->size8)) ||
 	    gh_grow(&r->ent, &b->capent, n + 1, sizeof(*r->ent)))
 		return gh_ret_nomem(b);
-	release(b, size, 0);
+	gh_ret_release(b, size, 0);
 	r->addr[n] = addr;
 	r->size8[n] = (uint32_t)(size / 8);
 	r->ent[n] = ent;
@@ -108,92 +92,6 @@ static int span_sink(void *arg, uint64_t head, uint64_t base,
 	b->spl[b->nspl].noscan = noscan;
 	b->nspl++;
 	return 0;
-}
-
-/* The heap of runs by their next object's address: i sifted down. */
-static void run_sift(const rb *b, uint32_t *h, size_t n, size_t i)
-{
-	const uint64_t *addr = b->r->addr;
-
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		uint32_t x;
-
-		if (l < n && addr[b->runs[h[l]].at] < addr[b->runs[h[m]].at])
-			m = l;
-		if (l + 1 < n &&
-		    addr[b->runs[h[l + 1]].at] < addr[b->runs[h[m]].at])
-			m = l + 1;
-		if (m == i)
-			return;
-		x = h[i];
-		h[i] = h[m];
-		h[m] = x;
-		i = m;
-	}
-}
-
-/* One per-object array in perm's order: a new array, the old freed. */
-static int permute(rb *b, const uint32_t *perm, void **arr, size_t size)
-{
-	unsigned char *o = *arr, *d = malloc((b->nobjs + 1) * size);
-	size_t k;
-
-	if (d == NULL)
-		return gh_ret_nomem(b);
-	for (k = 0; k < b->nobjs; k++)
-		memcpy(d + k * size, o + (size_t)perm[k] * size, size);
-	free(o);
-	*arr = d;
-	return 0;
-}
-
-/*
- * The objects by address.  The walk gives each span's slots ascending,
- * spans in allspans' order: its ascending runs, merged (a heap of runs:
- * most steps take the next object of the same run) into a permutation
- * (4 bytes an object), then each array laid out anew in that order, one
- * at a time (8, then 4, then 4 bytes an object on top).
- */
-static int sort_objects(rb *b)
-{
-	gh_retained *r = b->r;
-	size_t k, n = b->nobjs, hn = b->nruns;
-	uint32_t *perm, *h;
-	int rc;
-
-	for (k = 1; k < b->nruns; k++)
-		if (b->runs[k].lo <= b->runs[k - 1].hi)
-			break;
-	if (k >= b->nruns)
-		return 0;
-	perm = malloc((n + 1) * sizeof(*perm));
-	h = malloc((hn + 1) * sizeof(*h));
-	if (perm == NULL || h == NULL) {
-		free(perm);
-		free(h);
-		return gh_ret_nomem(b);
-	}
-	for (k = 0; k < hn; k++)
-		h[k] = (uint32_t)k;
-	for (k = hn / 2; k-- > 0;)
-		run_sift(b, h, hn, k);
-	for (k = 0; k < n && hn > 0; k++) {
-		struct run *u = &b->runs[h[0]];
-
-		perm[k] = (uint32_t)u->at++;
-		if (--u->n == 0)
-			h[0] = h[--hn];
-		run_sift(b, h, hn, 0);
-	}
-	free(h);
-	rc = permute(b, perm, (void **)&r->addr, sizeof(*r->addr));
-	if (rc == 0)
-		rc = permute(b, perm, (void **)&r->size8, sizeof(*r->size8));
-	if (rc == 0)
-		rc = permute(b, perm, (void **)&r->ent, sizeof(*r->ent));
-	free(perm);
-	return rc;
 }
 
 const char *gh_retained_label(const gh_retained *r, uint32_t v)
@@ -896,10 +794,11 @@ static int tiny_roots(rb *b)
 
 /* ---- reachability ---------------------------------------------------------- */
 
-/* BFS from the roots, a kind at a time: via[] (r's totals) or a shortest
- * path's parent[] (within the first kind that reaches the node): one of
- * the two. */
-static int bfs(gh_retained *r, uint8_t *via, uint32_t *parent)
+/* BFS from the roots, a kind at a time: via[] and tot's totals, or a
+ * shortest path's parent[] (within the first kind that reaches the
+ * node). */
+static int bfs(const gh_retained *r, uint8_t *via, uint32_t *parent,
+	       gh_retained *tot)
 {
 	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1, e;
 	uint32_t *q = malloc(nn * sizeof(uint32_t)), h, t = 0, k, i, w;
@@ -938,10 +837,10 @@ static int bfs(gh_retained *r, uint8_t *via, uint32_t *parent)
 					parent[w] = v;
 					continue;
 				}
-				r->via_objects[k]++;
-				r->via_bytes[k] += gh_retained_size(r, w);
-				r->reach_objects++;
-				r->reach_bytes += gh_retained_size(r, w);
+				tot->via_objects[k]++;
+				tot->via_bytes[k] += gh_retained_size(r, w);
+				tot->reach_objects++;
+				tot->reach_bytes += gh_retained_size(r, w);
 			}
 		}
 	}
@@ -956,7 +855,7 @@ static int mark(gh_retained *r)
 	r->via = gh_calloc((uint64_t)r->nobj + r->nroot + 1, 1);
 	if (r->via == NULL)
 		return GOHEAP_ENOMEM;
-	return bfs(r, r->via, NULL);
+	return bfs(r, r->via, NULL, r);
 }
 
 uint32_t *gh_retained_parents(const gh_retained *r)
@@ -964,7 +863,7 @@ uint32_t *gh_retained_parents(const gh_retained *r)
 	uint32_t *p = malloc(((uint64_t)r->nobj + r->nroot + 1) *
 			     sizeof(uint32_t));
 
-	if (p != NULL && bfs((gh_retained *)r, NULL, p) != 0) {
+	if (p != NULL && bfs(r, NULL, p, NULL) != 0) {
 		free(p);
 		p = NULL;
 	}
@@ -987,7 +886,7 @@ static int build(rb *b, gh_profile *p)
 	rc = gh_heap_objects(p, b->s, r->types, &sink);
 	if (rc != 0)
 		return rc;
-	rc = sort_objects(b);
+	rc = gh_ret_sort_objects(b);
 	free(b->runs);
 	b->runs = NULL;
 	if (rc != 0)
@@ -1010,7 +909,7 @@ static int build(rb *b, gh_profile *p)
 		return gh_ret_nomem(b);
 	r->off[0] = 0;
 	for (i = 0; i < r->nobj; i++) {
-		release(b, gh_retained_size(r, i), 0);
+		gh_ret_release(b, gh_retained_size(r, i), 0);
 		rc = scan_object(b, i);
 		if (rc == 0)
 			rc = gh_ret_node_end(b, i);
@@ -1051,7 +950,7 @@ static int build(rb *b, gh_profile *p)
 	rc = gh_ret_infer(b);
 	if (rc != 0)
 		return rc;
-	release(b, 0, 1);
+	gh_ret_release(b, 0, 1);
 	r->t_graph = gh_now() - t0;
 	return 0;
 }

@@ -82,6 +82,12 @@ int gh_ret_root_new(rb *b, int kind, uint64_t addr, uint64_t goid,
 /* The word at a (a < limit) through wb's window of b->buf. */
 int gh_ret_word_at(rb *b, wbuf *wb, uint64_t a, uint64_t limit,
 		   uint64_t *v);
+/* The objects' arrays (r->addr, size8, ent) sorted by address, from the
+ * walk's ascending runs (b->runs). */
+int gh_ret_sort_objects(rb *b);
+/* bytes more of objects read: a core's pages are released every
+ * GH_RET_RELEASE bytes, or now. */
+void gh_ret_release(rb *b, uint64_t bytes, int now);
 /* retinfer.c: rows for the untyped objects that typed ones point at
  * through typed words (r->ent changed; new rows in r->types). */
 int gh_ret_infer(rb *b);
