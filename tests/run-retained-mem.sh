@@ -9,6 +9,8 @@
 #   - main.list retains exactly its nodes: (N - N/10) objects of 16 bytes;
 #   - peak RSS (/usr/bin/time) <= 64 bytes an allocated object + 64 MiB (the issue's bound; the
 #     first version took ~116-123 bytes an object, over it from ~2 million objects on);
+#   - core, TMPDIR unwritable: the graph's arrays are not spilled (retspill.c), the same top;
+#     no spill file left behind;
 #   - core, valgrind memcheck (GOHEAP_RETAINED_MEM_VALGRIND=0: skipped): no error, no leak, on
 #     top and on --path to the list's head (from main.list).
 set -u
@@ -91,6 +93,21 @@ else
 		gh_show "$GH_TMP/gcore.log" 5
 	else
 		check core "$core" "$dir/retainbench"
+		# the graph's arrays spill to an unlinked file in $TMPDIR above 32 MiB: where no
+		# file can be made they stay in memory, with the same output
+		if TMPDIR=/nonexistent/dir /usr/bin/time -f '%M' -o "$GH_TMP/nospill.rss" "$GH_GOHEAP" \
+			-p retained -n 5 "$core" "$dir/retainbench" >"$GH_TMP/nospill.top" \
+			2>"$GH_TMP/nospill.err" && cmp -s "$GH_TMP/nospill.top" "$GH_TMP/core.top"; then
+			gh_pass "$tag: core: TMPDIR unwritable: no spill, the same top (peak RSS $(($(cat "$GH_TMP/nospill.rss") >> 10)) MiB, $(($(cat "$GH_TMP/core.rss") >> 10)) MiB with the spill)"
+		else
+			gh_fail "$tag: core: TMPDIR unwritable: $(head -n 1 "$GH_TMP/nospill.err")"
+			diff "$GH_TMP/core.top" "$GH_TMP/nospill.top" | head -n 5
+		fi
+		if ls "${TMPDIR:-/tmp}"/go-heap-retained.* >/dev/null 2>&1; then
+			gh_fail "$tag: core: a go-heap-retained.* file left in ${TMPDIR:-/tmp}"
+		else
+			gh_pass "$tag: core: no spill file left in ${TMPDIR:-/tmp} (unlinked when made)"
+		fi
 		if [ "${GOHEAP_RETAINED_MEM_VALGRIND:-1}" = 0 ]; then
 			gh_skip "$tag: core: valgrind (GOHEAP_RETAINED_MEM_VALGRIND=0)"
 		elif ! command -v valgrind >/dev/null 2>&1; then

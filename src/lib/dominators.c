@@ -15,7 +15,11 @@
  * semidominator's bucket, which is LT's "end of the step of the child
  * that links it" with the same forest below it).  compress walks up by
  * reversing the ancestor links and back down restoring them (no stack).
- * The results: idom in par's array, ret (8 bytes) and retn (4).
+ * The results: idom in par's array, ret (8 bytes) and retn (4).  Above
+ * GH_RET_SPILL_BYTES the arrays this does not read wait in a file
+ * (retspill.c): the objects' addresses and rows (12 bytes) from the
+ * start, the CSR (4 bytes a node and an edge) once the predecessors are
+ * built; they come back at the end.
  */
 #include "config.h"
 
@@ -23,6 +27,7 @@
 #include <string.h>
 
 #include "retained.h"
+#include "retspill.h"
 
 #define NONE GH_RET_NONE
 
@@ -74,9 +79,20 @@ int gh_retained_dominators(gh_retained *r)
 	uint32_t n = 0, i, root = (uint32_t)(nn - 1), sp, e, *dfn, *vert,
 		 *par, *stk, *spos, *poff = NULL, *pred = NULL, *x = NULL;
 	lt t;
-	int rc = GOHEAP_ENOMEM;
+	int rc = GOHEAP_ENOMEM, rc2;
+	gh_ret_spill spill;
 
 	memset(&t, 0, sizeof(t));
+	gh_ret_spill_init(&spill);
+	/* what this does not read (retspill.c): the objects' addresses and
+	 * rows now, the edges once the predecessors are built */
+	if ((uint64_t)r->nobj * 12 + (nn + 1) * 4 + r->nedges * 4 >
+	    GH_RET_SPILL_BYTES) {
+		gh_ret_spill_out(&spill, (void **)&r->addr,
+				 (size_t)r->nobj * sizeof(*r->addr));
+		gh_ret_spill_out(&spill, (void **)&r->ent,
+				 (size_t)r->nobj * sizeof(*r->ent));
+	}
 	dfn = malloc(nn * sizeof(uint32_t));
 	vert = malloc(nn * sizeof(uint32_t));
 	par = malloc(nn * sizeof(uint32_t));
@@ -143,6 +159,12 @@ int gh_retained_dominators(gh_retained *r)
 	}
 	free(dfn);
 	dfn = NULL;
+	if (spill.n > 0) {
+		gh_ret_spill_out(&spill, (void **)&r->off,
+				 (size_t)(nn + 1) * sizeof(*r->off));
+		gh_ret_spill_out(&spill, (void **)&r->adj,
+				 (size_t)r->nedges * sizeof(*r->adj));
+	}
 	t.semi = malloc((size_t)n * sizeof(uint32_t));
 	t.anc = malloc((size_t)n * sizeof(uint32_t));
 	t.label = malloc((size_t)n * sizeof(uint32_t));
@@ -224,5 +246,7 @@ out:
 	free(t.semi);
 	free(t.anc);
 	free(t.label);
-	return rc;
+	/* the spilled arrays back, after the working arrays (the peak) */
+	rc2 = gh_ret_spill_in(&spill);
+	return rc != 0 ? rc : rc2;
 }

@@ -1002,8 +1002,17 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 	if (rc != 0)
 		goto out;
 	t0 = gh_now();
-	if (mark(r) != 0 || gh_retained_dominators(r) != 0) {
+	if (mark(r) != 0) {
 		rc = gh_ret_nomem(&b);
+		goto out;
+	}
+	rc = gh_retained_dominators(r);
+	if (rc != 0) {
+		rc = rc == GOHEAP_EIO ? gh_errf(&s->err, GOHEAP_EIO, "-p "
+						"retained: the graph's temporary "
+						"file in $TMPDIR could not be "
+						"read back") :
+		     gh_ret_nomem(&b);
 		goto out;
 	}
 	r->t_dom = gh_now() - t0;

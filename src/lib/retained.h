@@ -43,7 +43,8 @@ const char *gh_retained_label(const gh_retained *r, uint32_t v);
 uint32_t *gh_retained_parents(const gh_retained *r);
 
 /* dominators.c: idom, ret and retn of r's graph (Lengauer-Tarjan from the
- * super-root).  0 or GOHEAP_ENOMEM. */
+ * super-root).  0, GOHEAP_ENOMEM or GOHEAP_EIO (a spilled array could not
+ * be read back from its temporary file). */
 int gh_retained_dominators(gh_retained *r);
 
 #endif
