@@ -18,7 +18,7 @@ gh_real_goheap
 runs=${RUNS:-5}
 last=$(( ${#GH_GO_NAMES[@]} - 1 ))
 goname=${GH_GO_NAMES[$last]} root=${GH_GO_ROOTS[$last]}
-dir="$GH_CACHE/build/retainbench-$goname"
+dir="$GH_TMP/retainbench-$goname"   # not the shared cache: another checkout may build its own
 mkdir -p "$dir"
 (cd "$top_srcdir/bench/retainbench" && gh_go "$root" build -o "$dir/retainbench" main.go) || exit 1
 med() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }

@@ -23,7 +23,7 @@ n=${GOHEAP_RETAINED_MEM_N:-3000000}
 last=$(( ${#GH_GO_NAMES[@]} - 1 ))
 goname=${GH_GO_NAMES[$last]} root=${GH_GO_ROOTS[$last]}
 tag="$goname/$n"
-dir="$GH_CACHE/build/retainbench-$goname"
+dir="$GH_TMP/retainbench-$goname"   # not the shared cache: another checkout may build its own
 mkdir -p "$dir"
 if ! (cd "$top_srcdir/bench/retainbench" && gh_go "$root" build -o "$dir/retainbench" main.go) \
 	>"$GH_TMP/build.err" 2>&1; then
