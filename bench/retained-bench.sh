@@ -71,7 +71,9 @@ for spec in ${@:-1000000 4000000 10000000}; do
 			echo "$m" >>"$GH_TMP/r.core.$b"
 		done
 	done
-	if [ -n "$old" ] && ! cmp -s "$GH_TMP/top.new" "$GH_TMP/top.old"; then
+	# (but the header's timing of the type inference)
+	if [ -n "$old" ] && ! cmp -s <(sed 's/, [0-9.]* ms$//' "$GH_TMP/top.new") \
+		<(sed 's/, [0-9.]* ms$//' "$GH_TMP/top.old"); then
 		echo "the two builds' top differ on the core of $n objects" >&2
 		exit 1
 	fi
