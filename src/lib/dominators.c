@@ -6,8 +6,20 @@
  * million deep), over 32-bit indexes in DFS-number space; then each
  * node's retained bytes and objects, summed up the tree.
  *
- * Memory: the CSR graph (8 bytes a node, 4 an edge) plus, while it runs,
- * nine 4-byte arrays a node and the predecessors (4 bytes an edge).
+ * Memory, a node: while the DFS runs, dfn, vert, par and the DFS's node
+ * and edge-cursor stacks (20 bytes); then the predecessors (4 bytes a
+ * reached edge, 4 a node of offsets) while dfn goes; then semi, label,
+ * anc and one array that is in turn a bucket's head, the next in a
+ * bucket and the semidominator-based dom (16 bytes: a bucket is emptied
+ * at the start of its own node's step, before that node joins its
+ * semidominator's bucket, which is LT's "end of the step of the child
+ * that links it" with the same forest below it).  compress walks up by
+ * reversing the ancestor links and back down restoring them (no stack).
+ * The results: idom in par's array, ret (8 bytes) and retn (4).  Above
+ * GH_RET_SPILL_BYTES the arrays this does not read wait in a file
+ * (retspill.c): the objects' addresses and rows (12 bytes) from the
+ * start, the CSR (4 bytes a node and an edge) once the predecessors are
+ * built; they come back at the end.
  */
 #include "config.h"
 
@@ -15,196 +27,226 @@
 #include <string.h>
 
 #include "retained.h"
+#include "retspill.h"
 
 #define NONE GH_RET_NONE
 
 typedef struct lt {
-	uint32_t *dfn;        /* node -> DFS number, NONE unvisited */
-	uint32_t *vert;       /* DFS number -> node */
-	uint32_t *par, *semi, *anc, *label, *dom, *bhead, *bnext;
-	uint64_t *poff;       /* predecessors, by DFS number (CSR) */
-	uint32_t *pred;
-	uint32_t *stk;        /* compress's path; the DFS's node stack */
-	uint64_t *stkpos;     /* the DFS's edge cursor */
+	uint32_t *semi, *anc, *label;
 } lt;
 
-static void lt_free(lt *t)
+/*
+ * LT's compress(v) without a stack: up the ancestors while the one above
+ * has an ancestor, each link reversed to point down, then down again,
+ * each node taking the smaller-semi label of the node above and its
+ * ancestor (path compression), its link restored compressed.
+ */
+static void compress(lt *t, uint32_t v)
 {
-	free(t->dfn);
-	free(t->vert);
-	free(t->par);
-	free(t->semi);
-	free(t->anc);
-	free(t->label);
-	free(t->dom);
-	free(t->bhead);
-	free(t->bnext);
-	free(t->poff);
-	free(t->pred);
-	free(t->stk);
-	free(t->stkpos);
+	uint32_t x = v, prev = NONE, nx, above, down;
+
+	while (t->anc[t->anc[x]] != NONE) {
+		nx = t->anc[x];
+		t->anc[x] = prev;
+		prev = x;
+		x = nx;
+	}
+	if (prev == NONE) {
+		/* v alone below x: the single step of compress(v) */
+		return;
+	}
+	above = x;
+	for (x = prev; x != NONE; above = x, x = down) {
+		down = t->anc[x];
+		if (t->semi[t->label[above]] < t->semi[t->label[x]])
+			t->label[x] = t->label[above];
+		t->anc[x] = t->anc[above];
+	}
 }
 
-/* eval with path compression (iterative compress). */
 static uint32_t eval(lt *t, uint32_t v)
 {
-	uint32_t x, n = 0;
-
 	if (t->anc[v] == NONE)
 		return v;
-	for (x = v; t->anc[t->anc[x]] != NONE; x = t->anc[x])
-		t->stk[n++] = x;
-	while (n > 0) {
-		x = t->stk[--n];
-		if (t->semi[t->label[t->anc[x]]] < t->semi[t->label[x]])
-			t->label[x] = t->label[t->anc[x]];
-		t->anc[x] = t->anc[t->anc[x]];
-	}
+	if (t->anc[t->anc[v]] != NONE)
+		compress(t, v);
 	return t->label[v];
 }
 
 int gh_retained_dominators(gh_retained *r)
 {
-	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1, e;
-	uint32_t n = 0, i, root = (uint32_t)(nn - 1), sp;
+	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1;
+	uint32_t n = 0, i, root = (uint32_t)(nn - 1), sp, e, *dfn, *vert,
+		 *par, *stk, *spos, *poff = NULL, *pred = NULL, *x = NULL;
 	lt t;
-	int rc = GOHEAP_ENOMEM;
+	int rc = GOHEAP_ENOMEM, rc2;
+	gh_ret_spill spill;
 
 	memset(&t, 0, sizeof(t));
-	t.dfn = malloc(nn * sizeof(uint32_t));
-	t.vert = malloc(nn * sizeof(uint32_t));
-	t.par = malloc(nn * sizeof(uint32_t));
-	t.stk = malloc(nn * sizeof(uint32_t));
-	t.stkpos = malloc(nn * sizeof(uint64_t));
-	if (!t.dfn || !t.vert || !t.par || !t.stk || !t.stkpos)
+	gh_ret_spill_init(&spill);
+	/* what this does not read (retspill.c): the objects' addresses and
+	 * rows now, the edges once the predecessors are built */
+	if ((uint64_t)r->nobj * 12 + (nn + 1) * 4 + r->nedges * 4 >
+	    GH_RET_SPILL_BYTES) {
+		gh_ret_spill_out(&spill, (void **)&r->addr,
+				 (size_t)r->nobj * sizeof(*r->addr));
+		gh_ret_spill_out(&spill, (void **)&r->ent,
+				 (size_t)r->nobj * sizeof(*r->ent));
+	}
+	dfn = malloc(nn * sizeof(uint32_t));
+	vert = malloc(nn * sizeof(uint32_t));
+	par = malloc(nn * sizeof(uint32_t));
+	stk = malloc(nn * sizeof(uint32_t));
+	spos = malloc(nn * sizeof(uint32_t));
+	if (!dfn || !vert || !par || !stk || !spos) {
+		free(stk);
+		free(spos);
 		goto out;
-	memset(t.dfn, 0xff, nn * sizeof(uint32_t));
+	}
+	memset(dfn, 0xff, nn * sizeof(uint32_t));
 	/* the DFS from the super-root: preorder numbers, tree parents */
 	sp = 0;
-	t.dfn[root] = n;
-	t.vert[n] = root;
-	t.par[n] = NONE;
+	dfn[root] = n;
+	vert[n] = root;
+	par[n] = NONE;
 	n++;
-	t.stk[sp] = root;
-	t.stkpos[sp] = r->off[root];
+	stk[sp] = root;
+	spos[sp] = r->off[root];
 	sp++;
 	while (sp > 0) {
-		uint32_t v = t.stk[sp - 1], w;
+		uint32_t v = stk[sp - 1], w;
 
-		if (t.stkpos[sp - 1] == r->off[v + 1]) {
+		if (spos[sp - 1] == r->off[v + 1]) {
 			sp--;
 			continue;
 		}
-		w = r->adj[t.stkpos[sp - 1]++];
-		if (t.dfn[w] != NONE)
+		w = r->adj[spos[sp - 1]++];
+		if (dfn[w] != NONE)
 			continue;
-		t.dfn[w] = n;
-		t.vert[n] = w;
-		t.par[n] = t.dfn[v];
+		dfn[w] = n;
+		vert[n] = w;
+		par[n] = dfn[v];
 		n++;
-		t.stk[sp] = w;
-		t.stkpos[sp] = r->off[w];
+		stk[sp] = w;
+		spos[sp] = r->off[w];
 		sp++;
 	}
-	free(t.stkpos);
-	t.stkpos = NULL;
+	free(stk);
+	free(spos);
 	/* predecessors of the reached nodes, in DFS numbers: counted, the
 	 * counts summed to each list's end, then filled backwards, which
 	 * leaves each list's start (no second cursor array) */
-	t.poff = gh_calloc((size_t)n + 1, sizeof(uint64_t));
-	if (t.poff == NULL)
+	poff = gh_calloc((size_t)n + 1, sizeof(uint32_t));
+	if (poff == NULL)
 		goto out;
 	for (i = 0; i < n; i++) {
-		uint32_t v = t.vert[i];
+		uint32_t v = vert[i];
 
 		for (e = r->off[v]; e < r->off[v + 1]; e++)
-			t.poff[t.dfn[r->adj[e]]]++;
+			poff[dfn[r->adj[e]]]++;
 	}
 	for (i = 1; i < n; i++)
-		t.poff[i] += t.poff[i - 1];
-	t.poff[n] = n > 0 ? t.poff[n - 1] : 0;
-	t.pred = malloc((t.poff[n] + 1) * sizeof(uint32_t));
+		poff[i] += poff[i - 1];
+	poff[n] = n > 0 ? poff[n - 1] : 0;
+	pred = malloc(((size_t)poff[n] + 1) * sizeof(uint32_t));
+	if (pred == NULL)
+		goto out;
+	for (i = n; i-- > 0;) {
+		uint32_t v = vert[i];
+
+		for (e = r->off[v + 1]; e-- > r->off[v];)
+			pred[--poff[dfn[r->adj[e]]]] = i;
+	}
+	free(dfn);
+	dfn = NULL;
+	if (spill.n > 0) {
+		gh_ret_spill_out(&spill, (void **)&r->off,
+				 (size_t)(nn + 1) * sizeof(*r->off));
+		gh_ret_spill_out(&spill, (void **)&r->adj,
+				 (size_t)r->nedges * sizeof(*r->adj));
+	}
 	t.semi = malloc((size_t)n * sizeof(uint32_t));
 	t.anc = malloc((size_t)n * sizeof(uint32_t));
 	t.label = malloc((size_t)n * sizeof(uint32_t));
-	t.dom = malloc((size_t)n * sizeof(uint32_t));
-	t.bhead = malloc((size_t)n * sizeof(uint32_t));
-	t.bnext = malloc((size_t)n * sizeof(uint32_t));
-	if (!t.pred || !t.semi || !t.anc || !t.label || !t.dom || !t.bhead ||
-	    !t.bnext)
+	x = malloc((size_t)n * sizeof(uint32_t));
+	if (!t.semi || !t.anc || !t.label || !x)
 		goto out;
-	for (i = n; i-- > 0;) {
-		uint32_t v = t.vert[i];
-
-		for (e = r->off[v + 1]; e-- > r->off[v];)
-			t.pred[--t.poff[t.dfn[r->adj[e]]]] = i;
-	}
 	for (i = 0; i < n; i++) {
 		t.semi[i] = i;
 		t.anc[i] = NONE;
 		t.label[i] = i;
-		t.dom[i] = 0;
-		t.bhead[i] = NONE;
+		x[i] = NONE;          /* bucket heads: empty */
 	}
-	for (i = n - 1; i >= 1; i--) {
-		uint32_t w = i, p = t.par[w], v, u, nx;
+	/* step i: empty bucket i (the nodes whose semidominator is i; every
+	 * node above i linked, i not yet), then i's semidominator, into its
+	 * bucket, linked to its parent */
+	for (i = n; i-- > 0;) {
+		uint32_t w = i, v, u, nx;
 
-		for (e = t.poff[w]; e < t.poff[w + 1]; e++) {
-			u = eval(&t, t.pred[e]);
+		for (v = x[w]; v != NONE; v = nx) {
+			nx = x[v];
+			u = eval(&t, v);
+			x[v] = t.semi[u] < t.semi[v] ? u : w;
+		}
+		if (w == 0)
+			break;
+		for (e = poff[w]; e < poff[w + 1]; e++) {
+			u = eval(&t, pred[e]);
 			if (t.semi[u] < t.semi[w])
 				t.semi[w] = t.semi[u];
 		}
-		t.bnext[w] = t.bhead[t.semi[w]];
-		t.bhead[t.semi[w]] = w;
-		t.anc[w] = p;
-		for (v = t.bhead[p]; v != NONE; v = nx) {
-			nx = t.bnext[v];
-			u = eval(&t, v);
-			t.dom[v] = t.semi[u] < t.semi[v] ? u : p;
-		}
-		t.bhead[p] = NONE;
+		x[w] = x[t.semi[w]];
+		x[t.semi[w]] = w;
+		t.anc[w] = par[w];
 	}
 	for (i = 1; i < n; i++)
-		if (t.dom[i] != t.semi[i])
-			t.dom[i] = t.dom[t.dom[i]];
+		if (x[i] != t.semi[i])
+			x[i] = x[x[i]];
 	/* the working arrays go before the results come (the peak) */
-	free(t.pred);
-	free(t.poff);
+	free(pred);
+	free(poff);
 	free(t.semi);
 	free(t.anc);
 	free(t.label);
-	free(t.bhead);
-	free(t.bnext);
-	free(t.stk);
-	free(t.par);
-	t.pred = t.stk = t.par = t.semi = t.anc = t.label = NULL;
-	t.bhead = t.bnext = NULL;
-	t.poff = NULL;
-	r->idom = malloc(nn * sizeof(uint32_t));
+	pred = poff = t.semi = t.anc = t.label = NULL;
+	/* back to nodes: idom in par's array (par is done); retained sizes,
+	 * children before their dominator (a dominator's DFS number is
+	 * smaller) */
+	memset(par, 0xff, nn * sizeof(uint32_t));
+	for (i = 1; i < n; i++)
+		par[vert[i]] = vert[x[i]];
+	free(x);
+	x = NULL;
+	r->idom = par;
+	par = NULL;
 	r->ret = gh_calloc(nn, sizeof(uint64_t));
 	r->retn = gh_calloc(nn, sizeof(uint32_t));
-	if (!r->idom || !r->ret || !r->retn)
+	if (!r->ret || !r->retn)
 		goto out;
-	/* back to nodes; retained sizes, children before their dominator
-	 * (a dominator's DFS number is smaller) */
-	for (e = 0; e < nn; e++)
-		r->idom[e] = NONE;
-	for (i = 1; i < n; i++)
-		r->idom[t.vert[i]] = t.vert[t.dom[i]];
 	for (i = 0; i < r->nobj; i++) {
-		if (t.dfn[i] != NONE) {
-			r->ret[i] = r->size[i];
+		if (r->idom[i] != NONE) {
+			r->ret[i] = gh_retained_size(r, i);
 			r->retn[i] = 1;
 		}
 	}
 	for (i = n - 1; i >= 1; i--) {
-		uint32_t v = t.vert[i], d = r->idom[v];
+		uint32_t v = vert[i], d = r->idom[v];
 
 		r->ret[d] += r->ret[v];
 		r->retn[d] += r->retn[v];
 	}
 	rc = 0;
 out:
-	lt_free(&t);
-	return rc;
+	free(dfn);
+	free(vert);
+	free(par);
+	free(poff);
+	free(pred);
+	free(x);
+	free(t.semi);
+	free(t.anc);
+	free(t.label);
+	/* the spilled arrays back, after the working arrays (the peak) */
+	rc2 = gh_ret_spill_in(&spill);
+	return rc != 0 ? rc : rc2;
 }

@@ -181,6 +181,11 @@ typedef struct gh_memsrc_caps {
 	/* 1: the read slot may be called from two threads at once (the
 	 * snapshots' second reader); a caller's source (gdb's) may not */
 	int concurrent_reads;
+	/* Drop the source's pages from this process's resident memory (a
+	 * core's mapping: a later read faults them in again from the page
+	 * cache); NULL: nothing to drop.  -p retained reads a heap's worth
+	 * of a core and keeps none of it. */
+	void (*release)(void *ctx);
 } gh_memsrc_caps;
 
 extern const gh_memsrc_caps gh_live_caps, gh_core_caps, gh_no_caps;

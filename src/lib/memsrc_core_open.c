@@ -210,8 +210,20 @@ static int core_threads(void *ctx, const gh_thread_regs **regs, size_t *n)
 	return 0;
 }
 
+/* The mapping is read-only and private, never written: MADV_DONTNEED
+ * only unmaps its pages, the file's bytes come back on the next read. */
+static void core_release(void *ctx)
+{
+	const core_ctx *c = ctx;
+
+	if (c != NULL && c->map != NULL && c->size > 0)
+		(void)madvise((void *)(uintptr_t)c->map, c->size,
+			      MADV_DONTNEED);
+}
+
 const gh_memsrc_caps gh_core_caps = {
 	.core_threads = core_threads,
+	.release = core_release,
 };
 
 /* Walk one PT_NOTE segment at p[0..size). */

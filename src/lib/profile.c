@@ -217,14 +217,13 @@ void gh_retained_free(gh_retained *r)
 		return;
 	gh_types_free(r->types);
 	free(r->addr);
-	free(r->size);
+	free(r->size8);
 	free(r->ent);
 	free(r->off);
 	free(r->adj);
 	free(r->roots);
 	gh_buf_free(&r->names);
 	free(r->idom);
-	free(r->parent);
 	free(r->via);
 	free(r->ret);
 	free(r->retn);

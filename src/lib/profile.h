@@ -194,16 +194,17 @@ typedef struct gh_root {
 typedef struct gh_retained {
 	gh_types *types;      /* the rows (types and shapes) of the objects */
 	uint32_t nobj, nroot; /* nodes: objects, roots, then the super-root */
-	uint64_t *addr, *size;/* per object, sorted by address */
+	uint64_t *addr;       /* per object, sorted by address */
+	uint32_t *size8;      /* per object: its bytes / 8 (gh_retained_size) */
 	uint32_t *ent;        /* per object: its row in types */
-	uint64_t *off;        /* CSR: node i's edges adj[off[i] .. off[i+1]) */
+	uint32_t *off;        /* CSR: node i's edges adj[off[i] .. off[i+1]) */
 	uint32_t *adj;
 	uint64_t nedges;
 	gh_root *roots;
 	gh_buf names;         /* the roots' labels, NUL-terminated */
-	/* results, per node */
+	/* results, per node (a shortest path from the roots: retained.h's
+	 * gh_retained_parents, on demand) */
 	uint32_t *idom;       /* immediate dominator; GH_RET_NONE unreachable */
-	uint32_t *parent;     /* a shortest path's previous node (BFS) */
 	uint8_t *via;         /* the root kind that reached it first, 0 none */
 	uint64_t *ret;        /* retained bytes */
 	uint32_t *retn;       /* retained objects */
@@ -244,6 +245,12 @@ typedef struct gh_retained {
 } gh_retained;
 
 void gh_retained_free(gh_retained *r);
+
+/* Object v's size in bytes (v < r->nobj). */
+static inline uint64_t gh_retained_size(const gh_retained *r, uint32_t v)
+{
+	return (uint64_t)r->size8[v] << 3;
+}
 
 struct gh_memstats;        /* memstats.h */
 

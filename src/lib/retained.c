@@ -43,16 +43,39 @@
 static int obj_sink(void *arg, uint64_t addr, uint64_t size, uint32_t ent)
 {
 	rb *b = arg;
+	gh_retained *r = b->r;
+	size_t n = b->nobjs;
+	struct run *u = b->nruns > 0 ? &b->runs[b->nruns - 1] : NULL;
 
-	if (b->nobjs >= GH_RET_MAX_OBJECTS)
+	if (n >= GH_RET_MAX_OBJECTS)
 		return gh_errf(&b->s->err, GOHEAP_ECORRUPT, "-p retained: "
 			       "more than %u objects", GH_RET_MAX_OBJECTS);
-	if (gh_grow(&b->objs, &b->capobjs, b->nobjs + 1, sizeof(*b->objs)))
+	if (size % 8 != 0 || size / 8 > UINT32_MAX)
+		return gh_errf(&b->s->err, GOHEAP_ECORRUPT, "-p retained: an "
+			       "object of %llu bytes at %#llx (sizes are "
+			       "multiples of 8 below 32 GiB)",
+			       (unsigned long long)size,
+			       (unsigned long long)addr);
+	if (gh_grow(&r->addr, &b->capaddr, n + 1, sizeof(*r->addr)) ||
+	    gh_grow(&r->size8, &b->capsize, n + 1, sizeof(*r->size8)) ||
+	    gh_grow(&r->ent, &b->capent, n + 1, sizeof(*r->ent)))
 		return gh_ret_nomem(b);
-	b->objs[b->nobjs].addr = addr;
-	b->objs[b->nobjs].size = size;
-	b->objs[b->nobjs].ent = ent;
+	gh_ret_release(b, size, 0);
+	r->addr[n] = addr;
+	r->size8[n] = (uint32_t)(size / 8);
+	r->ent[n] = ent;
 	b->nobjs++;
+	if (u != NULL && addr > u->hi) {
+		u->hi = addr;
+		u->n++;
+		return 0;
+	}
+	if (gh_grow(&b->runs, &b->capruns, b->nruns + 1, sizeof(*b->runs)))
+		return gh_ret_nomem(b);
+	u = &b->runs[b->nruns++];
+	u->lo = u->hi = addr;
+	u->at = n;
+	u->n = 1;
 	return 0;
 }
 
@@ -69,13 +92,6 @@ static int span_sink(void *arg, uint64_t head, uint64_t base,
 	b->spl[b->nspl].noscan = noscan;
 	b->nspl++;
 	return 0;
-}
-
-static int obj_cmp(const void *x, const void *y)
-{
-	const obj *a = x, *c = y;
-
-	return a->addr < c->addr ? -1 : a->addr > c->addr;
 }
 
 const char *gh_retained_label(const gh_retained *r, uint32_t v)
@@ -310,7 +326,7 @@ static int ptr_edge(rb *b, uint64_t v);
 static int arena_scan(rb *b, uint32_t i)
 {
 	gh_retained *r = b->r;
-	uint64_t a = r->addr[i], lim = a + r->size[i], w, v;
+	uint64_t a = r->addr[i], lim = a + gh_retained_size(r, i), w, v;
 	wbuf wb = { 0, 0 };
 	int ptr, scan, rc;
 
@@ -343,7 +359,7 @@ static int scan_object(rb *b, uint32_t i)
 {
 	gh_retained *r = b->r;
 	const gh_tentry *e = &r->types->e[r->ent[i]];
-	uint64_t a = r->addr[i], lim = a + r->size[i], v, el, w;
+	uint64_t a = r->addr[i], lim = a + gh_retained_size(r, i), v, el, w;
 	wbuf wb = { 0, 0 };
 	tinfo *t;
 	unsigned k;
@@ -351,7 +367,7 @@ static int scan_object(rb *b, uint32_t i)
 
 	switch (e->kind) {
 	case GH_TK_PTRS:
-		for (k = 0; k < 64 && k < r->size[i] / 8; k++) {
+		for (k = 0; k < 64 && k < r->size8[i]; k++) {
 			if (!((e->mask >> k) & 1))
 				continue;
 			if (gh_ret_word_at(b, &wb, a + 8 * k, lim, &v) != 0)
@@ -778,49 +794,80 @@ static int tiny_roots(rb *b)
 
 /* ---- reachability ---------------------------------------------------------- */
 
-/* BFS from the roots, a kind at a time: via[] and a shortest path's
- * parent[] (within the first kind that reaches the node). */
-static int mark(gh_retained *r)
+/* BFS from the roots, a kind at a time: via[] and tot's totals, or a
+ * shortest path's parent[] (within the first kind that reaches the
+ * node). */
+static int bfs(const gh_retained *r, uint8_t *via, uint32_t *parent,
+	       gh_retained *tot)
 {
 	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1, e;
-	uint32_t *q = malloc(nn * sizeof(uint32_t)), h, t = 0, k, i;
+	uint32_t *q = malloc(nn * sizeof(uint32_t)), h, t = 0, k, i, w;
+	uint8_t *seen = via;
 
-	r->via = gh_calloc(nn, 1);
-	r->parent = malloc(nn * sizeof(uint32_t));
-	if (q == NULL || r->via == NULL || r->parent == NULL) {
+	if (seen == NULL)
+		seen = gh_calloc(nn, 1);
+	if (q == NULL || seen == NULL) {
 		free(q);
+		if (seen != via)
+			free(seen);
 		return GOHEAP_ENOMEM;
 	}
-	memset(r->parent, 0xff, nn * sizeof(uint32_t));
+	if (parent != NULL)
+		memset(parent, 0xff, nn * sizeof(uint32_t));
 	for (k = 1; k < GH_ROOT_NKINDS; k++) {
 		h = t;
 		for (i = 0; i < r->nroot; i++) {
 			if (r->roots[i].kind != k)
 				continue;
-			r->via[r->nobj + i] = (uint8_t)k;
-			r->parent[r->nobj + i] = (uint32_t)(nn - 1);
+			seen[r->nobj + i] = (uint8_t)k;
+			if (parent != NULL)
+				parent[r->nobj + i] = (uint32_t)(nn - 1);
 			q[t++] = r->nobj + i;
 		}
 		while (h < t) {
 			uint32_t v = q[h++];
 
 			for (e = r->off[v]; e < r->off[v + 1]; e++) {
-				uint32_t w = r->adj[e];
-
-				if (r->via[w] != 0)
+				w = r->adj[e];
+				if (seen[w] != 0)
 					continue;
-				r->via[w] = (uint8_t)k;
-				r->parent[w] = v;
+				seen[w] = (uint8_t)k;
 				q[t++] = w;
-				r->via_objects[k]++;
-				r->via_bytes[k] += r->size[w];
-				r->reach_objects++;
-				r->reach_bytes += r->size[w];
+				if (parent != NULL) {
+					parent[w] = v;
+					continue;
+				}
+				tot->via_objects[k]++;
+				tot->via_bytes[k] += gh_retained_size(r, w);
+				tot->reach_objects++;
+				tot->reach_bytes += gh_retained_size(r, w);
 			}
 		}
 	}
 	free(q);
+	if (seen != via)
+		free(seen);
 	return 0;
+}
+
+static int mark(gh_retained *r)
+{
+	r->via = gh_calloc((uint64_t)r->nobj + r->nroot + 1, 1);
+	if (r->via == NULL)
+		return GOHEAP_ENOMEM;
+	return bfs(r, r->via, NULL, r);
+}
+
+uint32_t *gh_retained_parents(const gh_retained *r)
+{
+	uint32_t *p = malloc(((uint64_t)r->nobj + r->nroot + 1) *
+			     sizeof(uint32_t));
+
+	if (p != NULL && bfs(r, NULL, p, NULL) != 0) {
+		free(p);
+		p = NULL;
+	}
+	return p;
 }
 
 /* ---- the collection ------------------------------------------------------ */
@@ -839,32 +886,30 @@ static int build(rb *b, gh_profile *p)
 	rc = gh_heap_objects(p, b->s, r->types, &sink);
 	if (rc != 0)
 		return rc;
-	if (b->nobjs > 1)
-		qsort(b->objs, b->nobjs, sizeof(*b->objs), obj_cmp);
+	rc = gh_ret_sort_objects(b);
+	free(b->runs);
+	b->runs = NULL;
+	if (rc != 0)
+		return rc;
 	r->nobj = (uint32_t)b->nobjs;
-	r->addr = malloc((b->nobjs + 1) * sizeof(uint64_t));
-	r->size = malloc((b->nobjs + 1) * sizeof(uint64_t));
-	r->ent = malloc((b->nobjs + 1) * sizeof(uint32_t));
 	b->nti = r->types->n;
 	b->ti = gh_calloc(r->types->n + 1, sizeof(*b->ti));
 	b->buf = malloc(CHUNK);
-	if (!r->addr || !r->size || !r->ent || !b->ti || !b->buf)
+	if (r->addr == NULL && (r->addr = malloc(sizeof(*r->addr))) == NULL)
+		return gh_ret_nomem(b);
+	if (!b->ti || !b->buf)
 		return gh_ret_nomem(b);
 	for (k = 0; k < b->nobjs; k++) {
-		r->addr[k] = b->objs[k].addr;
-		r->size[k] = b->objs[k].size;
-		r->ent[k] = b->objs[k].ent;
 		r->objects++;
-		r->bytes += b->objs[k].size;
+		r->bytes += gh_retained_size(r, (uint32_t)k);
 	}
-	free(b->objs);
-	b->objs = NULL;
 	r->t_read = gh_now() - t0;
 	/* edges of every object, then the roots' */
 	if (gh_ret_node_end(b, 0) != 0)
 		return gh_ret_nomem(b);
 	r->off[0] = 0;
 	for (i = 0; i < r->nobj; i++) {
+		gh_ret_release(b, gh_retained_size(r, i), 0);
 		rc = scan_object(b, i);
 		if (rc == 0)
 			rc = gh_ret_node_end(b, i);
@@ -905,6 +950,7 @@ static int build(rb *b, gh_profile *p)
 	rc = gh_ret_infer(b);
 	if (rc != 0)
 		return rc;
+	gh_ret_release(b, 0, 1);
 	r->t_graph = gh_now() - t0;
 	return 0;
 }
@@ -956,13 +1002,22 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 	if (rc != 0)
 		goto out;
 	t0 = gh_now();
-	if (mark(r) != 0 || gh_retained_dominators(r) != 0) {
+	if (mark(r) != 0) {
 		rc = gh_ret_nomem(&b);
+		goto out;
+	}
+	rc = gh_retained_dominators(r);
+	if (rc != 0) {
+		rc = rc == GOHEAP_EIO ? gh_errf(&s->err, GOHEAP_EIO, "-p "
+						"retained: the graph's temporary "
+						"file in $TMPDIR could not be "
+						"read back") :
+		     gh_ret_nomem(&b);
 		goto out;
 	}
 	r->t_dom = gh_now() - t0;
 out:
-	free(b.objs);
+	free(b.runs);
 	if (b.ti != NULL)
 		for (k = 0; k < b.nti; k++)
 			free(b.ti[k].mask);

@@ -21,7 +21,7 @@
 
 /* Safety limits on hostile data. */
 #define GH_RET_MAX_OBJECTS (1u << 30)
-#define GH_RET_MAX_EDGES ((uint64_t)1 << 34)
+#define GH_RET_MAX_EDGES ((uint64_t)UINT32_MAX - 1)  /* 32-bit CSR offsets */
 
 /*
  * Fill p->retained (kind GOHEAP_PROFILE_RETAINED) from s's target: a live
@@ -36,8 +36,15 @@ uint32_t gh_retained_find(const gh_retained *r, uint64_t addr);
 /* The label of node v: a root's, or the type (shape) of an object. */
 const char *gh_retained_label(const gh_retained *r, uint32_t v);
 
+/* A shortest path's previous node of each node (the roots' kinds in
+ * order, breadth first: the root kind that reaches it first), allocated
+ * (the caller frees it), NULL when out of memory; a root's is the
+ * super-root, an unreachable node's GH_RET_NONE. */
+uint32_t *gh_retained_parents(const gh_retained *r);
+
 /* dominators.c: idom, ret and retn of r's graph (Lengauer-Tarjan from the
- * super-root).  0 or GOHEAP_ENOMEM. */
+ * super-root).  0, GOHEAP_ENOMEM or GOHEAP_EIO (a spilled array could not
+ * be read back from its temporary file). */
 int gh_retained_dominators(gh_retained *r);
 
 #endif

@@ -12,11 +12,8 @@
 #define CHUNK 65536u
 #define GH_RET_MAX_STACK ((uint64_t)1 << 30)  /* bytes of one stack */
 #define GH_RET_MAX_FRAMES 100000u             /* frames of one stack */
-
-typedef struct obj {
-	uint64_t addr, size;
-	uint32_t ent;
-} obj;
+#define GH_RET_RELEASE ((uint64_t)32 << 20)   /* object bytes a core's
+                                               * pages are kept for */
 
 /* A row's pointer layout (headered and largeType rows). */
 typedef struct tinfo {
@@ -35,9 +32,15 @@ typedef struct rb {
 	gh_retained *r;
 	gh_mem *m;
 	const gh_rtlayout *l;
-	obj *objs;
-	size_t nobjs, capobjs;
+	size_t nobjs, capaddr, capsize, capent;
+	struct run {          /* objects as the walk gave them: ascending */
+		uint64_t lo, hi;      /* runs, [first, last] address */
+		size_t at, n;
+	} *runs;
+	size_t nruns, capruns;
 	size_t capadj, caproots, capoff;
+	uint64_t unreleased;  /* object bytes read since the source's
+	                       * pages were last released */
 	tinfo *ti;
 	size_t nti;           /* ti's entries (r->types grows after) */
 	unsigned char *buf;   /* CHUNK bytes */
@@ -79,6 +82,12 @@ int gh_ret_root_new(rb *b, int kind, uint64_t addr, uint64_t goid,
 /* The word at a (a < limit) through wb's window of b->buf. */
 int gh_ret_word_at(rb *b, wbuf *wb, uint64_t a, uint64_t limit,
 		   uint64_t *v);
+/* The objects' arrays (r->addr, size8, ent) sorted by address, from the
+ * walk's ascending runs (b->runs). */
+int gh_ret_sort_objects(rb *b);
+/* bytes more of objects read: a core's pages are released every
+ * GH_RET_RELEASE bytes, or now. */
+void gh_ret_release(rb *b, uint64_t bytes, int now);
 /* retinfer.c: rows for the untyped objects that typed ones point at
  * through typed words (r->ent changed; new rows in r->types). */
 int gh_ret_infer(rb *b);

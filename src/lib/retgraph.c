@@ -1,7 +1,8 @@
 /*
- * retgraph.c - the object graph under construction (retained_int.h): node
- * edge lists in one CSR array, root nodes and their names, words of the
- * target's memory read a chunk at a time.  retained.c (objects, heap
+ * retgraph.c - the object graph under construction (retained_int.h): the
+ * objects' arrays sorted by address, node edge lists in one CSR array,
+ * root nodes and their names, words of the target's memory read a chunk
+ * at a time, a core's pages released as the reads go.  retained.c (objects, heap
  * pointers, data/bss, specials) and retstack.c (stack roots) build with it.
  */
 #include "config.h"
@@ -27,7 +28,7 @@ uint32_t gh_retained_find(const gh_retained *r, uint64_t p)
 	if (lo == 0)
 		return GH_RET_NONE;
 	lo--;
-	return p - r->addr[lo] < r->size[lo] ? lo : GH_RET_NONE;
+	return p - r->addr[lo] < gh_retained_size(r, lo) ? lo : GH_RET_NONE;
 }
 
 int gh_ret_nomem(rb *b)
@@ -101,4 +102,106 @@ int gh_ret_word_at(rb *b, wbuf *wb, uint64_t a, uint64_t limit, uint64_t *v)
 	}
 	*v = gh_load(b->buf + (a - wb->lo), 8, b->m->big_endian);
 	return 0;
+}
+
+/*
+ * A core's pages the walk and the scan touched (its heap, as much as the
+ * objects' bytes) are dropped every GH_RET_RELEASE bytes of objects:
+ * nothing is read twice but the roots' and types' few pages, which fault
+ * in again from the page cache.
+ */
+void gh_ret_release(rb *b, uint64_t bytes, int now)
+{
+	b->unreleased += bytes;
+	if ((now || b->unreleased >= GH_RET_RELEASE) &&
+	    b->s->caps->release != NULL) {
+		b->s->caps->release(b->s->ctx);
+		b->unreleased = 0;
+	}
+}
+
+/* The heap of runs by their next object's address: i sifted down. */
+static void run_sift(const rb *b, uint32_t *h, size_t n, size_t i)
+{
+	const uint64_t *addr = b->r->addr;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint32_t x;
+
+		if (l < n && addr[b->runs[h[l]].at] < addr[b->runs[h[m]].at])
+			m = l;
+		if (l + 1 < n &&
+		    addr[b->runs[h[l + 1]].at] < addr[b->runs[h[m]].at])
+			m = l + 1;
+		if (m == i)
+			return;
+		x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+/* One per-object array in perm's order: a new array, the old freed. */
+static int permute(rb *b, const uint32_t *perm, void **arr, size_t size)
+{
+	unsigned char *o = *arr, *d = malloc((b->nobjs + 1) * size);
+	size_t k;
+
+	if (d == NULL)
+		return gh_ret_nomem(b);
+	for (k = 0; k < b->nobjs; k++)
+		memcpy(d + k * size, o + (size_t)perm[k] * size, size);
+	free(o);
+	*arr = d;
+	return 0;
+}
+
+/*
+ * The objects by address.  The walk gives each span's slots ascending,
+ * spans in allspans' order: its ascending runs, merged (a heap of runs:
+ * most steps take the next object of the same run) into a permutation
+ * (4 bytes an object), then each array laid out anew in that order, one
+ * at a time (8, then 4, then 4 bytes an object on top).
+ */
+int gh_ret_sort_objects(rb *b)
+{
+	gh_retained *r = b->r;
+	size_t k, n = b->nobjs, hn = b->nruns;
+	uint32_t *perm, *h;
+	int rc;
+
+	for (k = 1; k < b->nruns; k++)
+		if (b->runs[k].lo <= b->runs[k - 1].hi)
+			break;
+	if (k >= b->nruns)
+		return 0;
+	perm = malloc((n + 1) * sizeof(*perm));
+	h = malloc((hn + 1) * sizeof(*h));
+	if (perm == NULL || h == NULL) {
+		free(perm);
+		free(h);
+		return gh_ret_nomem(b);
+	}
+	for (k = 0; k < hn; k++)
+		h[k] = (uint32_t)k;
+	for (k = hn / 2; k-- > 0;)
+		run_sift(b, h, hn, k);
+	for (k = 0; k < n && hn > 0; k++) {
+		struct run *u = &b->runs[h[0]];
+
+		perm[k] = (uint32_t)u->at++;
+		if (--u->n == 0)
+			h[0] = h[--hn];
+		run_sift(b, h, hn, 0);
+	}
+	free(h);
+	rc = permute(b, perm, (void **)&r->addr, sizeof(*r->addr));
+	if (rc == 0)
+		rc = permute(b, perm, (void **)&r->size8, sizeof(*r->size8));
+	if (rc == 0)
+		rc = permute(b, perm, (void **)&r->ent, sizeof(*r->ent));
+	free(perm);
+	return rc;
 }

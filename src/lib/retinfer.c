@@ -103,7 +103,7 @@ typedef struct inf {
  * and ent). */
 static inline uint64_t osize(const gh_retained *r, uint32_t j)
 {
-	return r->size[j];
+	return gh_retained_size(r, j);
 }
 
 static uint64_t ld(const inf *x, const unsigned char *p)

@@ -281,7 +281,7 @@ static int stack_of(const gh_retained *r, stacks *st, uint32_t v0,
 		st->sid[v] = s;
 		if (v < r->nobj) {
 			st->v[s].objects++;
-			st->v[s].bytes += r->size[v];
+			st->v[s].bytes += gh_retained_size(r, v);
 			if (s != ps)
 				st->v[s].retained += r->ret[v];
 		}
@@ -452,34 +452,82 @@ static void node_desc(const gh_retained *r, uint32_t v, gh_buf *b)
 			      gh_retained_label(r, v));
 }
 
+/* The heap's order of the kept rows: its root the one that sorts last. */
+static void sift(hrank *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		hrank x;
+
+		if (l < n && by_ret(&h[l], &h[m]) > 0)
+			m = l;
+		if (l + 1 < n && by_ret(&h[l + 1], &h[m]) > 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
 /*
  * The holders by retained bytes, roots before objects at equal bytes; a
  * holder that keeps 99% or more of what its immediate dominator keeps
  * (the next link of a list, a map's buckets under the map) is folded into
  * it, as is everything folded below a folded one: one row per chain.
+ * Whether a holder folds needs only its dominator (which comes before it
+ * in that order: more bytes, or as many and a higher index), so the rows
+ * shown are the first -n of the holders that do not fold, kept in a heap
+ * of -n rows (no sort of every node).
  */
 static int write_top(const gh_profile *p, const gh_retained *r, int top_n,
 		     gh_buf *out, gh_err *err)
 {
-	uint64_t nn = (uint64_t)r->nobj + r->nroot, i, n = 0, want, shown = 0,
+	uint64_t nn = (uint64_t)r->nobj + r->nroot, i, want, shown = 0,
 		 folded = 0;
-	hrank *h = malloc((nn + 1) * sizeof(*h));
-	uint8_t *st = gh_calloc(nn + 2, 1);   /* 1 shown, 2 folded */
+	size_t cap, n = 0;
+	hrank *h;
 
-	if (h == NULL || st == NULL) {
-		free(h);
-		free(st);
-		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
-	}
-	for (i = 0; i < nn; i++)
-		if (r->idom[i] != NONE) {
-			h[n].ret = r->ret[i];
-			h[n].v = (uint32_t)i;
-			n++;
-		}
 	want = top_n > 0 ? (uint64_t)top_n : 20;
-	if ((size_t)n > 1)
-		qsort(h, (size_t)n, sizeof(*h), by_ret);
+	cap = want < nn ? (size_t)want : (size_t)nn;
+	h = malloc((cap + 1) * sizeof(*h));
+	if (h == NULL)
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	for (i = 0; i < nn; i++) {
+		uint32_t d = r->idom[i];
+		hrank c;
+
+		if (d == NONE)
+			continue;
+		if (d < nn && (r->ret[d] > r->ret[i] ||
+			       (r->ret[d] == r->ret[i] && d > i)) &&
+		    (double)r->ret[i] >= 0.99 * (double)r->ret[d]) {
+			folded++;
+			continue;
+		}
+		shown++;
+		c.ret = r->ret[i];
+		c.v = (uint32_t)i;
+		if (n < cap) {
+			size_t k = n++;
+
+			h[k] = c;
+			while (k > 0 && by_ret(&h[(k - 1) / 2], &h[k]) < 0) {
+				hrank x = h[k];
+
+				h[k] = h[(k - 1) / 2];
+				h[(k - 1) / 2] = x;
+				k = (k - 1) / 2;
+			}
+		} else if (cap > 0 && by_ret(&c, &h[0]) < 0) {
+			h[0] = c;
+			sift(h, n, 0);
+		}
+	}
+	if (n > 1)
+		qsort(h, n, sizeof(*h), by_ret);
 	header(p, r, out, "");
 	gh_buf_printf(out, "\n %4s %14s %10s %12s  %s\n", "num", "retained",
 		      "objects", "own bytes", "holder (root, or object and "
@@ -487,23 +535,14 @@ static int write_top(const gh_profile *p, const gh_retained *r, int top_n,
 	gh_buf_printf(out, "%s\n", "-------------------------------------"
 		      "-------------------------------------");
 	for (i = 0; i < n; i++) {
-		uint32_t v = h[i].v, d = r->idom[v];
+		uint32_t v = h[i].v;
 
-		if (d < nn && st[d] != 0 &&
-		    (double)r->ret[v] >= 0.99 * (double)r->ret[d]) {
-			st[v] = 2;
-			folded++;
-			continue;
-		}
-		st[v] = 1;
-		if (shown++ >= want)
-			continue;
 		gh_buf_printf(out, " %3llu: %14llu %10llu %12llu  ",
-			      (unsigned long long)shown,
+			      (unsigned long long)(i + 1),
 			      (unsigned long long)r->ret[v],
 			      (unsigned long long)r->retn[v],
 			      (unsigned long long)(v < r->nobj ?
-						   r->size[v] : 0));
+						   gh_retained_size(r, v) : 0));
 		node_desc(r, v, out);
 		gh_buf_putc(out, '\n');
 	}
@@ -514,7 +553,6 @@ static int write_top(const gh_profile *p, const gh_retained *r, int top_n,
 		      "dominator's bytes are folded into it)\n",
 		      (unsigned long long)folded);
 	free(h);
-	free(st);
 	return 0;
 }
 
@@ -553,7 +591,7 @@ static int write_text(const gh_profile *p, const gh_retained *r,
 		int live = r->idom[v] != NONE;
 
 		c[4 * r->ent[v] + (live ? 0 : 2)]++;
-		c[4 * r->ent[v] + (live ? 1 : 3)] += r->size[v];
+		c[4 * r->ent[v] + (live ? 1 : 3)] += gh_retained_size(r, v);
 	}
 	header(p, r, out, "# ");
 	gh_buf_printf(out, "reachable_objects\treachable_bytes\t"
@@ -591,7 +629,7 @@ static void write_objects(const gh_retained *r, gh_buf *out)
 		d = r->idom[v];
 		gh_buf_printf(out, "0x%llx %llu %d %s %llu %u ",
 			      (unsigned long long)r->addr[v],
-			      (unsigned long long)r->size[v], d != NONE,
+			      (unsigned long long)gh_retained_size(r, v), d != NONE,
 			      kind_names[r->via[v]],
 			      (unsigned long long)(d != NONE ? r->ret[v] : 0),
 			      d != NONE ? r->retn[v] : 0);
@@ -609,7 +647,7 @@ static void write_objects(const gh_retained *r, gh_buf *out)
 static int write_path(const gh_retained *r, const char *want, gh_buf *out,
 		      gh_err *err)
 {
-	uint32_t v = NONE, n = 0, i, *chain;
+	uint32_t v = NONE, n = 0, i, *chain, *parent;
 	char *end;
 	unsigned long long a;
 
@@ -638,20 +676,25 @@ static int write_path(const gh_retained *r, const char *want, gh_buf *out,
 			      "garbage the next GC frees\n",
 			      (unsigned long long)r->addr[v],
 			      gh_retained_label(r, v),
-			      (unsigned long long)r->size[v]);
+			      (unsigned long long)gh_retained_size(r, v));
 		return 0;
 	}
 	chain = malloc(((size_t)r->nobj + 1) * sizeof(*chain));
-	if (chain == NULL)
+	parent = gh_retained_parents(r);
+	if (chain == NULL || parent == NULL) {
+		free(chain);
+		free(parent);
 		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
-	for (i = v; i < r->nobj + r->nroot; i = r->parent[i])
+	}
+	for (i = v; i < r->nobj + r->nroot; i = parent[i])
 		chain[n++] = i;
+	free(parent);
 	gh_buf_printf(out, "a shortest path from the roots (%s) to "
 		      "0x%llx %s, %llu bytes, retaining %llu bytes in %u "
 		      "objects:\n", "globals first, then specials, tiny "
 		      "blocks, stacks",
 		      (unsigned long long)r->addr[v], gh_retained_label(r, v),
-		      (unsigned long long)r->size[v],
+		      (unsigned long long)gh_retained_size(r, v),
 		      (unsigned long long)r->ret[v], r->retn[v]);
 	while (n > 0) {
 		uint32_t x = chain[--n];
@@ -660,7 +703,7 @@ static int write_path(const gh_retained *r, const char *want, gh_buf *out,
 		node_desc(r, x, out);
 		if (x < r->nobj)
 			gh_buf_printf(out, " (%llu bytes, retains %llu)",
-				      (unsigned long long)r->size[x],
+				      (unsigned long long)gh_retained_size(r, x),
 				      (unsigned long long)r->ret[x]);
 		gh_buf_putc(out, '\n');
 	}
