@@ -216,12 +216,37 @@ void gh_memsnap_fini(gh_memsnap *s)
 	for (i = 0; i < s->nchunk; i++)
 		munmap(s->chunk[i].p, s->chunk[i].size);
 	free(s->chunk);
+	for (i = 0; i < s->nbatch; i++) {
+		free(s->batch[i].addrs);
+		free(s->batch[i].lens);
+		free(s->batch[i].ok);
+	}
+	free(s->batch);
 	free(s->seg);
 	free(s->bad);
 	free(s->plan);
-	free(s->pok);
 	free(s->want);
+	free(s->map);
 	memset(s, 0, sizeof(*s));
+}
+
+static int map_cb(const goheap_mapping *mp, void *payload)
+{
+	gh_memsnap *s = payload;
+
+	if (mp->perms[0] != 'r' || mp->end <= mp->start)
+		return 0;
+	return range_add(&s->map, &s->nmap, &s->capmap, mp->start,
+			 mp->end - mp->start);
+}
+
+int gh_memsnap_maps(gh_memsnap *s, const goheap_memsrc_ops *ops, void *ctx)
+{
+	s->nmap = 0;
+	s->have_map = ops->mappings(ctx, map_cb, s) == 0;
+	if (s->have_map)
+		s->nmap = gh_ranges_merge(s->map, s->nmap);
+	return 0;
 }
 
 int gh_memsnap_take_bad(gh_memsnap *s, gh_memrec *r)
@@ -268,15 +293,17 @@ const unsigned char *gh_memsnap_at(const gh_memsnap *s, uint64_t addr,
 /* Copy [addr, addr+len) from segments that cover it together; 0, or -1
  * at the first byte not covered. */
 static int snap_copy_out(const gh_memsnap *s, uint64_t addr, unsigned char *buf,
-			 uint64_t len)
+			 uint64_t len, uint64_t *gap)
 {
 	size_t i = seg_find(s, addr);
 
 	while (len > 0) {
 		uint64_t n;
 
-		if (i == s->nseg || s->seg[i].addr > addr)
+		if (i == s->nseg || s->seg[i].addr > addr) {
+			*gap = addr;
 			return -1;
+		}
 		n = s->seg[i].addr + s->seg[i].len - addr;
 		if (n > len)
 			n = len;
@@ -292,7 +319,9 @@ static int snap_copy_out(const gh_memsnap *s, uint64_t addr, unsigned char *buf,
 int gh_memsnap_get(const gh_memsnap *s, uint64_t addr, void *buf,
 		   uint64_t len)
 {
-	return addr + len < addr ? -1 : snap_copy_out(s, addr, buf, len);
+	uint64_t gap;
+
+	return addr + len < addr ? -1 : snap_copy_out(s, addr, buf, len, &gap);
 }
 
 int gh_memsnap_has(const gh_memsnap *s, uint64_t addr, uint64_t len)
@@ -316,19 +345,43 @@ int gh_memsnap_has(const gh_memsnap *s, uint64_t addr, uint64_t len)
 	return 1;
 }
 
+int gh_memsnap_any(const gh_memsnap *s, uint64_t addr, uint64_t len)
+{
+	size_t i = seg_find(s, addr);
+
+	return i < s->nseg && s->seg[i].addr < addr + len;
+}
+
 static int snap_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	gh_memsnap *s = ctx;
 	gh_range key = { addr, len };
+	uint64_t gap = addr;
+	size_t lo = 0, hi = s->nmap;
 
-	if (addr + len >= addr && snap_copy_out(s, addr, buf, len) == 0)
+	if (addr + len >= addr && snap_copy_out(s, addr, buf, len, &gap) == 0)
 		return 0;
 	/* the running pass saw this read fail too: not a miss */
 	if (s->nbad > 0 && bsearch(&key, s->bad, s->nbad, sizeof(*s->bad),
 				   range_cmp) != NULL)
 		return GOHEAP_EUNMAPPED;
+	/* nor is a read whose first byte not copied is in no readable
+	 * mapping: it would fail live too (a cache block over a mapping's
+	 * edge) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->map[mid].addr + s->map[mid].len <= gap)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (s->have_map && (lo == s->nmap || s->map[lo].addr > gap))
+		return GOHEAP_EUNMAPPED;
 	if (s->misses++ == 0)
 		s->first_miss = addr;
+	if (gh_test_hook("GOHEAP_TEST_SNAP_DEBUG") != NULL)
+		fprintf(stderr, "miss %#llx %zu\n", (unsigned long long)addr, len);
 	s->miss_bytes += len;
 	return GOHEAP_EUNMAPPED;
 }
@@ -403,10 +456,6 @@ int gh_memsnap_plan(gh_memsnap *s, gh_range *v, size_t n)
 		return 0;
 	if (total > ((uint64_t)1 << 40))
 		return snap_nomem(s, "copy", total);
-	free(s->pok);
-	s->pok = malloc(s->nplan);
-	if (s->pok == NULL)
-		return snap_nomem(s, "plan", s->nplan);
 	s->pbuf = chunk_new(s, (size_t)total);
 	return s->pbuf != NULL ? 0 : s->err->code != 0 ? s->err->code :
 	       GOHEAP_ENOMEM;
@@ -524,72 +573,107 @@ static void *rd_run(void *arg)
 	return NULL;
 }
 
-int gh_memsnap_copy(gh_memsnap *s, const gh_memsrc_caps *caps, void *ctx,
-		    const goheap_memsrc_ops *ops)
+/* Read a batch into its storage (two readers, half of the bytes each,
+ * when it is large) and add what was read to the segments (unsorted). */
+static int batch_copy(gh_memsnap *s, gh_snapbatch *bt,
+		      const gh_memsrc_caps *caps, void *ctx,
+		      const goheap_memsrc_ops *ops)
 {
-	double t0 = gh_now();
-	uint64_t *addrs, total = 0, half, acc = 0, off = 0;
-	size_t *lens, i, split;
+	uint64_t half = bt->bytes / 2, acc = 0, off = 0;
+	size_t i, split;
 	rdjob j[2];
 	pthread_t th;
-	int two = 0, rc = 0;
+	int two = 0, rc;
 
-	if (s->nplan == 0)
-		return 0;
-	addrs = malloc(s->nplan * sizeof(*addrs));
-	lens = malloc(s->nplan * sizeof(*lens));
-	if (addrs == NULL || lens == NULL) {
-		free(addrs);
-		free(lens);
-		return snap_nomem(s, "plan", s->nplan);
-	}
-	for (i = 0; i < s->nplan; i++) {
-		addrs[i] = s->plan[i].addr;
-		lens[i] = (size_t)s->plan[i].len;
-		total += s->plan[i].len;
-	}
-	/* two readers, half of the bytes each */
-	half = total / 2;
-	for (split = 0; split < s->nplan && acc < half; split++)
-		acc += lens[split];
-	j[0] = (rdjob){ caps, ctx, ops, addrs, lens, split, s->pbuf, s->pok,
-			0 };
-	j[1] = (rdjob){ caps, ctx, ops, addrs + split, lens + split,
-			s->nplan - split, s->pbuf + acc, s->pok + split, 0 };
+	for (split = 0; split < bt->n && acc < half; split++)
+		acc += bt->lens[split];
+	j[0] = (rdjob){ caps, ctx, ops, bt->addrs, bt->lens, split, bt->buf,
+			bt->ok, 0 };
+	j[1] = (rdjob){ caps, ctx, ops, bt->addrs + split, bt->lens + split,
+			bt->n - split, bt->buf + acc, bt->ok + split, 0 };
 	if (caps->concurrent_reads && caps->readv != NULL &&
-	    total >= SNAP_TWO_READERS &&
-	    split > 0 && split < s->nplan &&
+	    bt->bytes >= SNAP_TWO_READERS && split > 0 && split < bt->n &&
 	    pthread_create(&th, NULL, rd_run, &j[1]) == 0)
 		two = 1;
 	if (two) {
 		rd_run(&j[0]);
 		pthread_join(th, NULL);
 	} else {
-		j[0].n = s->nplan;
+		j[0].n = bt->n;
 		rd_run(&j[0]);
 		j[1].rc = 0;
 	}
 	rc = j[0].rc != 0 ? j[0].rc : j[1].rc;
-	for (i = 0; rc == 0 && i < s->nplan; i++) {
-		unsigned char *p = s->pbuf + off;
+	for (i = 0; rc == 0 && i < bt->n; i++) {
+		unsigned char *p = bt->buf + off;
 
-		if (s->pok[i])
-			rc = seg_add(s, addrs[i], lens[i], p);
+		if (bt->ok[i])
+			rc = seg_add(s, bt->addrs[i], bt->lens[i], p);
 		else
-			rc = copy_pages(s, caps, ctx, ops, addrs[i], lens[i],
-					p);
-		off += lens[i];
+			rc = copy_pages(s, caps, ctx, ops, bt->addrs[i],
+					bt->lens[i], p);
+		off += bt->lens[i];
 	}
 	if (rc == 0) {
-		s->ranges += s->nplan;
-		s->bytes += total;
+		s->ranges += bt->n;
+		s->bytes += bt->bytes;
 	}
-	if (s->nseg > 1)
-		qsort(s->seg, s->nseg, sizeof(*s->seg), seg_cmp);
+	return rc;
+}
+
+int gh_memsnap_copy(gh_memsnap *s, const gh_memsrc_caps *caps, void *ctx,
+		    const goheap_memsrc_ops *ops)
+{
+	double t0 = gh_now();
+	gh_snapbatch *bt;
+	size_t i;
+	int rc;
+
+	if (s->nplan == 0)
+		return 0;
+	if (gh_grow(&s->batch, &s->capbatch, s->nbatch + 1, sizeof(*s->batch)))
+		return snap_nomem(s, "batch list", 0);
+	bt = &s->batch[s->nbatch];
+	memset(bt, 0, sizeof(*bt));
+	bt->addrs = malloc(s->nplan * sizeof(*bt->addrs));
+	bt->lens = malloc(s->nplan * sizeof(*bt->lens));
+	bt->ok = malloc(s->nplan);
+	if (bt->addrs == NULL || bt->lens == NULL || bt->ok == NULL) {
+		free(bt->addrs);
+		free(bt->lens);
+		free(bt->ok);
+		return snap_nomem(s, "plan", s->nplan);
+	}
+	s->nbatch++;
+	for (i = 0; i < s->nplan; i++) {
+		bt->addrs[i] = s->plan[i].addr;
+		bt->lens[i] = (size_t)s->plan[i].len;
+		bt->bytes += s->plan[i].len;
+	}
+	bt->n = s->nplan;
+	bt->buf = s->pbuf;
 	s->nplan = 0;
 	s->pbuf = NULL;
-	free(addrs);
-	free(lens);
+	rc = batch_copy(s, bt, caps, ctx, ops);
+	if (s->nseg > 1)
+		qsort(s->seg, s->nseg, sizeof(*s->seg), seg_cmp);
+	s->t_copy += gh_now() - t0;
+	return rc;
+}
+
+int gh_memsnap_recopy(gh_memsnap *s, const gh_memsrc_caps *caps, void *ctx,
+		      const goheap_memsrc_ops *ops)
+{
+	double t0 = gh_now();
+	size_t i;
+	int rc = 0;
+
+	s->nseg = 0;
+	s->lost = 0;
+	for (i = 0; i < s->nbatch && rc == 0; i++)
+		rc = batch_copy(s, &s->batch[i], caps, ctx, ops);
+	if (s->nseg > 1)
+		qsort(s->seg, s->nseg, sizeof(*s->seg), seg_cmp);
 	s->t_copy += gh_now() - t0;
 	return rc;
 }

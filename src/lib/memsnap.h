@@ -58,6 +58,15 @@ typedef struct gh_snapchunk {
 	size_t size;
 } gh_snapchunk;
 
+/* One copy: its ranges, in order in buf; ok[i] whether range i read. */
+typedef struct gh_snapbatch {
+	uint64_t *addrs;
+	size_t *lens;
+	size_t n;
+	uint64_t bytes;
+	unsigned char *buf, *ok;
+} gh_snapbatch;
+
 typedef struct gh_memsnap {
 	gh_snapseg *seg;                /* sorted, disjoint */
 	size_t nseg, capseg;
@@ -68,10 +77,15 @@ typedef struct gh_memsnap {
 	uint64_t mem_bytes, file_bytes; /* storage of each kind */
 	gh_range *bad;                  /* reads that failed when recorded */
 	size_t nbad;
-	/* the next copy: ranges, their storage, what was read */
+	gh_range *map;                  /* the readable mappings */
+	size_t nmap, capmap;
+	int have_map;
+	/* the next copy: ranges and their storage */
 	gh_range *plan;
 	size_t nplan, capplan;
-	unsigned char *pbuf, *pok;
+	unsigned char *pbuf;
+	gh_snapbatch *batch;            /* the copies made */
+	size_t nbatch, capbatch;
 	/* ranges wanted (gh_memsnap_want), not yet planned */
 	gh_range *want;
 	size_t nwant, capwant;
@@ -93,6 +107,10 @@ void gh_memsnap_fini(gh_memsnap *s);
 /* Take the recording's failed reads (sorted; r keeps nothing of them). */
 int gh_memsnap_take_bad(gh_memsnap *s, gh_memrec *r);
 
+/* The target's readable mappings (ops->mappings): a read the snapshot
+ * misses whose first missing byte is in none is not counted. */
+int gh_memsnap_maps(gh_memsnap *s, const goheap_memsrc_ops *ops, void *ctx);
+
 /*
  * Plan the copy of v[0..n) (merged here; the parts the snapshot already
  * holds dropped) and reserve its storage, faulted in, so that the copy
@@ -111,6 +129,11 @@ int gh_memsnap_plan_wants(gh_memsnap *s);
 int gh_memsnap_copy(gh_memsnap *s, const gh_memsrc_caps *caps, void *ctx,
 		    const goheap_memsrc_ops *ops);
 
+/* Every copy made so far made again into the same storage (the segments
+ * are the new copy's): the running copy taken again while stopped. */
+int gh_memsnap_recopy(gh_memsnap *s, const gh_memsrc_caps *caps, void *ctx,
+		      const goheap_memsrc_ops *ops);
+
 /* [addr, addr+len) inside one segment of the snapshot, or NULL. */
 const unsigned char *gh_memsnap_at(const gh_memsnap *s, uint64_t addr,
 				   uint64_t len);
@@ -119,6 +142,8 @@ const unsigned char *gh_memsnap_at(const gh_memsnap *s, uint64_t addr,
 int gh_memsnap_get(const gh_memsnap *s, uint64_t addr, void *buf,
 		   uint64_t len);
 int gh_memsnap_has(const gh_memsnap *s, uint64_t addr, uint64_t len);
+/* Whether any byte of [addr, addr+len) is in it. */
+int gh_memsnap_any(const gh_memsnap *s, uint64_t addr, uint64_t len);
 /* Want [addr, addr+len) (widened to 64 KiB blocks) copied at the next
  * plan.  0 or GOHEAP_ENOMEM. */
 int gh_memsnap_want(gh_memsnap *s, uint64_t addr, uint64_t len);

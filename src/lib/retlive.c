@@ -40,7 +40,7 @@ typedef struct lv {
 	gh_memsnap *sn;
 	int big;
 	int rc;
-	uint64_t spans, fetched;
+	uint64_t spans, fetched, fetched_total;
 } lv;
 
 int gh_ret_live_can(const gh_target *s)
@@ -106,24 +106,37 @@ static int want_bitmap(lv *x, uint64_t base, uint64_t end)
 	return got;
 }
 
-/* mheap_.allspans and every in-use span's bytes the builder reads. */
+/*
+ * mheap_.allspans and every in-use span's bytes the builder reads (as
+ * heapwalk.c's walk_span reads them): its struct; allocBits (small spans,
+ * a large one once swept); an unswept span's gcmarkBits and inline mark
+ * bits; its specials; a pointerful span's pages where the running pass
+ * read none of them (a span made since: one it read is in the copy as far
+ * as its objects' pointers were read), and go1.19/1.21's arena bitmap
+ * under them.
+ */
 static void spans(lv *x)
 {
 	gh_target *s = x->s;
 	const gh_rtlayout *l = s->lay;
-	uint64_t arr, len, i, idx[2];
+	uint64_t arr, len, i, hsg;
 	unsigned char b[256];
 
 	x->spans = 0;
 	if (s->addrs.mheap == 0 || l->ms_size > sizeof(b) ||
 	    word(x, s->addrs.mheap + l->mh_allspans, &arr) != 0 ||
 	    word(x, s->addrs.mheap + l->mh_allspans + 8, &len) != 0 ||
+	    word(x, s->addrs.mheap + l->mh_sweepgen, &hsg) != 0 ||
 	    len > GH_TYPES_MAX_SPANS || arr == 0)
 		return;
+	hsg = (uint32_t)hsg;
 	want(x, arr, 8 * len);
 	for (i = 0; i < len && x->rc == 0; i++) {
-		uint64_t sp, base, npages, nelems, nb, sc, spc, k;
-		int got;
+		uint64_t sp, base, npages, nelems, freeindex, ab, mb, esize, sc,
+			 k, nb;
+		uint32_t sg;
+		unsigned spc;
+		int got = 0, unswept;
 
 		if (word(x, arr + 8 * i, &sp) != 0 || sp == 0 ||
 		    get(x, sp, b, l->ms_size) != 0 ||
@@ -133,23 +146,33 @@ static void spans(lv *x)
 		base = gh_load(b + l->ms_startaddr, 8, x->big);
 		npages = gh_load(b + l->ms_npages, 8, x->big);
 		nelems = gh_load(b + l->ms_nelems, l->ms_idx_size, x->big);
-		idx[0] = gh_load(b + l->ms_allocbits, 8, x->big);
-		idx[1] = gh_load(b + l->ms_gcmarkbits, 8, x->big);
+		freeindex = gh_load(b + l->ms_freeindex, l->ms_idx_size,
+				    x->big);
+		ab = gh_load(b + l->ms_allocbits, 8, x->big);
+		mb = gh_load(b + l->ms_gcmarkbits, 8, x->big);
+		esize = gh_load(b + l->ms_elemsize, 8, x->big);
+		sg = (uint32_t)gh_load(b + l->ms_sweepgen, 4, x->big);
+		spc = b[l->ms_spanclass];
 		if (base % HEAP_PAGE != 0 || npages == 0 ||
 		    npages > (1u << 24) || nelems > (1u << 20))
 			continue;
-		nb = (nelems + 63) / 64 * 8;
-		got = want(x, idx[0], nb);
-		got |= want(x, idx[1], nb);
-		spc = b[l->ms_spanclass];
-		if (!(spc & 1)) {
-			got |= want(x, base, npages * HEAP_PAGE);
+		nb = (nelems + 7) / 8;
+		if ((spc >> 1) != 0 || freeindex == 0)
+			got |= want(x, ab, nb);
+		unswept = sg == (uint32_t)(hsg - 2) || sg == (uint32_t)(hsg + 1);
+		if (unswept) {
+			got |= want(x, mb, nb);
+			if (l->imb_size != 0 && (spc >> 1) != 0 &&
+			    esize >= 16 && esize <= 512)
+				got |= want(x, base + HEAP_PAGE - l->imb_size,
+					    l->imb_size);
+		}
+		if (!(spc & 1) && want(x, base, npages * HEAP_PAGE)) {
+			got = 1;
 			if (l->arena_bits != 0)
 				got |= want_bitmap(x, base,
 						   base + npages * HEAP_PAGE);
-		} else if (l->imb_size != 0 && (spc >> 1) != 0)
-			got |= want(x, base + HEAP_PAGE - l->imb_size,
-				    l->imb_size);
+		}
 		sc = l->ms_specials != 0 ?
 		     gh_load(b + l->ms_specials, 8, x->big) : 0;
 		for (k = 0; sc != 0 && k < MAX_SPECIALS; k++) {
@@ -164,6 +187,7 @@ static void spans(lv *x)
 		}
 		x->fetched += got != 0;
 	}
+	x->fetched_total += x->fetched;
 }
 
 /* allgs and every live goroutine's stack from its sp (all of a running
@@ -206,30 +230,27 @@ static void stacks(lv *x)
 	}
 }
 
-/* While stopped: the first copy, then rounds of what it lacks. */
-static int copy_stopped(lv *x, gh_ret_snap *out)
+/* Rounds of what the copy lacks until one finds nothing: the number of
+ * copies made. */
+static int closure(lv *x, uint64_t *copies)
 {
 	gh_target *s = x->s;
 	gh_memsnap *sn = x->sn;
 	unsigned round;
-	int rc = gh_memsnap_copy(sn, s->caps, s->ctx, s->ops);
+	int rc = 0;
 
-	out->rounds = 1;
-	for (round = 1; rc == 0 && round < MAX_ROUNDS; round++) {
+	for (round = 0; rc == 0 && round < MAX_ROUNDS; round++) {
 		x->rc = 0;
 		x->fetched = 0;
 		spans(x);
 		stacks(x);
-		if (round == 1)
-			out->spans_fetched = x->fetched;
-		out->spans = x->spans;
 		rc = x->rc;
 		if (rc == 0)
 			rc = gh_memsnap_plan_wants(sn);
 		if (rc != 0 || sn->nplan == 0)
 			break;
 		rc = gh_memsnap_copy(sn, s->caps, s->ctx, s->ops);
-		out->rounds++;
+		(*copies)++;
 	}
 	return rc;
 }
@@ -241,11 +262,14 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 	const goheap_memsrc_ops *ops0 = m->ops;
 	void *ctx0 = m->ctx;
 	const char *hook = gh_test_hook("GOHEAP_TEST_RETAINED_SNAP");
-	int late = hook != NULL && strcmp(hook, "late") == 0;
+	/* test controls: the stop copies only what the running pass read
+	 * (not what changed since) */
+	int noclosure = hook != NULL && strcmp(hook, "noclosure") == 0;
 	gh_memrec rec;
 	gh_memsnap sn;
 	lv x;
 	double t0 = gh_now(), t1;
+	uint64_t b0, r0, copies = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -268,29 +292,46 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 		goto done;
 	}
 	memset(&s->err, 0, sizeof(s->err));
-	/* 2. the copy's storage, before the stop */
-	gh_memsnap_take_bad(&sn, &rec);
-	rc = gh_memsnap_plan(&sn, rec.ok, rec.nok);
-	gh_memrec_fini(&rec);
-	if (rc != 0)
-		goto done;
-	/* 3. the stop: copy, what changed, resume */
-	rc = gh_target_stop(s, "-p retained", "snapshot", &t0);
-	if (rc != 0)
-		goto done;
-	if (late)   /* test control: the copy made running, inconsistent */
-		rc = gh_target_resume(s, p, t0, gh_now(), 0);
+	/* 2. a running copy of what was read and of what the builder would
+	 * read besides (the span and stack parts it did not touch), into the
+	 * storage the stop copies into again */
 	memset(&x, 0, sizeof(x));
 	x.s = s;
 	x.sn = &sn;
 	x.big = m->big_endian;
+	gh_memsnap_take_bad(&sn, &rec);
+	rc = gh_memsnap_plan(&sn, rec.ok, rec.nok);
+	gh_memrec_fini(&rec);
 	if (rc == 0)
-		rc = copy_stopped(&x, out);
-	t1 = gh_now();
-	if (!late)
-		rc = gh_target_resume(s, p, t0, t1, rc);
+		rc = gh_memsnap_copy(&sn, s->caps, s->ctx, s->ops);
+	if (rc == 0)
+		rc = closure(&x, &copies);
 	if (rc != 0)
 		goto done;
+	/* 3. the stop: the same ranges copied again, then what changed since
+	 * (new spans, moved stacks), resume */
+	rc = gh_target_stop(s, "-p retained", "snapshot", &t0);
+	if (rc != 0)
+		goto done;
+	b0 = sn.bytes;
+	r0 = sn.ranges;
+	x.fetched_total = 0;
+	sn.t_copy = 0;
+	if (rc == 0)
+		rc = gh_memsnap_recopy(&sn, s->caps, s->ctx, s->ops);
+	copies = 1;
+	if (rc == 0 && !noclosure)
+		rc = closure(&x, &copies);
+	t1 = gh_now();
+	rc = gh_target_resume(s, p, t0, t1, rc);
+	if (rc != 0)
+		goto done;
+	gh_memsnap_maps(&sn, s->ops, s->ctx);
+	out->rounds = copies;
+	out->spans = x.spans;
+	out->spans_fetched = x.fetched_total;
+	out->bytes = sn.bytes - b0;
+	out->ranges = sn.ranges - r0;
 	/* 4. the graph from the copy */
 	gh_mem_invalidate(m);
 	m->ops = &gh_memsnap_ops;
@@ -302,8 +343,6 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 	p->gor_checked = out->spans;
 	p->gor_rewalked = out->spans_fetched;
 	out->on = 1;
-	out->ranges = sn.ranges;
-	out->bytes = sn.bytes;
 	out->file_bytes = sn.file_bytes;
 	out->lost = sn.lost;
 	out->misses = sn.misses;
