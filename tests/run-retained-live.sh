@@ -20,9 +20,9 @@
 #     50 000 x 16 B, main.cache exactly what it retained quiet, main.slots 2000 x 48 B (up to 2
 #     fewer: the churn's own frame may point at its newest), reachable <= allocated, 0 reads
 #     outside the snapshot; the median stop is shorter than the whole-read stop's;
-#   the checks can fail: the same reads with --no-stop (running, best-effort) break a stable holder
-#     in at least one of three runs, and a stop that copies only what the running pass read
-#     (GOHEAP_TEST_RETAINED_SNAP=noclosure) reads outside its snapshot in at least one of three.
+#   the checks can fail: the same reads with --no-stop (running, best-effort) break a stable holder,
+#     and a stop that copies only what the running pass read (GOHEAP_TEST_RETAINED_SNAP=noclosure)
+#     reads outside its snapshot (each within 6 runs; it took 1 to 3 here).
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -37,6 +37,52 @@ gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
 have_gcore=1
 command -v gcore >/dev/null 2>&1 || have_gcore=0
+
+# same A B: "N T" when the -f objects listings A and B are the same objects, field for field, but
+# for T in or directly above the runtime's M and P structures (which the program's threads change
+# between two reads, as run-retained.sh tolerates); else a line saying what differs
+same() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+def load(f):
+    o = {}
+    for l in open(f):
+        x = l.split()
+        o[x[0]] = x
+    return o
+a, b = load(sys.argv[1]), load(sys.argv[2])
+if set(a) != set(b):
+    print("the object sets differ by %d" % len(set(a) ^ set(b)))
+    sys.exit(0)
+state = ("runtime.mPadded", "runtime.m", "runtime.p")
+def under(x, o):
+    n = 0
+    while x in o and n < 100000:
+        if " ".join(o[x][7:]) in state:
+            return True
+        x = o[x][6]
+        n += 1
+    return False
+holders = set()
+for o in (a, b):
+    for x in o:
+        if " ".join(o[x][7:]) in state:
+            holders.add(a[x][6])
+            holders.add(b[x][6])
+bad, tol = [], 0
+for x in a:
+    if a[x] == b[x]:
+        continue
+    if x in holders or under(x, a) or under(x, b):
+        tol += 1
+    else:
+        bad.append(x)
+if bad:
+    print("%d objects differ, the first: %s / %s" % (len(bad), " ".join(a[bad[0]]), " ".join(b[bad[0]])))
+else:
+    print("%d %d" % (len(a), tol))
+PY
+}
 
 # snapline FILE: the header's snapshot figures "bytes ranges rounds filebytes spans changed misses"
 snapline() {
@@ -65,11 +111,13 @@ quiet() {
 		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
 		if [ -s "$d/core.$pid" ]; then
 			run core.objects -p retained -f objects "$d/core.$pid" "$bin"
-			if ok core.objects "core: -f objects" && cmp -s "$d/live.objects.out" "$d/core.objects.out"; then
-				gh_pass "$tag: the brief stop's $(wc -l <"$d/live.objects.out") objects == the gcore core's, object for object (reachability, root kind, retained bytes and objects, immediate dominator, type)"
-			else
-				gh_fail "$tag: the brief stop's objects differ from the core's: $(diff "$d/live.objects.out" "$d/core.objects.out" | grep -c '^[<>]') lines"
-				diff "$d/live.objects.out" "$d/core.objects.out" | head -n 6
+			if ok core.objects "core: -f objects"; then
+				read -r -a s <<<"$(same "$d/live.objects.out" "$d/core.objects.out")"
+				if [ "${#s[@]}" = 2 ]; then
+					gh_pass "$tag: the brief stop's ${s[0]} objects == the gcore core's, object for object (reachability, root kind, retained bytes and objects, immediate dominator, type; ${s[1]} in the runtime's M/P state, changed between the reads)"
+				else
+					gh_fail "$tag: the brief stop's objects differ from the core's: ${s[*]}"
+				fi
 			fi
 			rm -f "$d/core.$pid"
 		else
@@ -80,11 +128,13 @@ quiet() {
 		gh_skip "$tag: core: gcore (gdb) not installed"
 	fi
 	GOHEAP_TEST_RETAINED_SNAP=whole run whole.objects -p retained -f objects "$pid"
-	if ok whole.objects "whole-read stop: -f objects" && cmp -s "$d/live.objects.out" "$d/whole.objects.out"; then
-		gh_pass "$tag: the brief stop's objects == the whole-read stop's"
-	else
-		gh_fail "$tag: the brief stop's objects differ from the whole-read stop's"
-		diff "$d/live.objects.out" "$d/whole.objects.out" | head -n 6
+	if ok whole.objects "whole-read stop: -f objects"; then
+		read -r -a s <<<"$(same "$d/live.objects.out" "$d/whole.objects.out")"
+		if [ "${#s[@]}" = 2 ]; then
+			gh_pass "$tag: the brief stop's objects == the whole-read stop's (${s[1]} in the M/P state)"
+		else
+			gh_fail "$tag: the brief stop's objects differ from the whole-read stop's: ${s[*]}"
+		fi
 	fi
 	# against the program's MemStats and its own heap dump's graph
 	if python3 "$GH_TESTS/heapdump.py" --graph "$d/heap.dump" "${goname#go1.}" \
@@ -118,11 +168,13 @@ quiet() {
 	GOHEAP_TEST_SNAP_BOUND=65536 run spill.objects -p retained -f objects "$pid"
 	GOHEAP_TEST_SNAP_BOUND=65536 run spill.top -p retained -n 1 "$pid"
 	read -r -a s <<<"$(snapline "$d/spill.top.out")"
+	local sm
+	sm=$(same "$d/live.objects.out" "$d/spill.objects.out")
 	if [ "$rc" = 0 ] && [ "${#s[@]}" = 7 ] && [ "${s[3]}" -gt 0 ] && [ "${s[6]}" = 0 ] &&
-		cmp -s "$d/live.objects.out" "$d/spill.objects.out"; then
-		gh_pass "$tag: bound 64 KiB: ${s[3]} bytes of the copy in an unlinked temporary file, the same objects"
+		[[ "$sm" =~ ^[0-9]+\ [0-9]+$ ]]; then
+		gh_pass "$tag: bound 64 KiB: ${s[3]} bytes of the copy in an unlinked temporary file, the same objects (${sm#* } in the M/P state)"
 	else
-		gh_fail "$tag: bound 64 KiB: exit $rc, header '${s[*]}', objects $(cmp -s "$d/live.objects.out" "$d/spill.objects.out" && echo same || echo differ)"
+		gh_fail "$tag: bound 64 KiB: exit $rc, header '${s[*]}', objects: $sm"
 		gh_show "$d/spill.top.err" 3
 	fi
 	gh_stop "$pid"
@@ -189,18 +241,26 @@ churn() {
 	else
 		gh_fail "$tag: brief stops$sb ms (median '$med'), the whole-read stop '$sw' ms (exit $rc;$bad)"
 	fi
-	# the checks can fail
-	for i in 1 2 3; do
-		run "nostop$i" --no-stop -p retained -n 20 "$pid"
-		[ -n "$(stable "nostop$i")" ] && broke=$((broke + 1))
-		GOHEAP_TEST_RETAINED_SNAP=noclosure run "noclosure$i" -p retained -n 20 "$pid"
-		read -r -a s <<<"$(snapline "$d/noclosure$i.out")"
-		[ "${s[6]:-0}" -gt 0 ] && outside=$((outside + 1))
+	# the checks can fail (up to 6 runs each, until one does)
+	local nn=0 nc=0
+	for i in 1 2 3 4 5 6; do
+		[ "$broke" -gt 0 ] && [ "$outside" -gt 0 ] && break
+		if [ "$broke" = 0 ]; then
+			run "nostop$i" --no-stop -p retained -n 20 "$pid"
+			nn=$i
+			[ -n "$(stable "nostop$i")" ] && broke=$((broke + 1))
+		fi
+		if [ "$outside" = 0 ]; then
+			GOHEAP_TEST_RETAINED_SNAP=noclosure run "noclosure$i" -p retained -n 20 "$pid"
+			nc=$i
+			read -r -a s <<<"$(snapline "$d/noclosure$i.out")"
+			[ "${s[6]:-0}" -gt 0 ] && outside=$((outside + 1))
+		fi
 	done
 	if [ "$broke" -gt 0 ] && [ "$outside" -gt 0 ]; then
-		gh_pass "$tag: the checks can fail: --no-stop broke a stable holder in $broke of 3 runs; a stop copying only what the running read read (noclosure) read outside its snapshot in $outside of 3"
+		gh_pass "$tag: the checks can fail: --no-stop broke a stable holder (run $nn: $(stable "nostop$nn")); a stop copying only what the running read read (noclosure) read outside its snapshot (run $nc: ${s[6]} reads)"
 	else
-		gh_fail "$tag: the controls did not fail: --no-stop broke $broke of 3, noclosure read outside in $outside of 3"
+		gh_fail "$tag: the controls did not fail in 6 runs: --no-stop broke $broke, noclosure read outside $outside"
 	fi
 	gh_stop "$pid"
 }

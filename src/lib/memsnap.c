@@ -380,8 +380,6 @@ static int snap_read(void *ctx, uint64_t addr, void *buf, size_t len)
 		return GOHEAP_EUNMAPPED;
 	if (s->misses++ == 0)
 		s->first_miss = addr;
-	if (gh_test_hook("GOHEAP_TEST_SNAP_DEBUG") != NULL)
-		fprintf(stderr, "miss %#llx %zu\n", (unsigned long long)addr, len);
 	s->miss_bytes += len;
 	return GOHEAP_EUNMAPPED;
 }

@@ -24,7 +24,6 @@
 #include "goroutine_int.h"
 #include "heapwalk.h"
 #include "memsnap.h"
-#include "retained.h"
 #include "retlive.h"
 #include "testhooks.h"
 
