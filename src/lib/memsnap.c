@@ -345,13 +345,6 @@ int gh_memsnap_has(const gh_memsnap *s, uint64_t addr, uint64_t len)
 	return 1;
 }
 
-int gh_memsnap_any(const gh_memsnap *s, uint64_t addr, uint64_t len)
-{
-	size_t i = seg_find(s, addr);
-
-	return i < s->nseg && s->seg[i].addr < addr + len;
-}
-
 static int snap_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	gh_memsnap *s = ctx;
@@ -423,6 +416,39 @@ int gh_memsnap_want(gh_memsnap *s, uint64_t addr, uint64_t len)
 	return 0;
 }
 
+/* Plan [a, to), within the readable mappings when they are known (a
+ * damaged span's pages count never reserves more than the target has). */
+static int plan_add(gh_memsnap *s, uint64_t a, uint64_t to, uint64_t *total)
+{
+	size_t lo = 0, hi = s->nmap;
+
+	if (!s->have_map) {
+		*total += to - a;
+		return range_add(&s->plan, &s->nplan, &s->capplan, a, to - a);
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->map[mid].addr + s->map[mid].len <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->nmap && s->map[lo].addr < to; lo++) {
+		uint64_t x = a > s->map[lo].addr ? a : s->map[lo].addr,
+			 y = s->map[lo].addr + s->map[lo].len;
+
+		if (y > to)
+			y = to;
+		if (y <= x)
+			continue;
+		if (range_add(&s->plan, &s->nplan, &s->capplan, x, y - x) != 0)
+			return GOHEAP_ENOMEM;
+		*total += y - x;
+	}
+	return 0;
+}
+
 int gh_memsnap_plan(gh_memsnap *s, gh_range *v, size_t n)
 {
 	size_t i, j;
@@ -439,12 +465,8 @@ int gh_memsnap_plan(gh_memsnap *s, gh_range *v, size_t n)
 			uint64_t to = j < s->nseg && s->seg[j].addr < end ?
 				      s->seg[j].addr : end;
 
-			if (to > a) {
-				if (range_add(&s->plan, &s->nplan, &s->capplan,
-					      a, to - a) != 0)
-					return snap_nomem(s, "plan", 0);
-				total += to - a;
-			}
+			if (to > a && plan_add(s, a, to, &total) != 0)
+				return snap_nomem(s, "plan", 0);
 			if (j >= s->nseg || s->seg[j].addr >= end)
 				break;
 			a = s->seg[j].addr + s->seg[j].len;

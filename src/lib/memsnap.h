@@ -107,8 +107,9 @@ void gh_memsnap_fini(gh_memsnap *s);
 /* Take the recording's failed reads (sorted; r keeps nothing of them). */
 int gh_memsnap_take_bad(gh_memsnap *s, gh_memrec *r);
 
-/* The target's readable mappings (ops->mappings): a read the snapshot
- * misses whose first missing byte is in none is not counted. */
+/* The target's readable mappings (ops->mappings): plans keep within them,
+ * and a read the snapshot misses whose first missing byte is in none is
+ * not counted. */
 int gh_memsnap_maps(gh_memsnap *s, const goheap_memsrc_ops *ops, void *ctx);
 
 /*
@@ -142,8 +143,6 @@ const unsigned char *gh_memsnap_at(const gh_memsnap *s, uint64_t addr,
 int gh_memsnap_get(const gh_memsnap *s, uint64_t addr, void *buf,
 		   uint64_t len);
 int gh_memsnap_has(const gh_memsnap *s, uint64_t addr, uint64_t len);
-/* Whether any byte of [addr, addr+len) is in it. */
-int gh_memsnap_any(const gh_memsnap *s, uint64_t addr, uint64_t len);
 /* Want [addr, addr+len) (widened to 64 KiB blocks) copied at the next
  * plan.  0 or GOHEAP_ENOMEM. */
 int gh_memsnap_want(gh_memsnap *s, uint64_t addr, uint64_t len);

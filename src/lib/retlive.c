@@ -299,6 +299,7 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 	x.sn = &sn;
 	x.big = m->big_endian;
 	gh_memsnap_take_bad(&sn, &rec);
+	gh_memsnap_maps(&sn, s->ops, s->ctx);
 	rc = gh_memsnap_plan(&sn, rec.ok, rec.nok);
 	gh_memrec_fini(&rec);
 	if (rc == 0)
@@ -318,6 +319,9 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 	sn.t_copy = 0;
 	if (rc == 0)
 		rc = gh_memsnap_recopy(&sn, s->caps, s->ctx, s->ops);
+	/* the mappings now (the heap may have grown into its reservation) */
+	if (rc == 0)
+		gh_memsnap_maps(&sn, s->ops, s->ctx);
 	copies = 1;
 	if (rc == 0 && !noclosure)
 		rc = closure(&x, &copies);
@@ -325,7 +329,6 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 	rc = gh_target_resume(s, p, t0, t1, rc);
 	if (rc != 0)
 		goto done;
-	gh_memsnap_maps(&sn, s->ops, s->ctx);
 	out->rounds = copies;
 	out->spans = x.spans;
 	out->spans_fetched = x.fetched_total;
