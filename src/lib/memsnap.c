@@ -406,7 +406,10 @@ int gh_memsnap_want(gh_memsnap *s, uint64_t addr, uint64_t len)
 {
 	uint64_t lo = addr & ~(SNAP_BLOCK - 1), hi;
 
-	if (len == 0 || addr + len < addr || len > ((uint64_t)1 << 36))
+	/* (a damaged target's wants are bounded: what is not wanted is a
+	 * read outside the snapshot later, counted) */
+	if (len == 0 || addr + len < addr || len > ((uint64_t)1 << 36) ||
+	    s->nwant >= GH_SNAP_MAX_WANTS)
 		return 0;
 	hi = (addr + len + SNAP_BLOCK - 1) & ~(SNAP_BLOCK - 1);
 	if (hi < lo)
@@ -474,8 +477,13 @@ int gh_memsnap_plan(gh_memsnap *s, gh_range *v, size_t n)
 	}
 	if (s->nplan == 0)
 		return 0;
-	if (total > ((uint64_t)1 << 40))
-		return snap_nomem(s, "copy", total);
+	if (total > GH_SNAP_MAX_BYTES - (s->mem_bytes + s->file_bytes))
+		return gh_errf(s->err, GOHEAP_ENOMEM, "-p retained: the live "
+			       "snapshot would exceed %llu GiB (%llu bytes more "
+			       "wanted); --no-stop reads the target running "
+			       "(best-effort)", (unsigned long long)
+			       (GH_SNAP_MAX_BYTES >> 30),
+			       (unsigned long long)total);
 	s->pbuf = chunk_new(s, (size_t)total);
 	return s->pbuf != NULL ? 0 : s->err->code != 0 ? s->err->code :
 	       GOHEAP_ENOMEM;

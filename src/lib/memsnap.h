@@ -102,6 +102,10 @@ extern const goheap_memsrc_ops gh_memsnap_ops;
 
 /* bound: bytes kept in memory (0: GH_SNAP_MEM_BOUND). */
 #define GH_SNAP_MEM_BOUND ((uint64_t)64 << 20)
+/* Safety limits on a damaged target: bytes of a snapshot, ranges wanted
+ * in one round. */
+#define GH_SNAP_MAX_BYTES ((uint64_t)64 << 30)
+#define GH_SNAP_MAX_WANTS (1u << 20)
 void gh_memsnap_init(gh_memsnap *s, uint64_t bound, gh_err *err);
 void gh_memsnap_fini(gh_memsnap *s);
 /* Take the recording's failed reads (sorted; r keeps nothing of them). */

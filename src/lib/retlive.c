@@ -129,7 +129,9 @@ static void spans(lv *x)
 	    len > GH_TYPES_MAX_SPANS || arr == 0)
 		return;
 	hsg = (uint32_t)hsg;
-	want(x, arr, 8 * len);
+	/* the array first: a damaged one is not read word by word */
+	if (want(x, arr, 8 * len))
+		return;
 	for (i = 0; i < len && x->rc == 0; i++) {
 		uint64_t sp, base, npages, nelems, freeindex, ab, mb, esize, sc,
 			 k, nb;
@@ -204,7 +206,8 @@ static void stacks(lv *x)
 	    word(x, s->addrs.allgs + 8, &len) != 0 || len > GH_GOR_MAX_GS ||
 	    arr == 0)
 		return;
-	want(x, arr, 8 * len);
+	if (want(x, arr, 8 * len))
+		return;
 	for (i = 0; i < len && x->rc == 0; i++) {
 		uint64_t gp, lo, hi, sp;
 		uint32_t st;
