@@ -337,8 +337,11 @@ static int arena_scan(rb *b, uint32_t i)
 
 static int ptr_edge(rb *b, uint64_t v)
 {
-	uint32_t j = v != 0 ? gh_retained_find(b->r, v) : GH_RET_NONE;
+	uint32_t j;
 
+	if (b->reads_only)
+		return 0;
+	j = v != 0 ? gh_retained_find(b->r, v) : GH_RET_NONE;
 	return j != GH_RET_NONE ? gh_ret_edge(b, j) : 0;
 }
 
@@ -966,6 +969,7 @@ static int live_pass(void *arg, int final)
 		return gh_errf(&x->b->s->err, GOHEAP_ENOMEM, "out of memory");
 	}
 	rb_setup(&sb, x->b->s, r);
+	sb.reads_only = 1;
 	rc = build(&sb, x->p);
 	rb_free(&sb);
 	gh_retained_free(r);
