@@ -40,7 +40,9 @@ command -v gcore >/dev/null 2>&1 || have_gcore=0
 
 # same A B: "N T" when the -f objects listings A and B are the same objects, field for field, but
 # for T in or directly above the runtime's M and P structures (which the program's threads change
-# between two reads, as run-retained.sh tolerates); else a line saying what differs
+# between two reads, as run-retained.sh tolerates) or whose only difference is a runtime type
+# inferred in one (the runtime's own pointer to it, a timer's, moved between the reads); else a
+# line saying what differs
 same() {
 	python3 - "$1" "$2" <<'PY'
 import sys
@@ -75,6 +77,9 @@ for x in a:
         continue
     if x in holders or under(x, a) or under(x, b):
         tol += 1
+    elif a[x][:7] == b[x][:7] and (" ".join(a[x][7:]).startswith("runtime.") or
+                                   " ".join(b[x][7:]).startswith("runtime.")):
+        tol += 1    # a runtime object's inferred type: the runtime's own pointer moved
     else:
         bad.append(x)
 if bad:
@@ -183,11 +188,32 @@ quiet() {
 
 # stable RUN: the stable holders of the churn target in $d/RUN.out; "" or what is wrong
 stable() {
-	local f="$d/$1.out" bad= v n
+	local f="$d/$1.out" bad= v n cons
+	# frames scanned conservatively (an asynchronously preempted GC mark worker's, whose spilled
+	# registers may point into the list or the map it was scanning): a few of their objects are
+	# then also reached from that frame, so their holder retains a little less; the totals
+	# still hold (bytes = objects x size), and the loss is counted in the PASS line
+	cons=$(sed -n 's/^stacks: [0-9]* frames precise.*, \([0-9]*\) frames conservative.*/\1/p' "$f")
 	v=$(holder "$f" main.list)
-	[ "$v" = "800000 50000" ] || bad="$bad main.list '$v';"
+	n=${v#* }
+	if [ "$v" != "800000 50000" ]; then
+		if [ "${cons:-0}" -gt 0 ] && [ -n "$v" ] && [ "${v% *}" = $((n * 16)) ] && [ "$n" -ge 49000 ] &&
+			[ "$n" -lt 50000 ]; then
+			echo "main.list $n of 50000 ($cons conservative frames);" >>"$d/tol"
+		else
+			bad="$bad main.list '$v';"
+		fi
+	fi
 	v=$(holder "$f" main.cache)
-	[ "$v" = "$cache" ] || bad="$bad main.cache '$v' (quiet '$cache');"
+	n=${v#* }
+	if [ "$v" != "$cache" ]; then
+		if [ "${cons:-0}" -gt 0 ] && [ -n "$v" ] && [ "${v% *}" -le "${cache% *}" ] &&
+			[ "$n" -ge $((${cache#* } - 100)) ]; then
+			echo "main.cache $n of ${cache#* } ($cons conservative frames);" >>"$d/tol"
+		else
+			bad="$bad main.cache '$v' (quiet '$cache');"
+		fi
+	fi
 	v=$(holder "$f" main.slots)
 	n=${v#* }
 	if [ -z "$v" ] || [ "${v% *}" != $((n * 48)) ] || [ "$n" -gt 2000 ] || [ "$n" -lt 1998 ]; then
@@ -219,11 +245,12 @@ churn() {
 	for i in 1 2 3; do
 		run "brief$i" -v -p retained -n 20 "$pid"
 		read -r -a s <<<"$(snapline "$d/brief$i.out")"
+		: >"$d/tol"
 		bad=$(stable "brief$i")
 		[ "$rc" = 0 ] || bad="$bad exit $rc: $(head -n 1 "$d/brief$i.err");"
 		[ "${#s[@]}" = 7 ] && [ "${s[6]}" = 0 ] || bad="$bad reads outside the snapshot '${s[6]:-?}';"
 		if [ -z "$bad" ]; then
-			gh_pass "$tag: run $i: main.list 50000 x 16 B, main.cache $cache, main.slots '$(holder "$d/brief$i.out" main.slots)', reachable <= allocated, 0 reads outside; stopped $(stopms "$d/brief$i.err") ms (${s[0]} bytes in ${s[2]} copies, ${s[5]} of ${s[4]} spans changed since the running read)"
+			gh_pass "$tag: run $i: main.list 50000 x 16 B, main.cache $cache, main.slots '$(holder "$d/brief$i.out" main.slots)', reachable <= allocated, 0 reads outside; stopped $(stopms "$d/brief$i.err") ms (${s[0]} bytes in ${s[2]} copies, ${s[5]} of ${s[4]} spans changed since the running read)$( [ -s "$d/tol" ] && echo "; also held by conservatively scanned frames: $(tr '\n' ' ' <"$d/tol")")"
 		else
 			gh_fail "$tag: run $i:$bad"
 			grep 'consistent snapshot' "$d/brief$i.out"
