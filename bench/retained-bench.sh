@@ -1,6 +1,7 @@
 #!/bin/bash
 # bench/retained-bench.sh: go-heap -p retained against a heap of N small objects
-# (bench/retainbench), live (the target stopped while the graph is read) and from a core:
+# (bench/retainbench), live (the brief stop: bench/retained-stop-bench.sh compares it with the
+# whole-read stop and -p types') and from a core:
 # wall time and peak RSS (median of RUNS), the stop's length (-v), beside the target's own
 # debug.WriteHeapDump time (the in-process anchor, measured in the same run), and against
 # the issue's bound on memory: 64 bytes an object + 64 MiB.

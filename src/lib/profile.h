@@ -191,6 +191,17 @@ typedef struct gh_root {
 	uint8_t kind;         /* enum gh_root_kind */
 } gh_root;
 
+/* A live target's brief-stop snapshot (retlive.c), for the header. */
+typedef struct gh_ret_snap {
+	int on;               /* 1: read running, copied while stopped */
+	uint64_t ranges, bytes, file_bytes;   /* copied; spilled to a file */
+	uint64_t rounds;      /* copies while stopped (1: nothing changed) */
+	uint64_t spans, spans_fetched;  /* in use at the stop; fetched */
+	uint64_t lost;        /* bytes wanted that did not read */
+	uint64_t misses, miss_bytes, first_miss;   /* reads outside it */
+	double t_running, t_copy;
+} gh_ret_snap;
+
 typedef struct gh_retained {
 	gh_types *types;      /* the rows (types and shapes) of the objects */
 	uint32_t nobj, nroot; /* nodes: objects, roots, then the super-root */
@@ -242,6 +253,7 @@ typedef struct gh_retained {
 	uint64_t defers, panics, ctxts;
 	int symbols;          /* data roots named from .symtab */
 	double t_read, t_graph, t_dom;
+	gh_ret_snap snap;
 } gh_retained;
 
 void gh_retained_free(gh_retained *r);

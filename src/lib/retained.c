@@ -28,7 +28,8 @@
  *     frames' stack maps (retstack.c);
  *   - the specials: finalizers, cleanups, weak handles (markrootSpans);
  *   - the queued finalizers and cleanups (retroots.c).
- * The target is stopped (live) from the first read to the last.
+ * A live target is read running, then stopped only while what was read
+ * is copied (retlive.c); the graph is built from the copy.
  */
 #include "config.h"
 
@@ -37,6 +38,8 @@
 #include <string.h>
 
 #include "retained_int.h"
+#include "retlive.h"
+#include "testhooks.h"
 
 #define TFLAG_GCMASK_ONDEMAND 0x10u   /* abi.TFlagGCMaskOnDemand, 1.24+ */
 
@@ -350,8 +353,11 @@ static int arena_scan(rb *b, uint32_t i)
 
 static int ptr_edge(rb *b, uint64_t v)
 {
-	uint32_t j = v != 0 ? gh_retained_find(b->r, v) : GH_RET_NONE;
+	uint32_t j;
 
+	if (b->reads_only)
+		return 0;
+	j = v != 0 ? gh_retained_find(b->r, v) : GH_RET_NONE;
 	return j != GH_RET_NONE ? gh_ret_edge(b, j) : 0;
 }
 
@@ -955,14 +961,76 @@ static int build(rb *b, gh_profile *p)
 	return 0;
 }
 
+/* The builder's state for r, and its release. */
+static void rb_setup(rb *b, gh_target *s, gh_retained *r)
+{
+	memset(b, 0, sizeof(*b));
+	b->s = s;
+	b->r = r;
+	b->m = &s->mem;
+	b->l = s->lay;
+	b->cur_root = GH_RET_NONE;
+}
+
+static void rb_free(rb *b)
+{
+	size_t k;
+
+	free(b->runs);
+	if (b->ti != NULL)
+		for (k = 0; k < b->nti; k++)
+			free(b->ti[k].mask);
+	free(b->ti);
+	free(b->buf);
+	free(b->syms);
+	free(b->spl);
+	b->runs = NULL;
+	b->ti = NULL;
+	b->buf = NULL;
+	b->syms = NULL;
+	b->spl = NULL;
+}
+
+/* retlive.c's passes: the running one into a graph thrown away, the
+ * final one (from the snapshot) into b's. */
+typedef struct lpass {
+	rb *b;
+	gh_profile *p;
+} lpass;
+
+static int live_pass(void *arg, int final)
+{
+	lpass *x = arg;
+	gh_retained *r;
+	rb sb;
+	int rc;
+
+	if (final)
+		return build(x->b, x->p);
+	r = gh_calloc(1, sizeof(*r));
+	if (r != NULL)
+		r->types = gh_calloc(1, sizeof(*r->types));
+	if (r == NULL || r->types == NULL) {
+		gh_retained_free(r);
+		return gh_errf(&x->b->s->err, GOHEAP_ENOMEM, "out of memory");
+	}
+	rb_setup(&sb, x->b->s, r);
+	sb.reads_only = 1;
+	rc = build(&sb, x->p);
+	rb_free(&sb);
+	gh_retained_free(r);
+	return rc;
+}
+
 int gh_retained_collect(gh_profile *p, gh_target *s)
 {
 	const gh_rtlayout *l = s->lay;
+	const char *hook = gh_test_hook("GOHEAP_TEST_RETAINED_SNAP");
 	gh_retained *r;
 	rb b;
+	lpass lp;
 	double t0 = 0, t1;
 	int rc, stop;
-	size_t k;
 
 	if (!l->heap_verified || s->mem.ptr_size != 8 ||
 	    (!l->heap_headers && l->arena_bits == 0) || l->ty_gcdata == 0 ||
@@ -979,25 +1047,29 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 	r->types = gh_calloc(1, sizeof(*r->types));
 	if (r->types == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
-	memset(&b, 0, sizeof(b));
-	b.s = s;
-	b.r = r;
-	b.m = &s->mem;
-	b.l = l;
-	b.cur_root = GH_RET_NONE;
+	rb_setup(&b, s, r);
 	stop = GH_OPS_V2(s, stop) != NULL && GH_OPS_V2(s, resume) != NULL &&
 	       !s->no_stop;
 	p->gor_snapshot = stop ? 1 : GH_OPS_V2(s, stop) != NULL ? 2 : 0;
-	if (stop) {
-		rc = gh_target_stop(s, "-p retained", "snapshot", &t0);
-		if (rc != 0)
-			goto out;
-		gh_mem_invalidate(b.m);
-	}
-	rc = build(&b, p);
-	if (stop) {
-		t1 = gh_now();
-		rc = gh_target_resume(s, p, t0, t1, rc);
+	if (stop && gh_ret_live_can(s) &&
+	    (hook == NULL || strcmp(hook, "whole") != 0)) {
+		/* read running, stopped only to copy what was read */
+		lp.b = &b;
+		lp.p = p;
+		rc = gh_ret_live(s, p, &r->snap, live_pass, &lp);
+	} else {
+		/* stopped from the first read to the last */
+		if (stop) {
+			rc = gh_target_stop(s, "-p retained", "snapshot", &t0);
+			if (rc != 0)
+				goto out;
+			gh_mem_invalidate(b.m);
+		}
+		rc = build(&b, p);
+		if (stop) {
+			t1 = gh_now();
+			rc = gh_target_resume(s, p, t0, t1, rc);
+		}
 	}
 	if (rc != 0)
 		goto out;
@@ -1017,13 +1089,6 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 	}
 	r->t_dom = gh_now() - t0;
 out:
-	free(b.runs);
-	if (b.ti != NULL)
-		for (k = 0; k < b.nti; k++)
-			free(b.ti[k].mask);
-	free(b.ti);
-	free(b.buf);
-	free(b.syms);
-	free(b.spl);
+	rb_free(&b);
 	return rc;
 }

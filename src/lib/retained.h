@@ -25,8 +25,9 @@
 
 /*
  * Fill p->retained (kind GOHEAP_PROFILE_RETAINED) from s's target: a live
- * target is stopped while the graph is read.  0, or a GOHEAP_E* code with
- * s->err set (s: the target).
+ * target is read running and stopped only while what was read is copied
+ * (retlive.c; the whole read where that cannot be).  0, or a GOHEAP_E*
+ * code with s->err set (s: the target).
  */
 int gh_retained_collect(gh_profile *p, gh_target *s);
 

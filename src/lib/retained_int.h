@@ -56,6 +56,8 @@ typedef struct rb {
 	uint64_t arenas_l2, ar_index, ar_ha, bm_lo, bm_hi;
 	int ar_ok;
 	unsigned char bm[4096];
+	int reads_only;       /* a live target's running pass (retlive.c):
+	                       * objects' pointers read, no edges made */
 } rb;
 
 /* A window of the target's memory, a chunk at a time (gh_ret_word_at). */

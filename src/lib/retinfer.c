@@ -35,8 +35,10 @@
  * DWARF: nothing is inferred from them.
  *
  * The inferred objects get rows of their own in the histogram, named
- * "T (inferred)", never mixed with the exact rows.  This runs while a
- * live target is stopped: it reads the objects' words.
+ * "T (inferred)", never mixed with the exact rows.  It reads the objects'
+ * words: on a live target in both of retlive.c's passes (the running one
+ * records what it reads, so that the stop copies it), the result kept from
+ * the final one, built from the copy after the resume.
  */
 #include "config.h"
 

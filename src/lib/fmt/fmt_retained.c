@@ -168,7 +168,24 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 			      "implausible; the first, %s\n", pfx,
 			      (unsigned long long)r->types->bad_spans,
 			      r->types->first_bad);
-	if (p->gor_snapshot == 1)
+	if (p->gor_snapshot == 1 && r->snap.on)
+		gh_buf_printf(b, "%sa consistent snapshot: the process was "
+			      "stopped %.3f ms while %llu bytes in %llu ranges "
+			      "it read running were copied (%llu rounds; %llu "
+			      "bytes in a temporary file; %llu spans in use, "
+			      "%llu changed); %llu reads outside the snapshot "
+			      "(%llu bytes), %llu bytes unreadable\n", pfx,
+			      (p->gor_stop_end - p->gor_stop_begin) * 1e3,
+			      (unsigned long long)r->snap.bytes,
+			      (unsigned long long)r->snap.ranges,
+			      (unsigned long long)r->snap.rounds,
+			      (unsigned long long)r->snap.file_bytes,
+			      (unsigned long long)r->snap.spans,
+			      (unsigned long long)r->snap.spans_fetched,
+			      (unsigned long long)r->snap.misses,
+			      (unsigned long long)r->snap.miss_bytes,
+			      (unsigned long long)r->snap.lost);
+	else if (p->gor_snapshot == 1)
 		gh_buf_printf(b, "%sa consistent snapshot: the process was "
 			      "stopped %.3f ms while the graph was read\n", pfx,
 			      (p->gor_stop_end - p->gor_stop_begin) * 1e3);
