@@ -349,20 +349,6 @@ static void folded(const gh_retained *r, const stacks *st, uint32_t s,
 	}
 }
 
-static void pb_str(gh_pb *b, const char *s)
-{
-	gh_pb_string(b, 6, s, strlen(s));
-}
-
-static void pb_valtype(gh_pb *b, int tag, int64_t type, int64_t unit)
-{
-	size_t m = gh_pb_start_message(b);
-
-	gh_pb_int64_opt(b, 1, type);
-	gh_pb_int64_opt(b, 2, unit);
-	gh_pb_end_message(b, tag, m);
-}
-
 /*
  * profile.proto: one sample per stack with objects; a location and a
  * function per frame (id = frame + 1).  Strings: 0 "", 1 inuse_objects,
@@ -378,11 +364,10 @@ static int write_pprof(const gh_profile *p, const gh_retained *r,
 	size_t i, m;
 	uint32_t f;
 	int64_t val[3];
-	int rc;
 
-	pb_valtype(&b, 1, 1, 2);
-	pb_valtype(&b, 1, 3, 4);
-	pb_valtype(&b, 1, 5, 4);
+	gh_spp_valtype(&b, 1, 1, 2);
+	gh_spp_valtype(&b, 1, 3, 4);
+	gh_spp_valtype(&b, 1, 5, 4);
 	for (i = 0; i < st->n; i++) {
 		uint32_t s = (uint32_t)i, n = 0;
 
@@ -398,47 +383,20 @@ static int write_pprof(const gh_profile *p, const gh_retained *r,
 		gh_pb_int64s(&b, 2, val, 3);
 		gh_pb_end_message(&b, 2, m);
 	}
-	for (f = 0; f < st->nframes; f++) {
-		size_t m2;
-
-		m = gh_pb_start_message(&b);
-		gh_pb_uint64(&b, 1, (uint64_t)f + 1);
-		m2 = gh_pb_start_message(&b);
-		gh_pb_uint64(&b, 1, (uint64_t)f + 1);
-		gh_pb_end_message(&b, 4, m2);
-		gh_pb_end_message(&b, 4, m);
-	}
-	for (f = 0; f < st->nframes; f++) {
-		m = gh_pb_start_message(&b);
-		gh_pb_uint64(&b, 1, (uint64_t)f + 1);
-		gh_pb_int64(&b, 2, (int64_t)(7 + f));
-		gh_pb_int64(&b, 3, (int64_t)(7 + f));
-		gh_pb_end_message(&b, 5, m);
-	}
-	pb_str(&b, "");
-	pb_str(&b, "inuse_objects");
-	pb_str(&b, "count");
-	pb_str(&b, "inuse_space");
-	pb_str(&b, "bytes");
-	pb_str(&b, "retained_space");
+	gh_spp_frames(&b, st->nframes, 7, 1);
+	gh_spp_str(&b, "");
+	gh_spp_str(&b, "inuse_objects");
+	gh_spp_str(&b, "count");
+	gh_spp_str(&b, "inuse_space");
+	gh_spp_str(&b, "bytes");
+	gh_spp_str(&b, "retained_space");
 	header(p, r, &c, "");
 	gh_buf_putc(&c, '\0');
-	pb_str(&b, c.oom ? "" : (const char *)c.data);
+	gh_spp_str(&b, c.oom ? "" : (const char *)c.data);
 	gh_buf_free(&c);
 	for (f = 0; f < st->nframes; f++)
-		pb_str(&b, frame_name(r, f));
-	gh_pb_int64_opt(&b, 9, p->time_nanos);
-	pb_valtype(&b, 11, 3, 4);
-	gh_pb_int64(&b, 12, 1);
-	gh_pb_int64(&b, 13, 6);
-	gh_pb_int64(&b, 14, 3);
-	if (b.data.oom) {
-		gh_pb_free(&b);
-		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
-	}
-	rc = gh_fmt_gzip_append(b.data.data, b.data.len, out, err);
-	gh_pb_free(&b);
-	return rc;
+		gh_spp_str(&b, frame_name(r, f));
+	return gh_spp_finish(&b, p->time_nanos, 3, 4, 6, 3, out, err);
 }
 
 /* ---- top, text, objects, path ------------------------------------------- */

@@ -19,8 +19,6 @@
 
 #include <stdlib.h>
 
-#include <zlib.h>
-
 #include "profile.h"
 #include "writers.h"
 #include "pb.h"
@@ -133,55 +131,6 @@ static void header(const gh_profile *p, const gh_types *t, gh_buf *b,
 			      "best-effort under allocation\n", pfx);
 }
 
-/* profile.proto's fields (github.com/google/pprof/proto/profile.proto) */
-enum {
-	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_LOCATION = 4, P_FUNCTION = 5,
-	P_STRINGS = 6, P_TIME = 9, P_PERIOD_TYPE = 11, P_PERIOD = 12,
-	P_COMMENT = 13,
-};
-
-static void pb_str(gh_pb *b, const char *s)
-{
-	gh_pb_string(b, P_STRINGS, s, strlen(s));
-}
-
-static void pb_valtype(gh_pb *b, int tag, int64_t type, int64_t unit)
-{
-	size_t m = gh_pb_start_message(b);
-
-	gh_pb_int64_opt(b, 1, type);
-	gh_pb_int64_opt(b, 2, unit);
-	gh_pb_end_message(b, tag, m);
-}
-
-/* The gzip member of in[0..n) (zlib, level 1) appended to out. */
-int gh_fmt_gzip_append(const unsigned char *in, size_t n, gh_buf *out,
-		       gh_err *err)
-{
-	z_stream z;
-	int rc;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return gh_errf(err, GOHEAP_ENOMEM, "zlib: deflateInit2 failed");
-	z.next_in = (unsigned char *)in;
-	z.avail_in = (uInt)n;
-	do {
-		if (gh_buf_reserve(out, 65536) != 0) {
-			deflateEnd(&z);
-			return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
-		}
-		z.next_out = out->data + out->len;
-		z.avail_out = (uInt)(out->cap - out->len);
-		rc = deflate(&z, Z_FINISH);
-		out->len = out->cap - z.avail_out;
-	} while (rc == Z_OK || rc == Z_BUF_ERROR);
-	deflateEnd(&z);
-	return rc == Z_STREAM_END ? 0 :
-	       gh_errf(err, GOHEAP_EIO, "zlib: deflate failed (%d)", rc);
-}
-
 /*
  * The rows as profile.proto, one sample and one location per row (its
  * function named by the type, or the shape).  String indexes: 0 "", 1
@@ -195,10 +144,9 @@ static int write_pprof(const gh_profile *p, const gh_types *t,
 	gh_buf c = GH_BUF_INIT;
 	size_t i, m, m2;
 	int64_t val[2];
-	int rc;
 
-	pb_valtype(&b, P_SAMPLE_TYPE, 1, 2);
-	pb_valtype(&b, P_SAMPLE_TYPE, 3, 4);
+	gh_spp_valtype(&b, GH_SPP_SAMPLE_TYPE, 1, 2);
+	gh_spp_valtype(&b, GH_SPP_SAMPLE_TYPE, 3, 4);
 	for (i = 0; i < t->n; i++) {
 		uint64_t id = i + 1;
 
@@ -216,49 +164,25 @@ static int write_pprof(const gh_profile *p, const gh_types *t,
 		gh_pb_int64(&b, 3, v[i]->size);
 		gh_pb_int64(&b, 4, 4);
 		gh_pb_end_message(&b, 3, m2);
-		gh_pb_end_message(&b, P_SAMPLE, m);
+		gh_pb_end_message(&b, GH_SPP_SAMPLE, m);
 	}
-	for (i = 0; i < t->n; i++) {
-		m = gh_pb_start_message(&b);
-		gh_pb_uint64(&b, 1, i + 1);
-		m2 = gh_pb_start_message(&b);
-		gh_pb_uint64(&b, 1, i + 1);
-		gh_pb_end_message(&b, 4, m2);
-		gh_pb_end_message(&b, P_LOCATION, m);
-	}
-	for (i = 0; i < t->n; i++) {
-		m = gh_pb_start_message(&b);
-		gh_pb_uint64(&b, 1, i + 1);
-		gh_pb_int64(&b, 2, (int64_t)(8 + 2 * i));
-		gh_pb_int64(&b, 3, (int64_t)(8 + 2 * i));
-		gh_pb_end_message(&b, P_FUNCTION, m);
-	}
-	pb_str(&b, "");
-	pb_str(&b, "objects");
-	pb_str(&b, "count");
-	pb_str(&b, "space");
-	pb_str(&b, "bytes");
-	pb_str(&b, "shape");
-	pb_str(&b, "size");
+	gh_spp_frames(&b, t->n, 8, 2);
+	gh_spp_str(&b, "");
+	gh_spp_str(&b, "objects");
+	gh_spp_str(&b, "count");
+	gh_spp_str(&b, "space");
+	gh_spp_str(&b, "bytes");
+	gh_spp_str(&b, "shape");
+	gh_spp_str(&b, "size");
 	header(p, t, &c, "");
 	gh_buf_putc(&c, '\0');
-	pb_str(&b, c.oom ? "" : (const char *)c.data);
+	gh_spp_str(&b, c.oom ? "" : (const char *)c.data);
 	gh_buf_free(&c);
 	for (i = 0; i < t->n; i++) {
-		pb_str(&b, v[i]->type != 0 ? v[i]->name : v[i]->shape);
-		pb_str(&b, v[i]->shape);
+		gh_spp_str(&b, v[i]->type != 0 ? v[i]->name : v[i]->shape);
+		gh_spp_str(&b, v[i]->shape);
 	}
-	gh_pb_int64_opt(&b, P_TIME, p->time_nanos);
-	pb_valtype(&b, P_PERIOD_TYPE, 3, 4);
-	gh_pb_int64(&b, P_PERIOD, 1);
-	gh_pb_int64(&b, P_COMMENT, 7);
-	if (b.data.oom) {
-		gh_pb_free(&b);
-		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
-	}
-	rc = gh_fmt_gzip_append(b.data.data, b.data.len, out, err);
-	gh_pb_free(&b);
-	return rc;
+	return gh_spp_finish(&b, p->time_nanos, 3, 4, 7, 0, out, err);
 }
 
 int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,

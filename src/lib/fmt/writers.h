@@ -73,8 +73,32 @@ int gh_write_goroutine_list(const gh_profile *p, const gh_wctx *w,
 int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
 		   gh_buf *out, gh_err *err);
 
-/* The gzip member of in[0..n) (zlib, level 1) appended to out
- * (fmt_types.c). */
+/* ---- profile.proto of synthetic frames (pprof_small.c) ------------------
+ * For -p types and -p retained, whose frames are types and roots, not
+ * program counters. */
+
+/* profile.proto's fields (github.com/google/pprof/proto/profile.proto) */
+enum {
+	GH_SPP_SAMPLE_TYPE = 1, GH_SPP_SAMPLE = 2, GH_SPP_LOCATION = 4,
+	GH_SPP_FUNCTION = 5, GH_SPP_STRINGS = 6, GH_SPP_TIME = 9,
+	GH_SPP_PERIOD_TYPE = 11, GH_SPP_PERIOD = 12, GH_SPP_COMMENT = 13,
+	GH_SPP_DEFAULT_SAMPLE_TYPE = 14,
+};
+
+struct gh_pb;
+/* The next string table entry. */
+void gh_spp_str(struct gh_pb *b, const char *s);
+/* A ValueType {type, unit} (string indexes) as field tag. */
+void gh_spp_valtype(struct gh_pb *b, int tag, int64_t type, int64_t unit);
+/* n Locations, location i+1 a Line of Function i+1, whose name and
+ * system_name are string name0 + stride * i. */
+void gh_spp_frames(struct gh_pb *b, size_t n, int64_t name0, int64_t stride);
+/* The message's end (time_nanos, period type, period 1, the comment's
+ * string, default_type unless 0), gzip'd onto out; frees b. */
+int gh_spp_finish(struct gh_pb *b, int64_t time_nanos, int64_t ptype,
+		 int64_t punit, int64_t comment, int64_t default_type,
+		 gh_buf *out, gh_err *err);
+/* The gzip member of in[0..n) (zlib, level 1) appended to out. */
 int gh_fmt_gzip_append(const unsigned char *in, size_t n, gh_buf *out,
 		       gh_err *err);
 
