@@ -283,11 +283,28 @@ for i in "${!GH_GO_NAMES[@]}"; do
 			expect_error wrongvariant "core with the executable of another build ($other_variant)" "" \
 				-f text "$core" "$other_variant"
 		fi
+		# -p types reads type names from the executable's pages the kernel did not dump
+		run types.recorded -p types -f text "$core" "$d/run/heapprog"
+		rc_types_recorded=$rc
 		mkdir -p "$d/root$d/run" && mv "$d/run/heapprog" "$d/root$d/run/heapprog"
 		expect_error moved "CORE alone, the recorded executable is gone" "" -f text "$core"
 		run sysroot -f text --sysroot "$d/root" "$core"
 		ok sysroot "--sysroot" &&
 			gh_compare_profiles text "$d/out/heap.txt" "$d/sysroot.out" "--sysroot DIR CORE: text == in-process"
+		# Another file at the recorded path (rebuilt since the crash; here /bin/true): CORE EXE
+		# reads the executable's undumped pages from EXE, not from that path; CORE alone is
+		# refused (the core's own first page has the old build id).
+		if [ "$rc_types_recorded" = 0 ] && cp /bin/true "$d/run/heapprog" 2>/dev/null; then
+			run types.impostor -p types -f text "$core" "$d/root$d/run/heapprog"
+			if [ "$rc" = 0 ] && cmp -s "$d/types.recorded.out" "$d/types.impostor.out"; then
+				gh_pass "$tag: the recorded path rebuilt: CORE EXE reads EXE's pages (-p types text unchanged)"
+			else
+				gh_fail "$tag: the recorded path rebuilt: CORE EXE's -p types differs from before (exit $rc)"
+				diff "$d/types.recorded.out" "$d/types.impostor.out" | head -n 6 >&2
+			fi
+			expect_error impostor "CORE alone, another program at the recorded path" "" -f text "$core"
+			rm -f "$d/run/heapprog"
+		fi
 		if [ "$first" = 1 ] && [ "$variant" = default ]; then
 			cut_checks "$core" "$d/root$d/run/heapprog" kernel
 		fi

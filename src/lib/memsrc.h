@@ -192,5 +192,13 @@ extern const gh_memsrc_caps gh_live_caps, gh_core_caps, gh_no_caps;
 
 int gh_core_new(void **out_ctx, const char *core, const char *sysroot,
 		gh_err *err);
+/*
+ * The executable the caller named for core ctx (goheap_open_core's exe):
+ * the ranges of the main executable's file mappings that the core did not
+ * dump are read from it, not from the path the core recorded, which may
+ * have been rebuilt since (its build-id notes are checked against the
+ * core's own copy of its first page at open).  ENOMEM or 0.
+ */
+int gh_core_use_exe(void *ctx, const char *exe);
 
 #endif

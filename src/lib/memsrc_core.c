@@ -18,7 +18,11 @@
  * and the offset.  Writable mappings are never served from the file, since
  * the process may have changed them (Go's .data and .noptrdata always are).
  * The files are opened lazily, under --sysroot when given, and their
- * descriptors cached for the life of the source.
+ * descriptors cached for the life of the source.  When the caller names
+ * the executable (CORE EXE), its mappings are read from that file instead
+ * of the recorded path, which may hold a rebuilt program by now: the
+ * build-id check at open compares EXE with the core's own copy of its
+ * first page, so the bytes served are the dumped program's.
  *
  * Headers and notes are decoded by hand rather than with libelf.  We need
  * four things from a core (Ehdr, Phdrs, a handful of note types whose
@@ -557,6 +561,7 @@ void gh_core_close(void *ctx)
 	free(c->files);
 	free(c->regs);
 	free(c->synth_name);
+	free(c->exe_path);
 	free(c->segs);
 	free(c->sysroot);
 	free(c->path);
@@ -573,3 +578,25 @@ const goheap_memsrc_ops gh_core_ops = {
 	.describe = core_describe,
 	.close = gh_core_close,
 };
+
+int gh_core_use_exe(void *ctx, const char *exe)
+{
+	core_ctx *c = ctx;
+	const char *recorded;
+	size_t i;
+
+	if (c == NULL || exe == NULL || exe[0] == '\0' || c->exe < 0)
+		return 0;
+	c->exe_path = gh_strdup(exe);
+	if (c->exe_path == NULL)
+		return GOHEAP_ENOMEM;
+	/* every mapping of the recorded executable (text, rodata, ...) */
+	recorded = c->files[c->exe].name;
+	for (i = 0; i < c->nfiles; i++)
+		if (c->files[i].name == recorded ||
+		    strcmp(c->files[i].name, recorded) == 0) {
+			c->files[i].name = c->exe_path;
+			c->files[i].resolved = 1;
+		}
+	return 0;
+}

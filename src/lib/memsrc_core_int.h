@@ -77,6 +77,7 @@ typedef struct core_ctx {
 	uint64_t at_entry, at_phdr, at_execfn, at_vdso, at_pagesz;
 	int have_entry, have_phdr, have_execfn, have_vdso;
 	char *synth_name;      /* executable path of synthesized entries */
+	char *exe_path;        /* the caller's executable (gh_core_use_exe) */
 	int signal;            /* pr_cursig of the first thread, or si_signo */
 	int siginfo_signo;
 	unsigned nthreads;     /* NT_PRSTATUS notes */

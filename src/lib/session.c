@@ -184,6 +184,8 @@ GOHEAP_EXTERN int goheap_open_core(goheap_session **out, const char *core,
 	s->t.ops = &gh_core_ops;
 	s->t.caps = &gh_core_caps;
 	s->t.ctx = ctx;
+	if (o.exe != NULL && gh_core_use_exe(ctx, o.exe) != 0)
+		return gh_errf(&s->t.err, GOHEAP_ENOMEM, "out of memory");
 	if (stat(core, &st) == 0)
 		s->t.core_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
 				     st.st_mtim.tv_nsec;
