@@ -1,6 +1,18 @@
 # shellcheck shell=bash
 # tests/retained-lib.sh: shell functions shared by the -p retained tests (sourced after
-# tests/lib.sh by tests/run-retained.sh and tests/run-retained-arm64.sh).
+# tests/lib.sh by tests/run-retained.sh, run-retained-arm64.sh, run-retained-infer.sh and
+# run-retained-roots.sh).
+
+# rl_each FN: FN GONAME GOROOT VARIANT for each toolchain in use (GH_GO_NAMES, GH_GO_ROOTS), for
+# each of the default and the stripped (-s -w) builds.
+rl_each() {
+	local i variant
+	for i in "${!GH_GO_NAMES[@]}"; do
+		for variant in default stripped; do
+			"$1" "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
+		done
+	done
+}
 
 # rl_garbage LABEL OBJECTS: the program's 1000 *Garbage (made and dropped after its last GC) are
 # the unreachable objects of go-heap's -f objects output OBJECTS: "PASS: LABEL: 1000 unreachable

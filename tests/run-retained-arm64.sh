@@ -192,11 +192,7 @@ roots() {
 	rm -f "$core" "$d/heap.dump"
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	for variant in default stripped; do
-		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
-	done
-done
+rl_each check
 last=$((${#GH_GO_NAMES[@]} - 1))
 if [ "${GH_GO_NAMES[$last]#go1.}" -ge 25 ]; then
 	for variant in default stripped; do

@@ -27,6 +27,7 @@
 #     reads in each: exit 0 or one error line, never a crash.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/retained-lib.sh"
 gh_init
 gh_sample "${GOHEAP_INFER_VERSIONS:-1.19 1.22 1.24 1.27}"
 gh_need_toolchains
@@ -213,9 +214,5 @@ check() {
 	gh_stop "$pid"
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	for variant in default stripped; do
-		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
-	done
-done
+rl_each check
 gh_summary

@@ -40,6 +40,7 @@
 #     loads (the header says so).
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/retained-lib.sh"
 gh_init
 gh_need_python
 gh_sample "${GOHEAP_ROOTS_VERSIONS:-1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27}"
@@ -225,9 +226,5 @@ check() {
 	rm -f "$d/heap.dump"
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	for variant in default stripped; do
-		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
-	done
-done
+rl_each check
 gh_summary

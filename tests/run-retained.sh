@@ -307,9 +307,5 @@ check() {
 	rm -f "$d/heap.dump"
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	for variant in default stripped; do
-		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
-	done
-done
+rl_each check
 gh_summary
