@@ -9,25 +9,19 @@
 #        the toolchain, default the newest)
 set -u
 . "$(dirname "$0")/../tests/lib.sh"
+. "$(dirname "$0")/lib.sh"
 gh_init
 gh_toolchains
 gh_real_goheap
 runs=${RUNS:-5}
-last=$(( ${#GH_GO_NAMES[@]} - 1 ))
-goname=${GH_GO_NAMES[$last]} root=${GH_GO_ROOTS[$last]}
-dir="$GH_CACHE/build/retainbench-infer-$goname"   # its own: retained-bench.sh builds the other
-mkdir -p "$dir"
-(cd "$top_srcdir/bench/retainbench" && gh_go "$root" build -o "$dir/retainbench" main.go) || exit 1
-med() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+# its own: retained-bench.sh builds the other
+retainbench_build "$GH_CACHE/build" retainbench-infer
 echo "$goname, load average $(cut -d' ' -f1-3 /proc/loadavg), RUNS=$runs"
 printf '| objects | inferred objects | core s | inference ms | inference / total |\n'
 printf '|---|---|---|---|---|\n'
 for n in ${@:-1000000 4000000}; do
 	out="$GH_TMP/out.$n"
-	"$dir/retainbench" -n "$n" -runs 1 >"$out" 2>&1 </dev/null &
-	pid=$!
-	GH_PIDS+=("$pid")
-	while ! grep -q READY "$out" 2>/dev/null; do sleep 0.2; done
+	retainbench_start "$out" -n "$n" -runs 1
 	read -r _ objs _ <<<"$(grep ^OBJECTS "$out")"
 	gcore -o "$GH_TMP/core" "$pid" >/dev/null 2>&1
 	gh_stop "$pid"

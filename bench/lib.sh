@@ -1,6 +1,8 @@
 # bench/lib.sh - what the benchmarks that time a target's gaps share (gor-bench.sh,
 # types-bench.sh, force-bench.sh): waiting for the target's report lines, the gap window,
-# the longest gap inside go-heap's stop, and the table's figures (median (min-max), ratio).
+# the longest gap inside go-heap's stop, and the table's figures (median (min-max), ratio);
+# and what the -p retained benchmarks share (retained-bench.sh, retained-stop-bench.sh,
+# infer-bench.sh): building and starting bench/retainbench, the median of a column.
 # Sourced after tests/lib.sh (GH_TMP).  The targets (bench/gorbench.go, typesbench.go,
 # tests/go/forceprog) answer SIGUSR2 with a RESET line (the longest gap is forgotten) and
 # SIGUSR1 with a STATUS line (maxgap_us=...), and log each gap as "gap START END" (ns).
@@ -66,4 +68,29 @@ median() { printf '%s\n' "$@" | grep . | sort -g | awk '{ v[NR] = $1 } END { pri
 ratio() {
 	awk -v a="$1" -v b="$2" -v d="${3:-2}" \
 		'BEGIN { if (b > 0) printf "%.*f", d, a / b; else print "n/a" }'
+}
+
+# med: the median of the numbers on stdin, one a line.
+med() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# retainbench_build PARENT NAME: build bench/retainbench with the newest toolchain in use (the
+# last of GH_GO_NAMES) as PARENT/NAME-GONAME/retainbench; the script exits if the build fails.
+# Sets goname and root (that toolchain's name and GOROOT) and dir (PARENT/NAME-GONAME).
+retainbench_build() {
+	local last=$(( ${#GH_GO_NAMES[@]} - 1 ))
+	goname=${GH_GO_NAMES[$last]} root=${GH_GO_ROOTS[$last]}
+	dir="$1/$2-$goname"
+	mkdir -p "$dir"
+	(cd "$top_srcdir/bench/retainbench" && gh_go "$root" build -o "$dir/retainbench" main.go) || exit 1
+}
+
+# retainbench_start OUT ARGS...: run $dir/retainbench ARGS... in the background, its output in
+# OUT, its pid in $pid (and GH_PIDS, stopped at exit); return when it has printed READY.
+retainbench_start() {
+	local out=$1
+	shift
+	"$dir/retainbench" "$@" >"$out" 2>&1 </dev/null &
+	pid=$!
+	GH_PIDS+=("$pid")
+	while ! grep -q READY "$out" 2>/dev/null; do sleep 0.2; done
 }

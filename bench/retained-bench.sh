@@ -13,16 +13,13 @@
 #        same target and core: its rows, and the ratios new / old)
 set -u
 . "$(dirname "$0")/../tests/lib.sh"
+. "$(dirname "$0")/lib.sh"
 gh_init
 gh_toolchains
 gh_real_goheap
 runs=${RUNS:-5}
-last=$(( ${#GH_GO_NAMES[@]} - 1 ))
-goname=${GH_GO_NAMES[$last]} root=${GH_GO_ROOTS[$last]}
-dir="$GH_TMP/retainbench-$goname"   # not the shared cache: another checkout may build its own
-mkdir -p "$dir"
-(cd "$top_srcdir/bench/retainbench" && gh_go "$root" build -o "$dir/retainbench" main.go) || exit 1
-med() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+# not the shared cache: another checkout may build its own
+retainbench_build "$GH_TMP" retainbench
 builds=(new)
 old=${OLD_GOHEAP:-}
 [ -n "$old" ] && builds+=(old)
@@ -45,10 +42,8 @@ for spec in ${@:-1000000 4000000 10000000}; do
 	[ "$spec" != "$n" ] && pad=-pad
 	out="$GH_TMP/out.$n$pad"
 	rm -f "$out"
-	"$dir/retainbench" -n "$n" $pad >"$out" 2>&1 </dev/null &
-	pid=$!
-	GH_PIDS+=("$pid")
-	while ! grep -q READY "$out" 2>/dev/null; do sleep 0.2; done
+	# shellcheck disable=SC2086
+	retainbench_start "$out" -n "$n" $pad
 	read -r _ objs bytes <<<"$(grep ^OBJECTS "$out")"
 	dump=$(awk '/^DUMP/ {print $2}' "$out")
 	for b in "${builds[@]}"; do : >"$GH_TMP/t.live.$b"; : >"$GH_TMP/r.live.$b"; : >"$GH_TMP/s.live.$b"; done

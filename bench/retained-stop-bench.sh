@@ -13,28 +13,21 @@
 #        picks the toolchain, default the newest; needs the build tree's go-heap: the test hook)
 set -u
 . "$(dirname "$0")/../tests/lib.sh"
+. "$(dirname "$0")/lib.sh"
 gh_init
 gh_toolchains
 gh_real_goheap
 runs=${RUNS:-7}
-last=$(( ${#GH_GO_NAMES[@]} - 1 ))
-goname=${GH_GO_NAMES[$last]} root=${GH_GO_ROOTS[$last]}
-dir="$GH_CACHE/build/retainbench-$goname"
-mkdir -p "$dir"
-(cd "$top_srcdir/bench/retainbench" && gh_go "$root" build -o "$dir/retainbench" main.go) || exit 1
+retainbench_build "$GH_CACHE/build" retainbench
 # stats: "median (min-max)" of the numbers on stdin
 stats() { sort -g | awk '{a[NR] = $1} END {printf "%s (%s-%s)", a[int((NR + 1) / 2)], a[1], a[NR]}'; }
-med() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 stop_of() { sed -n 's/.*snapshot: the target was stopped for \([0-9.]*\) ms.*/\1/p' "$1"; }
 now() { date +%s.%N; }
 echo "go-heap -p retained, live: $goname, RUNS=$runs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '\n| objects | heap MiB | mode | stop ms | wall s | brief stop / this stop |\n|---|---|---|---|---|---|\n'
 for n in ${@:-1000000 4000000}; do
 	out="$GH_TMP/out.$n"
-	"$dir/retainbench" -n "$n" -runs 1 >"$out" 2>&1 </dev/null &
-	pid=$!
-	GH_PIDS+=("$pid")
-	while ! grep -q READY "$out" 2>/dev/null; do sleep 0.2; done
+	retainbench_start "$out" -n "$n" -runs 1
 	read -r _ objs bytes <<<"$(grep ^OBJECTS "$out")"
 	for m in brief mem whole types; do : >"$GH_TMP/s.$m"; : >"$GH_TMP/w.$m"; done
 	: >"$GH_TMP/copied"; : >"$GH_TMP/spilled"

@@ -124,6 +124,36 @@ gh_goroot() {
 	return 1
 }
 
+# gh_sample LIST: a script's own sample of toolchains (LIST, e.g. "1.19 1.27"), within
+# GOHEAP_GO_VERSIONS when that is set: sets GOHEAP_GO_VERSIONS to the versions of LIST it lists,
+# or to LIST itself when it lists none of them.  Call before gh_need_toolchains.
+gh_sample() {
+	local v sample=
+	for v in $1; do
+		case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
+	done
+	GOHEAP_GO_VERSIONS=${sample# }
+	[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=$1
+}
+
+# gh_gcore TAG PID DIR: write process PID's core to DIR/core.PID with gcore (at most 300 s, its
+# log in DIR/gcore.log).  Status 0 when the core is there (the caller removes it when done);
+# otherwise "SKIP: TAG: core: gcore (gdb) not installed" or "FAIL: TAG: gcore wrote no core"
+# (with the log), and status 1.
+gh_gcore() {
+	local tag=$1 pid=$2 dir=$3
+	if ! command -v gcore >/dev/null 2>&1; then
+		gh_skip "$tag: core: gcore (gdb) not installed"
+		return 1
+	fi
+	timeout 300 gcore -o "$dir/core" "$pid" >"$dir/gcore.log" 2>&1
+	[ -s "$dir/core.$pid" ] && return 0
+	gh_fail "$tag: gcore wrote no core"
+	gh_show "$dir/gcore.log" 5
+	rm -f "$dir/core.$pid"
+	return 1
+}
+
 # Fill GH_GO_NAMES (go1.NN) and GH_GO_ROOTS.  A missing toolchain is a FAIL with the command
 # that installs it (scripts/install-deps.sh fetches every one): never a quiet skip.
 gh_toolchains() {
@@ -312,6 +342,71 @@ gh_qemu_probe() {
 	fi
 }
 
+# gh_qemu_core BIN ARGS...: run BIN ARGS... (a GOARCH=arm64 Go program that prints READY when
+# ready) under qemu-aarch64-static in $d/run (which must exist) with GOTRACEBACK=crash and the
+# core-size limit raised, its stdout in $d/run.out and stderr in $d/run.err; once READY (at most
+# 120 s), SIGABRT makes qemu write the guest's core.  Status 0 and the core's path in GH_QCORE;
+# else "FAIL: $tag: BIN (arm64, qemu) not READY: ..." or "FAIL: $tag: qemu wrote no qemu_*.core
+# after SIGABRT" and status 1.
+gh_qemu_core() {
+	local bin=$1 qpid t
+	GH_QCORE=
+	( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"; cd "$d/run" &&
+		GOTRACEBACK=crash exec qemu-aarch64-static "$@" \
+		>"$d/run.out" 2>"$d/run.err" </dev/null ) &
+	qpid=$!
+	GH_PIDS+=("$qpid")
+	for ((t = 0; t < 2400; t++)); do
+		grep -q '^READY' "$d/run.out" 2>/dev/null && break
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q '^READY' "$d/run.out"; then
+		gh_fail "$tag: $(basename "$bin") (arm64, qemu) not READY: $(tail -n 3 "$d/run.err" | tr '\n' ' ')"
+		gh_stop "$qpid"
+		return 1
+	fi
+	kill -ABRT "$qpid"
+	for ((t = 0; t < 600; t++)); do
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	{ wait "$qpid"; } 2>/dev/null   # reaped here: no "Aborted (core dumped)" line
+	gh_stop "$qpid"
+	GH_QCORE=$(ls -t "$d/run"/qemu_*.core 2>/dev/null | head -n 1)
+	if [ -z "$GH_QCORE" ] || [ ! -s "$GH_QCORE" ]; then
+		gh_fail "$tag: qemu wrote no qemu_*.core after SIGABRT"
+		gh_show "$d/run.err" 5
+		GH_QCORE=
+		return 1
+	fi
+}
+
+# gh_gdb CORE EXE COMMAND...: the gdb command (gdb/go_heap.py over this build's libgoheap.so.0)
+# on EXE and its CORE: gdb -batch runs each COMMAND (e.g. "go-heap -p types -n 3"), its output in
+# $d/gdb.out (at most 120 s; gdb's status is not looked at), status 0.  Status 1 without running
+# gdb when this build's library has ASan, which gdb cannot load ("N/A: $tag: gdb: ...", as
+# scripts/test.sh leaves run-gdb.sh out of its sanitizer build), or when gdb or the library is
+# missing ("SKIP: $tag: gdb: gdb or LIB missing").
+gh_gdb() {
+	local core=$1 exe=$2 lib="$top_builddir/src/.libs/libgoheap.so.0" c ex=()
+	shift 2
+	if grep -q '^SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
+		echo "N/A: $tag: gdb: this build's library has ASan, which gdb cannot load"
+		return 1
+	fi
+	if ! command -v gdb >/dev/null 2>&1 || [ ! -e "$lib" ]; then
+		gh_skip "$tag: gdb: gdb or $lib missing"
+		return 1
+	fi
+	for c in "$@"; do
+		ex+=(-ex "$c")
+	done
+	GOHEAP_LIBRARY=$lib timeout 120 gdb -batch -nx -ex "source $top_srcdir/gdb/go_heap.py" \
+		"${ex[@]}" "$exe" "$core" >"$d/gdb.out" 2>&1
+	return 0
+}
+
 gh_can_read_mem() {
 	python3 - "$1" <<'PY' 2>/dev/null
 import sys
@@ -346,6 +441,37 @@ ok() {
 }
 
 # ---- helpers of the scripts that serve or scrape -------------------------
+
+# gh_mutate CORE EXE CASES CHECK OPTION...: damaged copies of CORE, one a line of the file CASES
+# ("ADDR VALUE": the 8 bytes at ADDR set to VALUE, hex in the core's byte order), each read by
+# go-heap OPTION... DAMAGED-CORE EXE (run mut: $d/mut.out and $d/mut.err; GOHEAP_TIMEOUT
+# applies); the word is restored after each run, the copy removed at the end.  Counts the
+# runs that exit 0 in the caller's e0 and those that exit 1 in its e1; adds "ADDR=VALUE: ...;"
+# to the caller's bad for an exit 1 with more than one line on stderr and for any other exit
+# status; after an exit 0 it runs CHECK ADDR VALUE (the caller's function that checks
+# $d/mut.out and may add to bad, or : for none).
+gh_mutate() {
+	local core=$1 exe=$2 cases=$3 check=$4 addr val old
+	shift 4
+	cp "$core" "$d/mut.core"
+	while read -r addr val; do
+		# damaged in place, restored after the run
+		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
+		run mut "$@" "$d/mut.core" "$exe"
+		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
+		case $rc in
+		0)
+			e0=$((e0 + 1))
+			"$check" "$addr" "$val" ;;
+		1)
+			e1=$((e1 + 1))
+			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr=$val: $(wc -l <"$d/mut.err") stderr lines;" ;;
+		*)
+			bad="$bad $addr=$val: exit $rc;" ;;
+		esac
+	done <"$cases"
+	rm -f "$d/mut.core"
+}
 
 # gh_free_port: a TCP port free on 127.0.0.1 now.
 gh_free_port() {

@@ -27,14 +27,10 @@
 #     roots, the pending defer's closure from its frame.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/retained-lib.sh"
 gh_init
 gh_need_python
-sample=
-for v in ${GOHEAP_RETAINED_ARM64_VERSIONS:-1.19 1.27}; do
-	case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
-done
-GOHEAP_GO_VERSIONS=${sample# }
-[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=${GOHEAP_RETAINED_ARM64_VERSIONS:-1.19 1.27}
+gh_sample "${GOHEAP_RETAINED_ARM64_VERSIONS:-1.19 1.27}"
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
 gh_qemu_probe
@@ -82,55 +78,8 @@ PY
 	else
 		gh_fail "$tag: allocated, reachable '$got' != MemStats '$want' / the dump's graph '$ck'"
 	fi
-	got=$(awk '$3 == 0' "$d/objects.out" | wc -l)
-	if [ "$got" = 1000 ]; then
-		gh_pass "$tag: 1000 unreachable objects (the *Garbage made after the last GC)"
-	else
-		gh_fail "$tag: $got unreachable objects, not the 1000 *Garbage"
-	fi
-	python3 - "$d/objects.out" "$d/graph.txt" "$(sed -n 1p "$d/new")" >"$d/cmp" 2>&1 <<'PY'
-import sys
-g, c = {}, {}
-skip = set(sys.argv[3].split())
-for l in open(sys.argv[1]):
-    f = l.split()
-    if f[3] != "tiny" and f[0] not in skip:
-        g[f[0]] = (f[2], f[4], f[6], " ".join(f[7:]))
-for l in open(sys.argv[2]):
-    f = l.split()
-    if f[0].startswith("0x"):
-        c[f[0]] = (f[2], f[3], f[4])
-if set(g) != set(c):
-    print("SETS %d %d" % (len(set(g) - set(c)), len(set(c) - set(g))))
-    sys.exit(0)
-state = ("runtime.mPadded", "runtime.m", "runtime.p")
-def under(a, tree):
-    seen = 0
-    while a.startswith("0x") and seen < 100000:
-        if g[a][3] in state:
-            return True
-        a = tree(a)
-        seen += 1
-    return False
-holders = set()
-for a in g:
-    if g[a][3] in state:
-        holders.add(g[a][2])
-        holders.add(c[a][2])
-reach = [a for a in g if g[a][0] != c[a][0]]
-bad = tol = 0
-ex = []
-for a in g:
-    if g[a][0] == "0" or (g[a][1], g[a][2]) == (c[a][1], c[a][2]):
-        continue
-    if a in holders or under(a, lambda x: g[x][2]) or under(a, lambda x: c[x][2]):
-        tol += 1
-    else:
-        bad += 1
-        ex.append("%s go-heap %s %s, dump %s %s (%s)" % (a, g[a][1], g[a][2], c[a][1], c[a][2], g[a][3]))
-print("RESULT %d %d %d %d" % (len(g), len(reach), bad, tol))
-print("\n".join(ex[:10]))
-PY
+	rl_garbage "$tag" "$d/objects.out"
+	rl_graph_cmp "$d/objects.out" "$d/graph.txt" "$(sed -n 1p "$d/new")" >"$d/cmp" 2>&1
 	read -r -a res <<<"$(sed -n 's/^RESULT //p' "$d/cmp")"
 	if [ "${#res[@]}" = 4 ] && [ "${res[1]}" = 0 ] && [ "${res[2]}" = 0 ]; then
 		gh_pass "$tag: the ${res[0]} objects' reachability, retained bytes and immediate dominators == the dump's graph (${res[3]} in the runtime's M/P state)"
@@ -176,8 +125,8 @@ check() {
 		gh_show "$d/build.err" 10
 		return
 	fi
-	qemu_core "$bin"
-	[ -n "$core" ] || return
+	gh_qemu_core "$bin" "$d/heap.dump" || return
+	core=$GH_QCORE
 	if [ "$variant" = default ]; then
 		for s in main.list main.cache main.iface; do
 			holders="$holders --holder=$s=$(nm -S "$bin" | awk -v s="$s" '$4 == s {print "0x" $1 ":0x" $2}')"
@@ -193,41 +142,6 @@ check() {
 		compare "$core" "$bin"
 	fi
 	rm -f "$core" "$d/heap.dump"
-}
-
-# qemu_core BIN: run BIN DUMP under qemu until READY, SIGABRT, the core's path in $core (empty on
-# failure, with the FAIL line given)
-qemu_core() {
-	local bin=$1 qpid t
-	core=
-	( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"; cd "$d/run" &&
-		GOTRACEBACK=crash exec qemu-aarch64-static "$bin" "$d/heap.dump" \
-		>"$d/run.out" 2>"$d/run.err" </dev/null ) &
-	qpid=$!
-	GH_PIDS+=("$qpid")
-	for ((t = 0; t < 2400; t++)); do
-		grep -q '^READY' "$d/run.out" 2>/dev/null && break
-		kill -0 "$qpid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! grep -q '^READY' "$d/run.out"; then
-		gh_fail "$tag: $(basename "$bin") (arm64, qemu) not READY: $(tail -n 3 "$d/run.err" | tr '\n' ' ')"
-		gh_stop "$qpid"
-		return
-	fi
-	kill -ABRT "$qpid"
-	for ((t = 0; t < 600; t++)); do
-		kill -0 "$qpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	{ wait "$qpid"; } 2>/dev/null
-	gh_stop "$qpid"
-	core=$(ls -t "$d/run"/qemu_*.core 2>/dev/null | head -n 1)
-	if [ -z "$core" ] || [ ! -s "$core" ]; then
-		gh_fail "$tag: qemu wrote no qemu_*.core after SIGABRT"
-		gh_show "$d/run.err" 5
-		core=
-	fi
 }
 
 # roots GONAME GOROOT (newest): tests/go/rootsprog for arm64 (a package: its files carry build
@@ -256,8 +170,8 @@ roots() {
 			return
 		fi
 	fi
-	qemu_core "$dir/rootsprog"
-	[ -n "$core" ] || return
+	gh_qemu_core "$dir/rootsprog" "$d/heap.dump" || return
+	core=$GH_QCORE
 	run objects -p retained -f objects "$core" "$dir/rootsprog"
 	ok objects "-f objects" || return
 	run top -p retained -n 100000 "$core" "$dir/rootsprog"
@@ -278,11 +192,7 @@ roots() {
 	rm -f "$core" "$d/heap.dump"
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	for variant in default stripped; do
-		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
-	done
-done
+rl_each check
 last=$((${#GH_GO_NAMES[@]} - 1))
 if [ "${GH_GO_NAMES[$last]#go1.}" -ge 25 ]; then
 	for variant in default stripped; do

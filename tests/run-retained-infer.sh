@@ -27,18 +27,11 @@
 #     reads in each: exit 0 or one error line, never a crash.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/retained-lib.sh"
 gh_init
-sample=
-for v in ${GOHEAP_INFER_VERSIONS:-1.19 1.22 1.24 1.27}; do
-	case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
-done
-GOHEAP_GO_VERSIONS=${sample# }
-[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=${GOHEAP_INFER_VERSIONS:-1.19 1.22 1.24 1.27}
+gh_sample "${GOHEAP_INFER_VERSIONS:-1.19 1.22 1.24 1.27}"
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
-
-have_gcore=1
-command -v gcore >/dev/null 2>&1 || have_gcore=0
 
 # compare KIND TARGET [EXE]
 compare() {
@@ -157,13 +150,21 @@ compare() {
 	fi
 }
 
+# hostile_check ADDR VALUE: gh_mutate's check of a damaged core read (exit 0): the header's
+# inferred objects are no more than its allocated ones (else adds to bad).
+hostile_check() {
+	sed -n 's/^# allocated: \([0-9]*\) objects.*/\1/p; s/^# inferred types: \([0-9]*\) objects.*/\1/p' \
+		"$d/mut.out" | paste -sd' ' | awk '$2 > $1 {exit 1}' ||
+		bad="$bad $1=$2: inferred > allocated;"
+}
+
 # hostile CORE EXE: damaged copies of the core (GOHEAP_INFER_MUTATE, default 30): a word of a
 # typed object the inference reads (main.Holder's fields, a map header, a bucket or group, the
 # channel, an inferred object) set to zero, all ones, a bit, another object's address (at its
 # start or inside it) or a type word of the program's: exit 0 or one error line, never a crash,
 # and the inferred objects never more than the allocated.
 hostile() {
-	local core=$1 exe=$2 n=${GOHEAP_INFER_MUTATE:-30} addr val old e0=0 e1=0 bad=
+	local core=$1 exe=$2 n=${GOHEAP_INFER_MUTATE:-30} e0=0 e1=0 bad=
 	python3 - "$d/core.objects.out" "$n" >"$d/cases" <<'PY'
 import random, sys
 objs = [l.split() for l in open(sys.argv[1])]
@@ -179,25 +180,7 @@ for _ in range(int(sys.argv[2])):
     print("0x%x %s" % (a, v.to_bytes(8, "little").hex()))
 PY
 	[ -s "$d/cases" ] || { gh_fail "$tag: hostile: no cases"; return; }
-	cp "$core" "$d/mut.core"
-	while read -r addr val; do
-		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
-		GOHEAP_TIMEOUT=60 run mut -p retained -f text "$d/mut.core" "$exe"
-		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
-		case $rc in
-		0)
-			e0=$((e0 + 1))
-			sed -n 's/^# allocated: \([0-9]*\) objects.*/\1/p; s/^# inferred types: \([0-9]*\) objects.*/\1/p' \
-				"$d/mut.out" | paste -sd' ' | awk '$2 > $1 {exit 1}' ||
-				bad="$bad $addr=$val: inferred > allocated;" ;;
-		1)
-			e1=$((e1 + 1))
-			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr=$val: $(wc -l <"$d/mut.err") stderr lines;" ;;
-		*)
-			bad="$bad $addr=$val: exit $rc;" ;;
-		esac
-	done <"$d/cases"
-	rm -f "$d/mut.core"
+	GOHEAP_TIMEOUT=60 gh_mutate "$core" "$exe" "$d/cases" hostile_check -p retained -f text
 	if [ -z "$bad" ]; then
 		gh_pass "$tag: hostile: $n damaged cores (words the inference reads): $e0 read, $e1 refused with one line, no crash"
 	else
@@ -220,28 +203,16 @@ check() {
 	fi
 	pid=$GH_PID
 	[ "$variant" = default ] && compare live "$pid"
-	if [ "$have_gcore" = 0 ]; then
-		gh_skip "$tag: core: gcore (gdb) not installed"
-	else
-		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
-		if [ -s "$d/core.$pid" ]; then
-			compare core "$d/core.$pid" "$bin"
-			if [ "$variant" = default ] && [ "$minor" -ge 22 ] &&
-				[ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
-				hostile "$d/core.$pid" "$bin"
-			fi
-		else
-			gh_fail "$tag: gcore wrote no core"
-			gh_show "$d/gcore.log" 5
+	if gh_gcore "$tag" "$pid" "$d"; then
+		compare core "$d/core.$pid" "$bin"
+		if [ "$variant" = default ] && [ "$minor" -ge 22 ] &&
+			[ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
+			hostile "$d/core.$pid" "$bin"
 		fi
 		rm -f "$d/core.$pid"
 	fi
 	gh_stop "$pid"
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	for variant in default stripped; do
-		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
-	done
-done
+rl_each check
 gh_summary

@@ -29,17 +29,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
 gh_need_python
-sample=
-for v in ${GOHEAP_LEAK_VERSIONS:-1.22 1.27}; do
-	case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
-done
-GOHEAP_GO_VERSIONS=${sample# }
-[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=${GOHEAP_LEAK_VERSIONS:-1.22 1.27}
+gh_sample "${GOHEAP_LEAK_VERSIONS:-1.22 1.27}"
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
-
-have_gcore=1
-command -v gcore >/dev/null 2>&1 || have_gcore=0
 
 # pprof_roots PROFILE: "NAME BYTES" per root frame (the last frame of each of go tool pprof's
 # traces), biggest first
@@ -156,16 +148,8 @@ check() {
 	b_pool=$(awk '$1 == "HOLDER" && $2 == "frame:main.pool" {print $3}' "$d/graph.txt")
 	echo "# $tag: the dump's graph: main.sessions ($n_sess) retains $b_sess B, main.catalog $b_cat B, main.pool's frame $b_pool B; $(grep '^SESSIONS' "$GH_OUT")"
 	expect live "$pid"
-	if [ "$have_gcore" = 0 ]; then
-		gh_skip "$tag: core: gcore (gdb) not installed"
-	else
-		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
-		if [ -s "$d/core.$pid" ]; then
-			expect core "$d/core.$pid" "$bin"
-		else
-			gh_fail "$tag: gcore wrote no core"
-			gh_show "$d/gcore.log" 5
-		fi
+	if gh_gcore "$tag" "$pid" "$d"; then
+		expect core "$d/core.$pid" "$bin"
 		rm -f "$d/core.$pid"
 	fi
 	# the map keeps growing while go-heap reads it

@@ -27,17 +27,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
 gh_need_python
-sample=
-for v in ${GOHEAP_RETAINED_LIVE_VERSIONS:-1.21 1.22 1.27}; do
-	case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
-done
-GOHEAP_GO_VERSIONS=${sample# }
-[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=${GOHEAP_RETAINED_LIVE_VERSIONS:-1.21 1.22 1.27}
+gh_sample "${GOHEAP_RETAINED_LIVE_VERSIONS:-1.21 1.22 1.27}"
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
-have_gcore=1
-command -v gcore >/dev/null 2>&1 || have_gcore=0
-
 # same A B: "N T" when the -f objects listings A and B are the same objects, field for field, but
 # for T in or directly above the runtime's M and P structures (which the program's threads change
 # between two reads, as run-retained.sh tolerates) or whose only difference is a runtime type
@@ -112,25 +104,17 @@ quiet() {
 	pid=$GH_PID
 	run live.objects -p retained -f objects "$pid"
 	ok live.objects "brief stop: -f objects" || { gh_stop "$pid"; return; }
-	if [ "$have_gcore" = 1 ]; then
-		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
-		if [ -s "$d/core.$pid" ]; then
-			run core.objects -p retained -f objects "$d/core.$pid" "$bin"
-			if ok core.objects "core: -f objects"; then
-				read -r -a s <<<"$(same "$d/live.objects.out" "$d/core.objects.out")"
-				if [ "${#s[@]}" = 2 ]; then
-					gh_pass "$tag: the brief stop's ${s[0]} objects == the gcore core's, object for object (reachability, root kind, retained bytes and objects, immediate dominator, type; ${s[1]} in the runtime's M/P state, changed between the reads)"
-				else
-					gh_fail "$tag: the brief stop's objects differ from the core's: ${s[*]}"
-				fi
+	if gh_gcore "$tag" "$pid" "$d"; then
+		run core.objects -p retained -f objects "$d/core.$pid" "$bin"
+		if ok core.objects "core: -f objects"; then
+			read -r -a s <<<"$(same "$d/live.objects.out" "$d/core.objects.out")"
+			if [ "${#s[@]}" = 2 ]; then
+				gh_pass "$tag: the brief stop's ${s[0]} objects == the gcore core's, object for object (reachability, root kind, retained bytes and objects, immediate dominator, type; ${s[1]} in the runtime's M/P state, changed between the reads)"
+			else
+				gh_fail "$tag: the brief stop's objects differ from the core's: ${s[*]}"
 			fi
-			rm -f "$d/core.$pid"
-		else
-			gh_fail "$tag: gcore wrote no core"
-			gh_show "$d/gcore.log" 5
 		fi
-	else
-		gh_skip "$tag: core: gcore (gdb) not installed"
+		rm -f "$d/core.$pid"
 	fi
 	GOHEAP_TEST_RETAINED_SNAP=whole run whole.objects -p retained -f objects "$pid"
 	if ok whole.objects "whole-read stop: -f objects"; then

@@ -40,19 +40,12 @@
 #     loads (the header says so).
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/retained-lib.sh"
 gh_init
 gh_need_python
-sample=
-for v in ${GOHEAP_ROOTS_VERSIONS:-1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27}; do
-	case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
-done
-GOHEAP_GO_VERSIONS=${sample# }
-[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=${GOHEAP_ROOTS_VERSIONS:-1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27}
+gh_sample "${GOHEAP_ROOTS_VERSIONS:-1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27}"
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
-
-have_gcore=1
-command -v gcore >/dev/null 2>&1 || have_gcore=0
 
 # build_dir GONAME GOROOT VARIANT: tests/go/rootsprog as a package (its files carry build tags:
 # gh_build compiles main.go alone), cached by the files' hash; prints the binary's path
@@ -172,7 +165,7 @@ PY
 # g._panic; exit 0 (the header says the queues' blocks are damaged where they are) or 1 with one
 # line, never a crash or a timeout.
 hostile() {
-	local core=$1 exe=$2 allfin allgs fb arr n i addr val old bad= e0=0 e1=0 cases=
+	local core=$1 exe=$2 allfin allgs fb arr n i addr bad= e0=0 e1=0 cases=
 	allfin=$(nm "$exe" | awk '$3 == "runtime.allfin" {print $1}')
 	allgs=$(nm "$exe" | awk '$3 == "runtime.allgs" {print $1}')
 	fb=$(python3 "$GH_TESTS/heapdump.py" --peek "$core" $((0x$allfin)))
@@ -188,19 +181,8 @@ $((fb + 16)) $(le 65535)"
 $((addr + 40)) $(le "$addr")
 $((addr + 32)) $(le "$addr")"
 	done
-	cp "$core" "$d/mut.core"
-	while read -r addr val; do
-		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
-		GOHEAP_TIMEOUT=60 run mut -p retained "$d/mut.core" "$exe"
-		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
-		case $rc in
-		0) e0=$((e0 + 1)) ;;
-		1) e1=$((e1 + 1))
-			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr: $(wc -l <"$d/mut.err") stderr lines;" ;;
-		*) bad="$bad $addr=$val: exit $rc;" ;;
-		esac
-	done <<<"$cases"
-	rm -f "$d/mut.core"
+	printf '%s\n' "$cases" >"$d/cases"
+	GOHEAP_TIMEOUT=60 gh_mutate "$core" "$exe" "$d/cases" : -p retained
 	if [ -z "$bad" ]; then
 		gh_pass "$tag: hostile: $((e0 + e1)) damaged cores (allfin, its block's alllink and cnt, g._defer, g._panic): $e0 read, $e1 refused with one line, no crash"
 	else
@@ -234,27 +216,15 @@ check() {
 	dump_q=$(awk '$2 == 40960 && $3 == 1' "$d/graph.txt" | wc -l)
 	dump_d=$(awk '$2 == 90112 && $3 == 1' "$d/graph.txt" | wc -l)
 	compare live "$pid"
-	if [ "$have_gcore" = 0 ]; then
-		gh_skip "$tag: core: gcore (gdb) not installed"
-	else
-		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
-		if [ -s "$d/core.$pid" ]; then
-			compare core "$d/core.$pid" "$bin"
-			[ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ] && [ "$variant" = default ] &&
-				hostile "$d/core.$pid" "$bin"
-		else
-			gh_fail "$tag: gcore wrote no core"
-			gh_show "$d/gcore.log" 5
-		fi
+	if gh_gcore "$tag" "$pid" "$d"; then
+		compare core "$d/core.$pid" "$bin"
+		[ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ] && [ "$variant" = default ] &&
+			hostile "$d/core.$pid" "$bin"
 		rm -f "$d/core.$pid"
 	fi
 	gh_stop "$pid"
 	rm -f "$d/heap.dump"
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	for variant in default stripped; do
-		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
-	done
-done
+rl_each check
 gh_summary

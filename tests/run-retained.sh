@@ -40,21 +40,14 @@
 #   - the gdb command on that core (in_gdb).
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/retained-lib.sh"
 gh_init
 gh_need_python
 # the sample (the three heap-bitmap layouts and the newest), within GOHEAP_GO_VERSIONS when set
 # (the sanitizer pass runs the oldest and the newest)
-sample=
-for v in ${GOHEAP_RETAINED_VERSIONS:-1.19 1.21 1.22 1.27}; do
-	case " ${GOHEAP_GO_VERSIONS:-$v} " in *" $v "*) sample="$sample $v" ;; esac
-done
-GOHEAP_GO_VERSIONS=${sample# }
-[ -n "$GOHEAP_GO_VERSIONS" ] || GOHEAP_GO_VERSIONS=${GOHEAP_RETAINED_VERSIONS:-1.19 1.21 1.22 1.27}
+gh_sample "${GOHEAP_RETAINED_VERSIONS:-1.19 1.21 1.22 1.27}"
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
-
-have_gcore=1
-command -v gcore >/dev/null 2>&1 || have_gcore=0
 
 # compare KIND TARGET [EXE]
 compare() {
@@ -85,58 +78,10 @@ compare() {
 		gh_fail "$tag: $kind: allocated, reachable '$got' != MemStats '$want' / the dump's graph '$ck'"
 	fi
 	# the 1000 *Garbage are the unreachable ones
-	got=$(awk '$3 == 0' "$d/$kind.objects.out" | wc -l)
-	if [ "$got" = 1000 ]; then
-		gh_pass "$tag: $kind: 1000 unreachable objects (the *Garbage made after the last GC)"
-	else
-		gh_fail "$tag: $kind: $got unreachable objects, not the 1000 *Garbage"
-	fi
+	rl_garbage "$tag: $kind" "$d/$kind.objects.out"
 
 	# per object: reachable, retained bytes, immediate dominator
-	python3 - "$d/$kind.objects.out" "$d/graph.txt" >"$d/$kind.cmp" 2>&1 <<'PY'
-import sys
-g, c = {}, {}
-for l in open(sys.argv[1]):
-    f = l.split()
-    if f[3] != "tiny":       # the tiny block was made after the dump
-        g[f[0]] = (f[2], f[4], f[6], " ".join(f[7:]))
-for l in open(sys.argv[2]):
-    f = l.split()
-    if f[0].startswith("0x"):
-        c[f[0]] = (f[2], f[3], f[4])
-if set(g) != set(c):
-    print("SETS %d %d" % (len(set(g) - set(c)), len(set(c) - set(g))))
-    sys.exit(0)
-reach = [a for a in g if g[a][0] != c[a][0]]
-# the runtime's M and P state: which P points at which M changed after the dump
-state = ("runtime.mPadded", "runtime.m", "runtime.p")
-def under(a, tree):
-    seen = 0
-    while a.startswith("0x") and seen < 100000:
-        if g[a][3] in state:
-            return True
-        a = tree(a)
-        seen += 1
-    return False
-# ... and the objects directly above one of them (an M or P moved between holders)
-holders = set()
-for a in g:
-    if g[a][3] in state:
-        holders.add(g[a][2])
-        holders.add(c[a][2])
-bad = tol = 0
-ex = []
-for a in g:
-    if g[a][0] == "0" or (g[a][1], g[a][2]) == (c[a][1], c[a][2]):
-        continue
-    if a in holders or under(a, lambda x: g[x][2]) or under(a, lambda x: c[x][2]):
-        tol += 1
-    else:
-        bad += 1
-        ex.append("%s go-heap %s %s, dump %s %s (%s)" % (a, g[a][1], g[a][2], c[a][1], c[a][2], g[a][3]))
-print("RESULT %d %d %d %d" % (len(g), len(reach), bad, tol))
-print("\n".join(ex[:10]))
-PY
+	rl_graph_cmp "$d/$kind.objects.out" "$d/graph.txt" >"$d/$kind.cmp" 2>&1
 	local res
 	read -r -a res <<<"$(sed -n 's/^RESULT //p' "$d/$kind.cmp")"
 	if [ "${#res[@]}" = 4 ] && [ "${res[1]}" = 0 ] && [ "${res[2]}" = 0 ]; then
@@ -250,6 +195,13 @@ PY
 	fi
 }
 
+# mutate_check ADDR VALUE: gh_mutate's check of a damaged core read (exit 0): the header's
+# reachable objects are no more than its allocated ones (else adds to bad).
+mutate_check() {
+	sed -n 's/^# allocated: \([0-9]*\) objects, [0-9]* bytes; reachable: \([0-9]*\) objects.*/\1 \2/p' \
+		"$d/mut.out" | awk '$2 > $1 {exit 1}' || bad="$bad $1=$2: reachable > allocated;"
+}
+
 # mutate CORE EXE: GOHEAP_RETAINED_MUTATE (default 40) damaged copies of the core (newest
 # toolchain, default build), each with one word go-heap -p retained reads set to 0, all-ones, a
 # large value or a bit flip (random.Random(2929)): a span's fields or allspans' array, a heap
@@ -257,7 +209,7 @@ PY
 # 64 words (stack bounds, sched): exit 0 or 1 (never a signal or a timeout), 1 with one line on
 # stderr, 0 with reachable <= allocated in the header.
 mutate() {
-	local core=$1 exe=$2 n=${GOHEAP_RETAINED_MUTATE:-40} mheap md allgs addr val old e0=0 e1=0 bad=
+	local core=$1 exe=$2 n=${GOHEAP_RETAINED_MUTATE:-40} mheap md allgs e0=0 e1=0 bad=
 	mheap=$(nm "$exe" | awk '$3 == "runtime.mheap_" {print $1}')
 	md=$(nm "$exe" | awk '$3 == "runtime.firstmoduledata" {print $1}')
 	allgs=$(nm "$exe" | awk '$3 == "runtime.allgs" {print $1}')
@@ -291,24 +243,7 @@ for _ in range(int(sys.argv[3])):
     print("0x%x %s" % (a, bytes.fromhex(v)[::-1].hex()))
 PY
 	[ -s "$d/cases" ] || { gh_fail "$tag: mutate: no cases"; return; }
-	cp "$core" "$d/mut.core"
-	while read -r addr val; do
-		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
-		GOHEAP_TIMEOUT=60 run mut -p retained -f text "$d/mut.core" "$exe"
-		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
-		case $rc in
-		0)
-			e0=$((e0 + 1))
-			sed -n 's/^# allocated: \([0-9]*\) objects, [0-9]* bytes; reachable: \([0-9]*\) objects.*/\1 \2/p' \
-				"$d/mut.out" | awk '$2 > $1 {exit 1}' || bad="$bad $addr=$val: reachable > allocated;" ;;
-		1)
-			e1=$((e1 + 1))
-			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr=$val: $(wc -l <"$d/mut.err") stderr lines;" ;;
-		*)
-			bad="$bad $addr=$val: exit $rc;" ;;
-		esac
-	done <"$d/cases"
-	rm -f "$d/mut.core"
+	GOHEAP_TIMEOUT=60 gh_mutate "$core" "$exe" "$d/cases" mutate_check -p retained -f text
 	if [ -z "$bad" ]; then
 		gh_pass "$tag: hostile: $n damaged cores (spans, objects, moduledata, gs): $e0 read, $e1 refused with one line, no crash"
 	else
@@ -319,18 +254,8 @@ PY
 # in_gdb CORE EXE: the gdb command on the core (newest toolchain, default build): the header's
 # allocated and reachable totals == the CLI's -f objects sums; --path main.Big through gdb too.
 in_gdb() {
-	local lib="$top_builddir/src/.libs/libgoheap.so.0" tot want
-	if grep -q '^SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
-		echo "N/A: $tag: gdb: this build's library has ASan, which gdb cannot load"
-		return
-	fi
-	if ! command -v gdb >/dev/null 2>&1 || [ ! -e "$lib" ]; then
-		gh_skip "$tag: gdb: gdb or $lib missing"
-		return
-	fi
-	GOHEAP_LIBRARY=$lib timeout 120 gdb -batch -nx -ex "source $top_srcdir/gdb/go_heap.py" \
-		-ex "go-heap -p retained -n 3" -ex "go-heap -p retained --path main.Big" "$2" "$1" \
-		>"$d/gdb.out" 2>&1
+	local tot want
+	gh_gdb "$1" "$2" "go-heap -p retained -n 3" "go-heap -p retained --path main.Big" || return
 	tot=$(sed -n 's/^allocated: \([0-9]*\) objects, \([0-9]*\) bytes; reachable: \([0-9]*\) objects ([0-9.]*%), \([0-9]*\) bytes.*/\1 \2 \3 \4/p' "$d/gdb.out")
 	want=$(awk '{n++; b += $2; if ($3 == 1) {rn++; rb += $2}} END {print n, b, rn + 0, rb + 0}' \
 		"$d/core.objects.out")
@@ -370,19 +295,11 @@ check() {
 		return
 	fi
 	compare live "$pid"
-	if [ "$have_gcore" = 0 ]; then
-		gh_skip "$tag: core: gcore (gdb) not installed"
-	else
-		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
-		if [ -s "$d/core.$pid" ]; then
-			compare core "$d/core.$pid" "$bin"
-			if [ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
-				mutate "$d/core.$pid" "$bin"
-				in_gdb "$d/core.$pid" "$bin"
-			fi
-		else
-			gh_fail "$tag: gcore wrote no core"
-			gh_show "$d/gcore.log" 5
+	if gh_gcore "$tag" "$pid" "$d"; then
+		compare core "$d/core.$pid" "$bin"
+		if [ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
+			mutate "$d/core.$pid" "$bin"
+			in_gdb "$d/core.$pid" "$bin"
 		fi
 		rm -f "$d/core.$pid"
 	fi
@@ -390,9 +307,5 @@ check() {
 	rm -f "$d/heap.dump"
 }
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	for variant in default stripped; do
-		check "${GH_GO_NAMES[$i]}" "${GH_GO_ROOTS[$i]}" "$variant"
-	done
-done
+rl_each check
 gh_summary

@@ -54,9 +54,6 @@ gh_need_python
 gh_need_toolchains
 gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
 
-have_gcore=1
-command -v gcore >/dev/null 2>&1 || have_gcore=0
-
 # compare KIND TARGET [EXE]: go-heap -p types of TARGET (a PID or a core) against the dump.
 compare() {
 	local kind=$1 target=$2 n1 n2 nh bad tot want total known=
@@ -189,13 +186,23 @@ hostile() {
 	mutate "$core" "$exe" "$mheap"
 }
 
+# mutate_check ADDR VALUE: gh_mutate's check of a damaged core read (exit 0): counts a header
+# warning in ew; the rows add up to the header's totals (else adds to bad).
+mutate_check() {
+	local sum tot
+	grep -q '^# warning' "$d/mut.out" && ew=$((ew + 1))
+	sum=$(awk -F'\t' '$1 ~ /^[0-9]+$/ {o += $1; b += $2} END {print o + 0, b + 0}' "$d/mut.out")
+	tot=$(sed -n 's/^# objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/mut.out")
+	[ "$sum" = "$tot" ] || bad="$bad $1=$2: rows $sum, totals $tot;"
+}
+
 # mutate CORE EXE MHEAP: GOHEAP_TYPES_MUTATE (default 60) damaged copies of the core, each with
 # one word the span walker reads (allspans' header or array, an mspan's fields; random.Random
 # (4242)) set to 0, all-ones, a large value or a bit flip: go-heap -p types -f text exits 0 or
 # 1 (never a signal or a timeout), 1 with one line on stderr; 0 with rows that add up to its
 # totals.
 mutate() {
-	local core=$1 exe=$2 mheap=$3 n=${GOHEAP_TYPES_MUTATE:-60} addr val old e0=0 e1=0 ew=0 bad=
+	local core=$1 exe=$2 mheap=$3 n=${GOHEAP_TYPES_MUTATE:-60} e0=0 e1=0 ew=0 bad=
 	python3 "$GH_TESTS/heapdump.py" --spanwords "$core" $((0x$mheap + 65864)) 160 >"$d/words" ||
 		{ gh_fail "$tag: mutate: cannot list the span words"; return; }
 	python3 - "$d/words" "$n" >"$d/cases" <<'PY'
@@ -208,27 +215,7 @@ for _ in range(int(sys.argv[2])):
                   "%016x" % (1 << r.randrange(64))])
     print("0x%x %s" % (a, bytes.fromhex(v)[::-1].hex()))
 PY
-	cp "$core" "$d/mut.core"
-	while read -r addr val; do
-		# damaged in place, restored after the run
-		old=$(python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$val")
-		run mut -p types -f text "$d/mut.core" "$exe"
-		python3 "$GH_TESTS/heapdump.py" --patch "$d/mut.core" "$addr" "$old" >/dev/null
-		case $rc in
-		0)
-			e0=$((e0 + 1))
-			grep -q '^# warning' "$d/mut.out" && ew=$((ew + 1))
-			sum=$(awk -F'\t' '$1 ~ /^[0-9]+$/ {o += $1; b += $2} END {print o + 0, b + 0}' "$d/mut.out")
-			tot=$(sed -n 's/^# objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/mut.out")
-			[ "$sum" = "$tot" ] || bad="$bad $addr=$val: rows $sum, totals $tot;" ;;
-		1)
-			e1=$((e1 + 1))
-			[ "$(wc -l <"$d/mut.err")" = 1 ] || bad="$bad $addr=$val: $(wc -l <"$d/mut.err") stderr lines;" ;;
-		*)
-			bad="$bad $addr=$val: exit $rc;" ;;
-		esac
-	done <"$d/cases"
-	rm -f "$d/mut.core"
+	gh_mutate "$core" "$exe" "$d/cases" mutate_check -p types -f text
 	if [ -z "$bad" ]; then
 		gh_pass "$tag: mutate: $n damaged span words: $e0 read ($ew with a warning), $e1 one error line, no crash"
 	else
@@ -282,18 +269,8 @@ churn() {
 # in_gdb CORE EXE: the gdb command (gdb/go_heap.py over the shared library) on the core: its
 # -p types totals == the program's MemStats.
 in_gdb() {
-	local lib="$top_builddir/src/.libs/libgoheap.so.0" tot want
-	if grep -q '^SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
-		# as scripts/test.sh leaves run-gdb.sh out of its sanitizer build
-		echo "N/A: $tag: gdb: this build's library has ASan, which gdb cannot load"
-		return
-	fi
-	if ! command -v gdb >/dev/null 2>&1 || [ ! -e "$lib" ]; then
-		gh_skip "$tag: gdb: gdb or $lib missing"
-		return
-	fi
-	GOHEAP_LIBRARY=$lib timeout 120 gdb -batch -nx -ex "source $top_srcdir/gdb/go_heap.py" \
-		-ex "go-heap -p types -n 3" "$2" "$1" >"$d/gdb.out" 2>&1
+	local tot want
+	gh_gdb "$1" "$2" "go-heap -p types -n 3" || return
 	tot=$(sed -n 's/^objects \([0-9]*\), bytes \([0-9]*\) .*/\1 \2/p' "$d/gdb.out")
 	want=$(sed -n 's/^MEMSTATS //p' "$GH_OUT")
 	if [ -n "$tot" ] && [ "$tot" = "$want" ]; then
@@ -308,7 +285,7 @@ in_gdb() {
 # GOTRACEBACK=crash; once READY (its dump written) SIGABRT makes qemu write the guest's core
 # (qemu_*.core, as tests/run-goroutine.sh does): compare core == its heap dump and MemStats.
 arm64() {
-	local goname=$1 root=$2 dir want src="$top_srcdir/tests/go/typesprog/main.go" qpid t core
+	local goname=$1 root=$2 dir want src="$top_srcdir/tests/go/typesprog/main.go" core
 	minor=${goname#go1.}
 	tag="$goname/arm64-default/qemu"
 	d="$GH_TMP/$goname-arm64"
@@ -334,34 +311,8 @@ arm64() {
 		fi
 		echo "$want" >"$dir/stamp"
 	fi
-	( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"; cd "$d/run" &&
-		GOTRACEBACK=crash exec qemu-aarch64-static "$dir/typesprog" "$d/heap.dump" \
-		>"$d/run.out" 2>"$d/run.err" </dev/null ) &
-	qpid=$!
-	GH_PIDS+=("$qpid")
-	for ((t = 0; t < 2400; t++)); do
-		grep -q '^READY' "$d/run.out" 2>/dev/null && break
-		kill -0 "$qpid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! grep -q '^READY' "$d/run.out"; then
-		gh_fail "$tag: typesprog (arm64, qemu) not READY: $(tail -n 3 "$d/run.err" | tr '\n' ' ')"
-		gh_stop "$qpid"
-		return
-	fi
-	kill -ABRT "$qpid"
-	for ((t = 0; t < 600; t++)); do
-		kill -0 "$qpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	{ wait "$qpid"; } 2>/dev/null   # reaped here: no "Aborted (core dumped)" line
-	gh_stop "$qpid"
-	core=$(ls -t "$d/run"/qemu_*.core 2>/dev/null | head -n 1)
-	if [ -z "$core" ] || [ ! -s "$core" ]; then
-		gh_fail "$tag: qemu wrote no qemu_*.core after SIGABRT"
-		gh_show "$d/run.err" 5
-		return
-	fi
+	gh_qemu_core "$dir/typesprog" "$d/heap.dump" || return
+	core=$GH_QCORE
 	if ! python3 "$GH_TESTS/heapdump.py" "$d/heap.dump" "$minor" >"$d/dump.txt" 2>"$d/dump.err"; then
 		gh_fail "$tag: parsing the heap dump"
 		gh_show "$d/dump.err" 5
@@ -436,19 +387,11 @@ check() {
 			gh_show "$d/located.err" 5
 		fi
 	fi
-	if [ "$have_gcore" = 0 ]; then
-		gh_skip "$tag: core: gcore (gdb) not installed"
-	else
-		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
-		if [ -s "$d/core.$pid" ]; then
-			compare core "$d/core.$pid" "$bin"
-			if [ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
-				hostile "$d/core.$pid" "$bin"
-				in_gdb "$d/core.$pid" "$bin"
-			fi
-		else
-			gh_fail "$tag: gcore wrote no core"
-			gh_show "$d/gcore.log" 5
+	if gh_gcore "$tag" "$pid" "$d"; then
+		compare core "$d/core.$pid" "$bin"
+		if [ "$variant" = default ] && [ "$goname" = "${GH_GO_NAMES[${#GH_GO_NAMES[@]}-1]}" ]; then
+			hostile "$d/core.$pid" "$bin"
+			in_gdb "$d/core.$pid" "$bin"
 		fi
 		rm -f "$d/core.$pid"
 	fi
@@ -517,24 +460,16 @@ unswept() {
 		fi
 	fi
 	awk '{print $1, $2, $5}' "$d/us.objects.out" | sort >"$d/live.set"
-	if [ "$have_gcore" = 0 ]; then
-		gh_skip "$tag: core: gcore (gdb) not installed"
-	else
-		timeout 300 gcore -o "$d/core" "$pid" >"$d/gcore.log" 2>&1
-		if [ -s "$d/core.$pid" ]; then
-			run us.core -p types -f objects "$d/core.$pid" "$bin"
-			if ok us.core "unswept: core -f objects"; then
-				awk '{print $1, $2, $5}' "$d/us.core.out" | sort >"$d/core.set"
-				if cmp -s "$d/live.set" "$d/core.set"; then
-					gh_pass "$tag: core: the same $(wc -l <"$d/core.set") objects and 'u' flags as live"
-				else
-					gh_fail "$tag: core: objects or 'u' flags differ from live's"
-					diff "$d/live.set" "$d/core.set" | head -n 5
-				fi
+	if gh_gcore "$tag" "$pid" "$d"; then
+		run us.core -p types -f objects "$d/core.$pid" "$bin"
+		if ok us.core "unswept: core -f objects"; then
+			awk '{print $1, $2, $5}' "$d/us.core.out" | sort >"$d/core.set"
+			if cmp -s "$d/live.set" "$d/core.set"; then
+				gh_pass "$tag: core: the same $(wc -l <"$d/core.set") objects and 'u' flags as live"
+			else
+				gh_fail "$tag: core: objects or 'u' flags differ from live's"
+				diff "$d/live.set" "$d/core.set" | head -n 5
 			fi
-		else
-			gh_fail "$tag: gcore wrote no core"
-			gh_show "$d/gcore.log" 5
 		fi
 		rm -f "$d/core.$pid"
 	fi
