@@ -434,7 +434,14 @@ run() {
 ok() {
 	if [ "$rc" -ne 0 ]; then
 		gh_fail "$tag: $2: go-heap exited $rc$( [ "$rc" = 124 ] && echo ' (timeout)')"
-		gh_show "$d/$1.err" 5
+		# the error is the last line (-v's lines come first)
+		if [ "$(wc -l <"$d/$1.err")" -gt 6 ]; then
+			gh_show "$d/$1.err" 3
+			echo "    | ..."
+			tail -n 3 "$d/$1.err" | sed 's/^/    | /'
+		else
+			gh_show "$d/$1.err" 6
+		fi
 		return 1
 	fi
 	return 0
