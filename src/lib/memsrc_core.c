@@ -175,6 +175,10 @@ static int file_path(const core_ctx *c, const core_file *f, char *buf,
 {
 	int w;
 
+	if (f->alt != NULL) {
+		w = snprintf(buf, len, "%s", f->alt);
+		return (w < 0 || (size_t)w >= len) ? GOHEAP_EINVAL : 0;
+	}
 	if (!f->resolved)
 		return resolve_path(c, f->name, buf, len);
 	w = snprintf(buf, len, "%s", f->name);
@@ -188,17 +192,18 @@ static int backing_fd(core_ctx *c, const core_file *f, int *owned)
 	unsigned i;
 	int fd;
 
+	const char *key = f->alt != NULL ? f->alt : f->name;
+
 	*owned = 0;
 	for (i = 0; i < c->nfds; i++) {
-		if (c->fds[i].name == f->name ||
-		    strcmp(c->fds[i].name, f->name) == 0)
+		if (c->fds[i].name == key || strcmp(c->fds[i].name, key) == 0)
 			return c->fds[i].fd;
 	}
 	if (file_path(c, f, path, sizeof(path)) != 0)
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c->nfds < CORE_MAX_FDS) {
-		c->fds[c->nfds].name = f->name;
+		c->fds[c->nfds].name = key;
 		c->fds[c->nfds].fd = fd;
 		c->nfds++;
 	} else {
@@ -594,9 +599,7 @@ int gh_core_use_exe(void *ctx, const char *exe)
 	recorded = c->files[c->exe].name;
 	for (i = 0; i < c->nfiles; i++)
 		if (c->files[i].name == recorded ||
-		    strcmp(c->files[i].name, recorded) == 0) {
-			c->files[i].name = c->exe_path;
-			c->files[i].resolved = 1;
-		}
+		    strcmp(c->files[i].name, recorded) == 0)
+			c->files[i].alt = c->exe_path;
 	return 0;
 }

@@ -53,6 +53,8 @@ typedef struct core_file {
 	uint64_t offset;       /* file offset of start, in bytes */
 	const char *name;      /* NUL-terminated, inside the mapped note */
 	int resolved;          /* name is already a path we can open */
+	const char *alt;       /* read from this file instead (the caller's
+	                        * executable, gh_core_use_exe); NULL: name */
 } core_file;
 
 typedef struct core_fd {
