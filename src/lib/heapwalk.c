@@ -101,6 +101,7 @@ typedef struct hw {
 	unsigned char *same;      /* compare_upper's answers */
 	uint64_t c_arr, c_from, c_to;   /* its allspans[c_from, c_to) */
 	uint64_t nstable;         /* stable spans of the running read */
+	int before_stop;          /* the running read a stop will check */
 	uint16_t *cstable;        /* the same, per chunk of 512 */
 } hw;
 
@@ -110,13 +111,12 @@ typedef struct hw {
 
 /* ---- the walk ---------------------------------------------------------- */
 
-static int bad_span(hw *w, uint64_t addr, const char *why)
+/* Too many implausible spans: the list is damaged (or changed under a
+ * read that no stop will check again). */
+static int too_bad(hw *w)
 {
 	gh_types *t = w->t;
 
-	if (t->bad_spans++ == 0)
-		snprintf(t->first_bad, sizeof(t->first_bad), "span 0x%llx: %s",
-			 (unsigned long long)addr, why);
 	if (t->bad_spans > GH_TYPES_MAX_BAD &&
 	    t->bad_spans > t->spans_inuse / 2)
 		return gh_errf(&w->tg->err, GOHEAP_ECORRUPT, "the heap's span "
@@ -126,6 +126,19 @@ static int bad_span(hw *w, uint64_t addr, const char *why)
 			       (unsigned long long)t->spans_inuse,
 			       t->first_bad);
 	return 0;
+}
+
+static int bad_span(hw *w, uint64_t addr, const char *why)
+{
+	gh_types *t = w->t;
+
+	if (t->bad_spans++ == 0)
+		snprintf(t->first_bad, sizeof(t->first_bad), "span 0x%llx: %s",
+			 (unsigned long long)addr, why);
+	/* the running read before a stop counts on: the stop walks every
+	 * span it found bad again (the runtime may have moved allspans
+	 * under it: zeros where the old array was), and judges after */
+	return w->before_stop ? 0 : too_bad(w);
 }
 
 /* unswept: 0 swept, 1 unswept, 2 unswept and marked by the last GC, 3
@@ -1075,6 +1088,8 @@ static int walk_stopped(hw *w, uint64_t mheap, int mode)
 	gh_mem_invalidate(w->m);
 	t1 = gh_now();
 	rc = walk_all(w, mheap, mode);
+	if (rc == 0)
+		rc = too_bad(w);
 	w->t->t_stopwalk = gh_now() - t1;
 	return gh_target_resume(tg, w->p, t0, gh_now(), rc);
 }
@@ -1168,7 +1183,9 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 		rc = walk_stopped(&w, mheap, 0);
 		p->gor_rewalked = p->gor_checked = t->spans;
 	} else if (snap == 1) {
+		w.before_stop = 1;
 		rc = walk_all(&w, mheap, 1);
+		w.before_stop = 0;
 		if (rc == 0)
 			rc = walk_stopped(&w, mheap, 2);
 	} else
