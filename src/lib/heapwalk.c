@@ -1140,6 +1140,7 @@ int gh_heap_objects(gh_profile *p, gh_target *tg, gh_types *t,
 	if (rc != 0)
 		return rc;
 	w.sink = k;
+	w.before_stop = k->tolerant;
 	return walk_all(&w, mheap, 0);
 }
 

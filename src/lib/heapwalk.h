@@ -47,6 +47,9 @@ typedef struct gh_heap_sink {
 	int (*span)(void *arg, uint64_t specials, uint64_t base,
 		    uint64_t elemsize, int noscan);
 	void *arg;
+	/* a read whose result is thrown away (a running pass a stop reads
+	 * again): implausible spans are counted, never an error */
+	int tolerant;
 } gh_heap_sink;
 
 /*

@@ -886,9 +886,10 @@ static int build(rb *b, gh_profile *p)
 	uint32_t i;
 	size_t k;
 	int rc;
-	gh_heap_sink sink = { obj_sink, span_sink, NULL };
+	gh_heap_sink sink = { obj_sink, span_sink, NULL, 0 };
 
 	sink.arg = b;
+	sink.tolerant = b->reads_only;
 	rc = gh_heap_objects(p, b->s, r->types, &sink);
 	if (rc != 0)
 		return rc;
