@@ -19,7 +19,7 @@
 #     slices, as fast as it can; three brief-stop reads, each: exit 0, main.list retains exactly
 #     50 000 x 16 B, main.cache exactly what it retained quiet, main.slots 2000 x 48 B (up to 2
 #     fewer: the churn's own frame may point at its newest), reachable <= allocated, 0 reads
-#     outside the snapshot; the median stop is shorter than the whole-read stop's;
+#     outside the snapshot; the stops' lengths printed (not judged: bench/retained-stop-bench.sh);
 #   the checks can fail: the same reads with --no-stop (running, best-effort) break a stable holder,
 #     and a stop that copies only what the running pass read (GOHEAP_TEST_RETAINED_SNAP=noclosure)
 #     reads outside its snapshot (each within 6 runs; it took 1 to 3 here).
@@ -249,9 +249,10 @@ churn() {
 	bad=$(stable whole)
 	local med
 	med=$(echo "$sb" | tr ' ' '\n' | grep . | sort -g | sed -n 2p)
-	if [ "$rc" = 0 ] && [ -z "$bad" ] && [ -n "$med" ] && [ -n "$sw" ] &&
-		awk -v a="$med" -v b="$sw" 'BEGIN {exit !(a < b)}'; then
-		gh_pass "$tag: the brief stop (median $med ms of$sb) < the whole-read stop ($sw ms, the same stable holders)"
+	# the stops' lengths are reported, not judged (timings belong to bench/: the comparison is
+	# bench/retained-stop-bench.sh's table); judged: both read, the same stable holders
+	if [ "$rc" = 0 ] && [ -z "$bad" ] && [ -n "$med" ] && [ -n "$sw" ]; then
+		gh_pass "$tag: the whole-read stop reads the same stable holders; stops: brief median $med ms (of$sb), whole-read $sw ms"
 	else
 		gh_fail "$tag: brief stops$sb ms (median '$med'), the whole-read stop '$sw' ms (exit $rc;$bad)"
 	fi
