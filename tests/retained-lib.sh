@@ -82,3 +82,18 @@ print("RESULT %d %d %d %d" % (len(g), len(reach), bad, tol))
 print("\n".join(ex[:10]))
 PY
 }
+
+# rl_new_objects OBJECTS GRAPH [notiny]: the objects of go-heap's -f objects OBJECTS that the
+# dump's graph GRAPH (heapdump.py --graph) does not have: made after the dump by the runtime.
+# Prints their addresses on one line, then "COUNT BYTES ALL_REACHABLE" (True/False); notiny:
+# the P's tiny block (a root of its own, never in the dump) is not counted.
+rl_new_objects() {
+	python3 - "$1" "$2" "${3:-}" <<'PY'
+import sys
+c = set(l.split()[0] for l in open(sys.argv[2]) if l.startswith("0x"))
+new = [l.split() for l in open(sys.argv[1])
+       if not (sys.argv[3] == "notiny" and l.split()[3] == "tiny") and l.split()[0] not in c]
+print(" ".join(f[0] for f in new))
+print(len(new), sum(int(f[1]) for f in new), all(f[2] == "1" for f in new))
+PY
+}

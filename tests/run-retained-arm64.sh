@@ -57,13 +57,7 @@ compare() {
 	# objects the dump does not have, made after it: the tiny block, and under qemu at times a new
 	# M the runtime started while the program blocked (its m, g0 and gsignal: 3 objects): set
 	# aside (at most 3, all reachable), counted in the PASS line
-	python3 - "$d/objects.out" "$d/graph.txt" >"$d/new" <<'PY'
-import sys
-c = set(l.split()[0] for l in open(sys.argv[2]) if l.startswith("0x"))
-new = [l.split() for l in open(sys.argv[1]) if l.split()[3] != "tiny" and l.split()[0] not in c]
-print(" ".join(f[0] for f in new))
-print(len(new), sum(int(f[1]) for f in new), all(f[2] == "1" for f in new))
-PY
+	rl_new_objects "$d/objects.out" "$d/graph.txt" notiny >"$d/new"
 	read -r nnew bnew rnew <<<"$(sed -n 2p "$d/new")"
 	if [ "$nnew" -gt 3 ] || [ "$rnew" != True ]; then
 		gh_fail "$tag: $nnew objects ($bnew B) not in the dump (reachable: $rnew): more than a new M's"
@@ -181,13 +175,7 @@ roots() {
 	local nnew=0 bnew=0 rnew=True skip=
 	if python3 "$GH_TESTS/heapdump.py" --graph "$d/heap.dump" "$minor" \
 		"$([ "$minor" -ge 26 ] && echo 1 || echo 0)" precise >"$d/graph.txt" 2>"$d/graph.err"; then
-		python3 - "$d/objects.out" "$d/graph.txt" >"$d/new" <<'PY'
-import sys
-c = set(l.split()[0] for l in open(sys.argv[2]) if l.startswith("0x"))
-new = [l.split() for l in open(sys.argv[1]) if l.split()[0] not in c]
-print(" ".join(f[0] for f in new))
-print(len(new), sum(int(f[1]) for f in new), all(f[2] == "1" for f in new))
-PY
+		rl_new_objects "$d/objects.out" "$d/graph.txt" >"$d/new"
 		skip=$(sed -n 1p "$d/new")
 		read -r nnew bnew rnew <<<"$(sed -n 2p "$d/new")"
 	fi

@@ -92,13 +92,7 @@ compare() {
 	fi
 	# objects the dump does not have were made after it, by the runtime (seen: a P's timer heap
 	# growing, 16 B, once in a few runs): set aside, at most 3 and all reachable, and counted
-	python3 - "$d/$kind.objects.out" "$d/graph.txt" >"$d/$kind.new" <<'PY'
-import sys
-c = set(l.split()[0] for l in open(sys.argv[2]) if l.startswith("0x"))
-new = [l.split() for l in open(sys.argv[1]) if l.split()[0] not in c]
-print(" ".join(f[0] for f in new))
-print(len(new), sum(int(f[1]) for f in new), all(f[2] == "1" for f in new))
-PY
+	rl_new_objects "$d/$kind.objects.out" "$d/graph.txt" >"$d/$kind.new"
 	local nnew bnew rnew
 	read -r nnew bnew rnew <<<"$(sed -n 2p "$d/$kind.new")"
 	got=$(awk -v skip=" $(sed -n 1p "$d/$kind.new") " '$3 == 1 && index(skip, " " $1 " ") == 0 {n++; b += $2} END {print n + 0, b + 0}' "$d/$kind.objects.out")
