@@ -23,6 +23,11 @@
 //	                           between; printed then
 //	memstatsprog FIFO churn    four goroutines allocate for ever (the
 //	                           consistency of reads under allocation)
+//	memstatsprog FIFO bigparent
+//	                           touches 512 MiB, then execs itself in mode
+//	                           before (the same process: its
+//	                           getrusage ru_maxrss keeps the old image's
+//	                           peak, its /proc VmHWM is the new image's)
 //
 // stdout: the trailer's lines ("# runtime.MemStats", "# Alloc = ...", ...,
 // "# MaxRSS = ...", getrusage's ru_maxrss x 1024, read with the MemStats)
@@ -168,9 +173,23 @@ func spareMs() {
 
 func main() {
 	if len(os.Args) != 3 || (os.Args[2] != "before" && os.Args[2] != "after" &&
-		os.Args[2] != "churn") {
-		os.Stderr.WriteString("usage: memstatsprog FIFO before|after|churn\n")
+		os.Args[2] != "churn" && os.Args[2] != "bigparent") {
+		os.Stderr.WriteString("usage: memstatsprog FIFO before|after|churn|bigparent\n")
 		os.Exit(2)
+	}
+	if os.Args[2] == "bigparent" {
+		// a large image (512 MiB resident), then exec: the kernel
+		// keeps its peak in the process's maxrss (exec_mmap)
+		big := make([]byte, 512<<20)
+		for i := 0; i < len(big); i += 4096 {
+			big[i] = 1
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			panic(err)
+		}
+		err = syscall.Exec(exe, []string{os.Args[0], os.Args[1], "before"}, os.Environ())
+		panic(err)
 	}
 	fd, err := syscall.Open(os.Args[1], syscall.O_RDWR, 0)
 	if err != nil {
