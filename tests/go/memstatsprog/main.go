@@ -30,7 +30,10 @@
 //	                           peak, its /proc VmHWM is the new image's)
 //
 // stdout: the trailer's lines ("# runtime.MemStats", "# Alloc = ...", ...,
-// "# MaxRSS = ...", getrusage's ru_maxrss x 1024, read with the MemStats)
+// "# MaxRSS = ...", getrusage's ru_maxrss x 1024, read at the quiet point,
+// before READY, in both modes: the peak when go-heap reads it; the test's
+// gcore, after go-heap's reads and before the release, can fault every
+// readable mapping in on some kernels)
 // and "READY\n" at the quiet point.
 package main
 
@@ -38,6 +41,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -250,12 +254,30 @@ func main() {
 			hotb[i] = new([3]byte)
 		}
 		hotl = new([40000]byte)
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	}
 	syscall.Write(1, ready)
 	syscall.Read(fd, rbuf[:])
 	if after {
 		runtime.ReadMemStats(&ms)
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	} else {
+		// the bracket: did the runtime move (a background sweep freeing
+		// workbufs, a stack span) between the quiet point's MemStats and
+		// now, go-heap's reads in between?  Then those are not the
+		// program's state at go-heap's instant: say which fields moved
+		runtime.ReadMemStats(&ms2)
+		if ms2 != ms {
+			a, b := reflect.ValueOf(ms), reflect.ValueOf(ms2)
+			moved := "MOVED"
+			for i := 0; i < a.NumField(); i++ {
+				if a.Field(i).Kind() == reflect.Uint64 &&
+					a.Field(i).Uint() != b.Field(i).Uint() {
+					moved += fmt.Sprintf(" %s %d->%d", a.Type().Field(i).Name,
+						a.Field(i).Uint(), b.Field(i).Uint())
+				}
+			}
+			os.Stdout.WriteString(moved + "\n")
+		}
 	}
 	if after {
 		os.Stdout.Write(format(out[:0]))
