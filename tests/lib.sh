@@ -77,7 +77,10 @@ gh_show() {
 }
 
 # The final line CI parses; exit 1 if anything failed, 77 if nothing ran.
+# Before it, a "time:" line: the script's wall time and the load average at its end (make
+# check's time budget per script, README "Building").
 gh_summary() {
+	echo "time: $(basename "$0") took ${SECONDS}s, load average at the end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 	echo "$GH_PASSED passed, $GH_FAILED failed, $GH_SKIPPED skipped"
 	if [ "$GH_FAILED" -gt 0 ]; then
 		exit 1
