@@ -136,8 +136,7 @@ echo theirs >"$out/notes.tmp"
 	>"$d/watch.out" 2>"$d/watch.err" </dev/null &
 WATCH=$!
 GH_PIDS+=("$WATCH")
-n=0
-while ! grep -q 'listening on' "$d/watch.err" 2>/dev/null && [ $n -lt 40 ]; do sleep 0.25; n=$((n + 1)); done
+gh_wait_for 10 grep -qs 'listening on' "$d/watch.err"
 ADDR=$(sed -n 's/.*listening on //p' "$d/watch.err" | head -n 1)
 if [ -z "$ADDR" ]; then
 	gh_fail "churn: watch did not start"
