@@ -16,6 +16,8 @@
 #                             1.19 and 1.21-1.27; extending the matrix is extending GH_GO_ALL)
 #   GOHEAP_VARIANTS           build variants (default: gh_variants_for, the sampled matrix)
 #   GOHEAP_READY_TIMEOUT      seconds to wait for READY (default 60)
+#   GOHEAP_WAIT_SCALE         gh_wait_for's deadlines are this many times their quiet-machine
+#                             seconds (default 6: a bound on a hang, never a speed check)
 #   GOHEAP_KEEP=1             keep the temporary directory (its path is printed)
 
 # Every Go release the suite runs on: one line to extend (scripts/install-deps.sh fetches the
@@ -75,7 +77,10 @@ gh_show() {
 }
 
 # The final line CI parses; exit 1 if anything failed, 77 if nothing ran.
+# Before it, a "time:" line: the script's wall time and the load average at its end (make
+# check's time budget per script, README "Building").
 gh_summary() {
+	echo "time: $(basename "$0") took ${SECONDS}s, load average at the end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 	echo "$GH_PASSED passed, $GH_FAILED failed, $GH_SKIPPED skipped"
 	if [ "$GH_FAILED" -gt 0 ]; then
 		exit 1
@@ -210,6 +215,25 @@ gh_go() {
 	env GOROOT="$root" GOCACHE="$GH_CACHE/gocache-go${name#go-}" GOPATH="$GH_CACHE/gopath" \
 		GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off GOENV=off \
 		GOOS= GOARCH= "$root/bin/go" "$@"
+}
+
+# gh_pprof_tool GOROOT: the path of that toolchain's pprof binary, for `go tool pprof` without the
+# go command in front.  Go 1.25+ (trixie's packages) ship no prebuilt pkg/tool/*/pprof: `go tool
+# pprof` builds it, with its standard-library dependencies, into GOCACHE on first use, which is
+# minutes on a loaded machine (3 min 38 s at load 30) and, with HOME pointed at a temporary
+# directory, every time: that is what failed run-watch.sh's `timeout 60 go tool pprof` under
+# load (issue 37).  Built here once into the test cache's GOCACHE (gh_go), then reused.  Status
+# 1 (the go command's error on stderr) if it cannot be built.
+gh_pprof_tool() {
+	local root=$1 t
+	t="$root/pkg/tool/$("$root/bin/go" env GOHOSTOS)_$("$root/bin/go" env GOHOSTARCH)/pprof"
+	if [ -x "$t" ]; then
+		echo "$t"
+		return 0
+	fi
+	t=$(gh_go "$root" tool -n pprof) || return 1
+	[ -x "$t" ] || { echo "gh_pprof_tool: go tool -n pprof printed '$t'" >&2; return 1; }
+	echo "$t"
 }
 
 # gh_build PROG GONAME GOROOT VARIANT: build tests/go/PROG/main.go (or
@@ -486,15 +510,17 @@ gh_free_port() {
 }
 
 # gh_wait_for SECONDS CMD...: run CMD every 0.25 s until it succeeds; 1 if it never did.
+# SECONDS is what a quiet machine needs; the deadline is that times GOHEAP_WAIT_SCALE (default
+# 6) of wall-clock time, so that a loaded machine (scripts/test.sh --load) waits longer: a
+# deadline here bounds a hang, it never judges speed (bench/ measures that).
 gh_wait_for() {
-	local n=$(( $1 * 4 ))
+	local end=$(( $(date +%s) + $1 * ${GOHEAP_WAIT_SCALE:-6} ))
 	shift
-	while [ "$n" -gt 0 ]; do
+	while :; do
 		"$@" && return 0
+		[ "$(date +%s)" -lt "$end" ] || return 1
 		sleep 0.25
-		n=$((n - 1))
 	done
-	return 1
 }
 
 # gh_prom_query HOST:PORT EXPR: the first value of a Prometheus instant query, or nothing.

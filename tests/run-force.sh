@@ -51,12 +51,13 @@ run() {
 	rc=$?
 }
 
-# status OUT PID: ask the program for a STATUS line (SIGUSR1) and print it; 1 if none comes.
+# status OUT PID: ask the program for a STATUS line (SIGUSR1) and print it; 1 if none comes
+# (within 30 s: a loaded machine).
 status() {
 	local out=$1 pid=$2 n i
 	n=$(grep -c '^STATUS' "$out")
 	kill -USR1 "$pid" 2>/dev/null || return 1
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		if [ "$(grep -c '^STATUS' "$out")" -gt "$n" ]; then
 			grep '^STATUS' "$out" | tail -n 1
 			return 0
@@ -64,6 +65,13 @@ status() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# all_stopped: every thread of $pid is in tracing stop (sets during and total).
+all_stopped() {
+	during=$(traced_threads "$pid")
+	total=$(ls /proc/"$pid"/task | wc -l)
+	[ "$during" -eq "$total" ]
 }
 
 # field LINE NAME: the value of NAME=VALUE in a STATUS/EXIT line.
@@ -205,18 +213,20 @@ for i in "${!GH_GO_NAMES[@]}"; do
 	if gh_start "$bin" -threads 10; then
 		pid=$GH_PID
 		out=$GH_OUT
-		GOHEAP_TEST_STOP_DELAY_MS=3000 "$GH_GOHEAP" --force "$pid" >"$d/kill.out" 2>"$d/kill.err" &
+		# the stop held 30 s (it is killed long before): waited for, not slept for
+		GOHEAP_TEST_STOP_DELAY_MS=30000 "$GH_GOHEAP" --force "$pid" >"$d/kill.out" 2>"$d/kill.err" &
 		gp=$!
-		sleep 1
-		during=$(traced_threads "$pid")
-		total=$(ls /proc/"$pid"/task | wc -l)
+		gh_wait_for 5 all_stopped
 		kill -KILL "$gp"
 		wait "$gp" 2>/dev/null
 		sleep 0.3
 		after=$(traced_threads "$pid")
 		l1=$(status "$out" "$pid")
-		sleep 0.5
-		l2=$(status "$out" "$pid")
+		progressed() {
+			l2=$(status "$out" "$pid")
+			[ "$(field "$l2" allocs)" -gt "$(field "$l1" allocs)" ]
+		}
+		gh_wait_for 2 progressed
 		if [ "$during" -eq "$total" ] && [ "$after" -eq 0 ] &&
 			[ "$(field "$l2" allocs)" -gt "$(field "$l1" allocs)" ] &&
 			[ "$(field "$l2" rate)" = 0 ]; then
@@ -235,7 +245,8 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		out=$GH_OUT
 		GOHEAP_TEST_STOP_DELAY_MS=1500 "$GH_GOHEAP" --force "$pid" >"$d/term.out" 2>"$d/term.err" &
 		gp=$!
-		sleep 0.7
+		# SIGTERM once every thread is stopped (waited for: go-heap's start is slow under load)
+		gh_wait_for 5 all_stopped
 		kill -TERM "$gp"
 		wait "$gp"
 		grc=$?

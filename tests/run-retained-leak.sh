@@ -36,7 +36,7 @@ gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
 # pprof_roots PROFILE: "NAME BYTES" per root frame (the last frame of each of go tool pprof's
 # traces), biggest first
 pprof_roots() {
-	"$root/bin/go" tool pprof -traces -sample_index=inuse_space -unit=B "$1" 2>"$d/pprof.err" |
+	"$(gh_pprof_tool "$root")" -traces -sample_index=inuse_space -unit=B "$1" 2>"$d/pprof.err" |
 		python3 -c '
 import sys, re
 tot, cur, val = {}, None, 0
@@ -75,7 +75,7 @@ expect() {
 		gh_show "$d/$kind.roots" 5
 		gh_show "$d/pprof.err" 3
 	fi
-	cum=$("$root/bin/go" tool pprof -top -cum -sample_index=inuse_space -unit=B -nodefraction=0 \
+	cum=$("$(gh_pprof_tool "$root")" -top -cum -sample_index=inuse_space -unit=B -nodefraction=0 \
 		"$d/$kind.pb.gz" 2>/dev/null | awk -v n="$n_sess" '$6 == n && NF == 6 {sub(/B$/, "", $4); print $4}')
 	if [ "$cum" = "$b_sess" ]; then
 		gh_pass "$tag: $kind: go tool pprof -top -cum: $n_sess's cumulative inuse_space is $cum B"
@@ -161,7 +161,7 @@ check() {
 			pprof_roots "$d/grow.pb.gz" >"$d/grow.roots"
 			read -r gn gb <"$d/grow.roots"
 			if [ "$gn" = "$n_sess" ] && [ "${gb:-0}" -gt "$b_sess" ]; then
-				gh_pass "$tag: growing: while the service serves and leaks, the biggest root frame is still $n_sess, now $gb B (> $b_sess) (go-heap: $("$root/bin/go" tool pprof -comments "$d/grow.pb.gz" 2>/dev/null | grep -o 'stopped [0-9.]* ms'))"
+				gh_pass "$tag: growing: while the service serves and leaks, the biggest root frame is still $n_sess, now $gb B (> $b_sess) (go-heap: $("$(gh_pprof_tool "$root")" -comments "$d/grow.pb.gz" 2>/dev/null | grep -o 'stopped [0-9.]* ms'))"
 			else
 				gh_fail "$tag: growing: the biggest root frame is '$gn' with '$gb' B, not $n_sess above $b_sess"
 				gh_show "$d/grow.roots" 3

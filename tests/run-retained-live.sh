@@ -227,7 +227,7 @@ churn() {
 	ok quiet "quiet read" || { gh_stop "$pid"; return; }
 	cache=$(holder "$d/quiet.out" main.cache)
 	kill -USR1 "$pid"
-	for i in $(seq 100); do grep -q '^CHURNING' "$GH_OUT" && break; sleep 0.05; done
+	gh_wait_for 5 grep -q '^CHURNING' "$GH_OUT"
 	sleep 0.3
 	for i in 1 2 3; do
 		run "brief$i" -v -p retained -n 20 "$pid"

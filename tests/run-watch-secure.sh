@@ -55,18 +55,15 @@ PY
 }
 
 # watch_up LOG ARGS...: start go-heap watch ARGS (stderr in LOG), wait for its address (WADDR,
-# WPID); 1 if it does not start within 10 s.
+# WPID); 1 if it exits first or does not start within 10 s (times GOHEAP_WAIT_SCALE: gh_wait_for).
 watch_up() {
-	local log=$1 n=0
+	local log=$1
 	shift
 	"$GH_GOHEAP" watch --interval 1s "$@" 2>"$log" </dev/null &
 	WPID=$!
 	GH_PIDS+=("$WPID")
-	while ! grep -q 'listening on' "$log" 2>/dev/null; do
-		n=$((n + 1))
-		[ $n -lt 40 ] && kill -0 "$WPID" 2>/dev/null || return 1
-		sleep 0.25
-	done
+	up_or_gone() { grep -q 'listening on' "$log" 2>/dev/null || ! kill -0 "$WPID" 2>/dev/null; }
+	gh_wait_for 10 up_or_gone && grep -q 'listening on' "$log" 2>/dev/null || return 1
 	WADDR=$(sed -n 's/.*listening on //p' "$log" | head -n 1)
 }
 
@@ -171,8 +168,12 @@ now = int(time.time())
 for t in range(now, now + 20):
     os.symlink(victim, os.path.join(out, "%s-%s-%s.pb.gz.tmp" % (pid, comm, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(t)))))
 PY
-sleep 6
-m=$(python3 -c 'import sys,urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' "http://$WADDR/metrics" 2>/dev/null)
+# until a write was refused (a round or two: 6 s on a quiet machine; longer under load)
+refused_some() {
+	m=$(python3 -c 'import sys,urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=30).read().decode())' "http://$WADDR/metrics" 2>/dev/null)
+	[ "$(sed -n 's/^go_heap_watch_output_files_refused_total //p' <<<"$m")" -ge 1 ] 2>/dev/null
+}
+gh_wait_for 6 refused_some
 gh_stop "$WPID"
 refused=$(sed -n 's/^go_heap_watch_output_files_refused_total //p' <<<"$m")
 links=$(find "$out" -maxdepth 1 -type l | wc -l)
