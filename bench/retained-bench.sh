@@ -8,6 +8,8 @@
 #
 # Usage: bench/retained-bench.sh [N[:pad] ...]   (default 1000000 4000000 10000000; N:pad:
 #        the list's nodes are 112-byte objects, ~1 GiB at 10 000 000; RUNS=5;
+#        SHAPES="list interleaved map small arrays tree goroutines": retainbench -shape, a
+#        table per shape (default list);
 #        GOHEAP_GO_VERSIONS picks the toolchain, default the newest; OLD_GOHEAP=path: another
 #        go-heap binary (its libgoheap.so beside it, if any) run alternately with this one on the
 #        same target and core: its rows, and the ratios new / old)
@@ -34,16 +36,19 @@ run() {
 	fi
 }
 echo "go-heap: $GH_GOHEAP${old:+; old: $old}; $goname; $runs runs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for shape in ${SHAPES:-list}; do
+echo
+echo "shape: $shape (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 printf '| build | objects | heap MiB | WriteHeapDump s | live s | live stop ms | live RSS MiB | core s | core RSS MiB | RSS B/object | bound MiB (64 B/object + 64) | live s / dump | core s / dump |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 ratios=
 for spec in ${@:-1000000 4000000 10000000}; do
 	n=${spec%%:*} pad=
 	[ "$spec" != "$n" ] && pad=-pad
-	out="$GH_TMP/out.$n$pad"
+	out="$GH_TMP/out.$shape.$n$pad"
 	rm -f "$out"
 	# shellcheck disable=SC2086
-	retainbench_start "$out" -n "$n" $pad
+	retainbench_start "$out" -n "$n" $pad -shape "$shape"
 	read -r _ objs bytes <<<"$(grep ^OBJECTS "$out")"
 	dump=$(awk '/^DUMP/ {print $2}' "$out")
 	for b in "${builds[@]}"; do : >"$GH_TMP/t.live.$b"; : >"$GH_TMP/r.live.$b"; : >"$GH_TMP/s.live.$b"; done
@@ -70,7 +75,7 @@ for spec in ${@:-1000000 4000000 10000000}; do
 	# (but the header's timing of the type inference)
 	if [ -n "$old" ] && ! cmp -s <(sed 's/, [0-9.]* ms$//' "$GH_TMP/top.new") \
 		<(sed 's/, [0-9.]* ms$//' "$GH_TMP/top.old"); then
-		echo "the two builds' top differ on the core of $n objects" >&2
+		echo "the two builds' top differ on the core of $shape $n objects" >&2
 		exit 1
 	fi
 	rm -f "$GH_TMP/core.$pid"
@@ -96,4 +101,6 @@ if [ -n "$old" ]; then
 	printf '\n| objects | live s new/old | live RSS new/old | core s new/old | core RSS new/old |\n'
 	printf '|---|---|---|---|---|\n%s' "$ratios"
 fi
+ratios=
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -12,7 +12,10 @@
 #   - core, TMPDIR unwritable: the graph's arrays are not spilled (retspill.c), the same top;
 #     no spill file left behind;
 #   - core, valgrind memcheck (GOHEAP_RETAINED_MEM_VALGRIND=0: skipped): no error, no leak, on
-#     top and on --path to the list's head (from main.list).
+#     top and on --path to the list's head (from main.list);
+#   - a second shape (retainbench -shape interleaved, GOHEAP_RETAINED_MEM_SHAPE_N, default
+#     1 000 000: 112-byte nodes, a heap as large as the bound): allocated within 1000 of
+#     HeapObjects and peak RSS within the bound, live and from a core.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -143,4 +146,61 @@ else
 	rm -f "$core"
 fi
 gh_stop "$pid"
+
+# The bound on another heap (issue 39): GOHEAP_RETAINED_MEM_SHAPE_N (default 1 000 000)
+# 112-byte nodes in 64 interleaved lists, every 8th a value of a global map, 16 x 1 MiB
+# buffers (retainbench -shape interleaved): a heap of ~128 MiB for a bound of ~125 MiB, so the
+# copy of the heap (the live snapshot's temporary file, the core's mapping) must not be held.
+sn=${GOHEAP_RETAINED_MEM_SHAPE_N:-1000000}
+stag="$goname/interleaved/$sn"
+sout="$GH_TMP/shape.out"
+"$dir/retainbench" -shape interleaved -n "$sn" -runs 1 >"$sout" 2>&1 </dev/null &
+spid=$!
+GH_PIDS+=("$spid")
+for _ in $(seq 1200); do
+	grep -q READY "$sout" 2>/dev/null && break
+	kill -0 "$spid" 2>/dev/null || break
+	sleep 0.1
+done
+# rss_check KIND TARGET [EXE]: allocated within 1000 of HeapObjects, peak RSS within the bound
+rss_check() {
+	local kind=$1 alloc kb bound
+	shift
+	if ! /usr/bin/time -f '%M' -o "$GH_TMP/s$kind.rss" "$GH_GOHEAP" -p retained -n 3 "$@" \
+		>"$GH_TMP/s$kind.top" 2>"$GH_TMP/s$kind.err"; then
+		gh_fail "$stag: $kind: go-heap -p retained: $(head -n 2 "$GH_TMP/s$kind.err")"
+		return
+	fi
+	alloc=$(sed -n 's/^allocated: \([0-9]*\) objects.*/\1/p' "$GH_TMP/s$kind.top")
+	if [ -z "$alloc" ] || [ $((alloc - sobjs)) -gt 1000 ] || [ $((sobjs - alloc)) -gt 1000 ]; then
+		gh_fail "$stag: $kind: allocated '$alloc', HeapObjects $sobjs"
+		return
+	fi
+	kb=$(cat "$GH_TMP/s$kind.rss")
+	bound=$(( (alloc * 64 + (64 << 20)) >> 10 ))
+	if [ "$san" = 1 ]; then
+		echo "N/A: $stag: $kind: peak RSS $((kb >> 10)) MiB under ASan (the bound is checked in the normal build)"
+	elif [ "$kb" -le "$bound" ]; then
+		gh_pass "$stag: $kind: peak RSS $((kb >> 10)) MiB for a $((sbytes >> 20)) MiB heap, $((kb * 1024 / alloc)) B/object <= 64 B/object + 64 MiB ($((bound >> 10)) MiB)"
+	else
+		gh_fail "$stag: $kind: peak RSS $((kb >> 10)) MiB for a $((sbytes >> 20)) MiB heap, $((kb * 1024 / alloc)) B/object > 64 B/object + 64 MiB ($((bound >> 10)) MiB)"
+	fi
+}
+if ! grep -q READY "$sout"; then
+	gh_fail "$stag: retainbench not READY: $(tail -n 3 "$sout" | tr '\n' ' ')"
+else
+	read -r _ sobjs sbytes <<<"$(grep ^OBJECTS "$sout")"
+	echo "retainbench -shape interleaved -n $sn: HeapObjects $sobjs, HeapAlloc $sbytes"
+	rss_check live "$spid"
+	if command -v gcore >/dev/null 2>&1; then
+		timeout 300 gcore -o "$GH_TMP/score" "$spid" >"$GH_TMP/gcore.log" 2>&1
+		if [ -s "$GH_TMP/score.$spid" ]; then
+			rss_check core "$GH_TMP/score.$spid" "$dir/retainbench"
+		else
+			gh_fail "$stag: gcore wrote no core"
+		fi
+		rm -f "$GH_TMP/score.$spid"
+	fi
+fi
+gh_stop "$spid"
 gh_summary

@@ -9,6 +9,12 @@
  * that would otherwise fall inside the stop); above the bound a chunk is
  * an unlinked temporary file's mapping, its blocks allocated up front
  * (posix_fallocate: a full disk is an error now, not a SIGBUS later).
+ * The file's mapping is never resident whole: a copy writes it a window
+ * (GH_SNAP_WINDOW) at a time and drops each window's pages after
+ * (MADV_DONTNEED: on a shared file mapping the bytes stay in the file,
+ * dirty in the page cache), and the reads drop the pages they faulted in
+ * every GH_SNAP_WINDOW bytes served, so that a snapshot of a 1 GiB heap
+ * costs the process ~64 MiB, not 1 GiB.
  */
 #include "config.h"
 
@@ -190,11 +196,15 @@ static unsigned char *chunk_new(gh_memsnap *s, size_t n)
 		}
 		s->file_bytes += n;
 	}
-	/* (A kernel without it faults the pages in during the copy.) */
-	(void)madvise(p, n, SNAP_POPULATE);
+	/* (A kernel without it faults the pages in during the copy.)  A
+	 * file's pages are faulted in a window at a time by the copy. */
+	if (!file)
+		(void)madvise(p, n, SNAP_POPULATE);
 	s->chunk[s->nchunk].p = p;
 	s->chunk[s->nchunk].size = n;
+	s->chunk[s->nchunk].file = file;
 	s->nchunk++;
+	s->pfile = file;
 	return p;
 }
 
@@ -345,6 +355,19 @@ int gh_memsnap_has(const gh_memsnap *s, uint64_t addr, uint64_t len)
 	return 1;
 }
 
+/* The temporary files' pages this process faulted in, dropped (their
+ * bytes stay in the files). */
+static void snap_release(gh_memsnap *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nchunk; i++)
+		if (s->chunk[i].file)
+			(void)madvise(s->chunk[i].p, s->chunk[i].size,
+				      MADV_DONTNEED);
+	s->unreleased = 0;
+}
+
 static int snap_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	gh_memsnap *s = ctx;
@@ -352,8 +375,12 @@ static int snap_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	uint64_t gap = addr;
 	size_t lo = 0, hi = s->nmap;
 
-	if (addr + len >= addr && snap_copy_out(s, addr, buf, len, &gap) == 0)
+	if (addr + len >= addr && snap_copy_out(s, addr, buf, len, &gap) == 0) {
+		s->unreleased += len;
+		if (s->unreleased >= GH_SNAP_WINDOW && s->file_bytes != 0)
+			snap_release(s);
 		return 0;
+	}
 	/* the running pass saw this read fail too: not a miss */
 	if (s->nbad > 0 && bsearch(&key, s->bad, s->nbad, sizeof(*s->bad),
 				   range_cmp) != NULL)
@@ -460,6 +487,7 @@ int gh_memsnap_plan(gh_memsnap *s, gh_range *v, size_t n)
 	n = gh_ranges_merge(v, n);
 	s->nplan = 0;
 	s->pbuf = NULL;
+	s->pfile = 0;
 	/* drop what the snapshot holds: the gaps of each range */
 	for (i = 0; i < n; i++) {
 		uint64_t a = v[i].addr, end = v[i].addr + v[i].len;
@@ -601,37 +629,112 @@ static void *rd_run(void *arg)
 	return NULL;
 }
 
-/* Read a batch into its storage (two readers, half of the bytes each,
- * when it is large) and add what was read to the segments (unsorted). */
-static int batch_copy(gh_memsnap *s, gh_snapbatch *bt,
-		      const gh_memsrc_caps *caps, void *ctx,
-		      const goheap_memsrc_ops *ops)
+/* Read ranges into out (two readers, half of the bytes each, when they
+ * are many bytes); ok[i] whether range i read whole. */
+static int read_list(const gh_memsrc_caps *caps, void *ctx,
+		     const goheap_memsrc_ops *ops, uint64_t *addrs,
+		     size_t *lens, size_t n, uint64_t bytes, unsigned char *out,
+		     unsigned char *ok)
 {
-	uint64_t half = bt->bytes / 2, acc = 0, off = 0;
-	size_t i, split;
+	uint64_t half = bytes / 2, acc = 0;
+	size_t split;
 	rdjob j[2];
 	pthread_t th;
-	int two = 0, rc;
+	int two = 0;
 
-	for (split = 0; split < bt->n && acc < half; split++)
-		acc += bt->lens[split];
-	j[0] = (rdjob){ caps, ctx, ops, bt->addrs, bt->lens, split, bt->buf,
-			bt->ok, 0 };
-	j[1] = (rdjob){ caps, ctx, ops, bt->addrs + split, bt->lens + split,
-			bt->n - split, bt->buf + acc, bt->ok + split, 0 };
+	for (split = 0; split < n && acc < half; split++)
+		acc += lens[split];
+	j[0] = (rdjob){ caps, ctx, ops, addrs, lens, split, out, ok, 0 };
+	j[1] = (rdjob){ caps, ctx, ops, addrs + split, lens + split,
+			n - split, out + acc, ok + split, 0 };
 	if (caps->concurrent_reads && caps->readv != NULL &&
-	    bt->bytes >= SNAP_TWO_READERS && split > 0 && split < bt->n &&
+	    bytes >= SNAP_TWO_READERS && split > 0 && split < n &&
 	    pthread_create(&th, NULL, rd_run, &j[1]) == 0)
 		two = 1;
 	if (two) {
 		rd_run(&j[0]);
 		pthread_join(th, NULL);
 	} else {
-		j[0].n = bt->n;
+		j[0].n = n;
 		rd_run(&j[0]);
 		j[1].rc = 0;
 	}
-	rc = j[0].rc != 0 ? j[0].rc : j[1].rc;
+	return j[0].rc != 0 ? j[0].rc : j[1].rc;
+}
+
+/*
+ * A batch whose storage is a file's mapping, a window of storage at a
+ * time: the window's pages faulted in, its ranges' parts read, its pages
+ * dropped (a range over a window's edge reads in two parts: bt->ok[i]
+ * whether both did).
+ */
+static int read_windows(gh_memsnap *s, gh_snapbatch *bt,
+			const gh_memsrc_caps *caps, void *ctx,
+			const goheap_memsrc_ops *ops)
+{
+	uint64_t *a = malloc((bt->n + 1) * sizeof(*a)), wo, off;
+	size_t *l = malloc((bt->n + 1) * sizeof(*l)),
+	       *ri = malloc((bt->n + 1) * sizeof(*ri)), i, k, first = 0;
+	unsigned char *ok = malloc(bt->n + 1);
+	int rc = 0;
+
+	if (a == NULL || l == NULL || ri == NULL || ok == NULL) {
+		free(a);
+		free(l);
+		free(ri);
+		free(ok);
+		return snap_nomem(s, "window list", bt->n);
+	}
+	memset(bt->ok, 1, bt->n);
+	/* first: the first range ending past the window's start; off: its
+	 * storage offset */
+	for (wo = 0, off = 0; wo < bt->bytes && rc == 0; wo += GH_SNAP_WINDOW) {
+		uint64_t we = wo + GH_SNAP_WINDOW < bt->bytes ?
+			      wo + GH_SNAP_WINDOW : bt->bytes, o = off;
+
+		k = 0;
+		for (i = first; i < bt->n && o < we; o += bt->lens[i], i++) {
+			uint64_t x = o > wo ? o : wo,
+				 y = o + bt->lens[i] < we ? o + bt->lens[i] : we;
+
+			if (y <= x)
+				continue;
+			a[k] = bt->addrs[i] + (x - o);
+			l[k] = (size_t)(y - x);
+			ri[k] = i;
+			k++;
+		}
+		(void)madvise(bt->buf + wo, (size_t)(we - wo), SNAP_POPULATE);
+		rc = read_list(caps, ctx, ops, a, l, k, we - wo, bt->buf + wo,
+			       ok);
+		for (i = 0; i < k; i++)
+			if (!ok[i])
+				bt->ok[ri[i]] = 0;
+		(void)madvise(bt->buf + wo, (size_t)(we - wo), MADV_DONTNEED);
+		/* the next window starts in the range holding we */
+		while (first < bt->n && off + bt->lens[first] <= we)
+			off += bt->lens[first++];
+	}
+	free(a);
+	free(l);
+	free(ri);
+	free(ok);
+	return rc;
+}
+
+/* Read a batch into its storage and add what was read to the segments
+ * (unsorted). */
+static int batch_copy(gh_memsnap *s, gh_snapbatch *bt,
+		      const gh_memsrc_caps *caps, void *ctx,
+		      const goheap_memsrc_ops *ops)
+{
+	uint64_t off = 0;
+	size_t i;
+	int rc;
+
+	rc = bt->file ? read_windows(s, bt, caps, ctx, ops) :
+	     read_list(caps, ctx, ops, bt->addrs, bt->lens, bt->n, bt->bytes,
+		       bt->buf, bt->ok);
 	for (i = 0; rc == 0 && i < bt->n; i++) {
 		unsigned char *p = bt->buf + off;
 
@@ -642,6 +745,8 @@ static int batch_copy(gh_memsnap *s, gh_snapbatch *bt,
 					bt->lens[i], p);
 		off += bt->lens[i];
 	}
+	if (bt->file)   /* copy_pages' pages */
+		(void)madvise(bt->buf, (size_t)bt->bytes, MADV_DONTNEED);
 	if (rc == 0) {
 		s->ranges += bt->n;
 		s->bytes += bt->bytes;
@@ -680,6 +785,7 @@ int gh_memsnap_copy(gh_memsnap *s, const gh_memsrc_caps *caps, void *ctx,
 	}
 	bt->n = s->nplan;
 	bt->buf = s->pbuf;
+	bt->file = s->pfile;
 	s->nplan = 0;
 	s->pbuf = NULL;
 	rc = batch_copy(s, bt, caps, ctx, ops);

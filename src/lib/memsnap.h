@@ -56,6 +56,7 @@ typedef struct gh_snapseg {
 typedef struct gh_snapchunk {
 	unsigned char *p;
 	size_t size;
+	int file;             /* a temporary file's mapping */
 } gh_snapchunk;
 
 /* One copy: its ranges, in order in buf; ok[i] whether range i read. */
@@ -65,6 +66,9 @@ typedef struct gh_snapbatch {
 	size_t n;
 	uint64_t bytes;
 	unsigned char *buf, *ok;
+	int file;             /* buf is a temporary file's mapping: copied
+	                       * into a window at a time, each window's
+	                       * pages dropped from memory after */
 } gh_snapbatch;
 
 typedef struct gh_memsnap {
@@ -84,6 +88,9 @@ typedef struct gh_memsnap {
 	gh_range *plan;
 	size_t nplan, capplan;
 	unsigned char *pbuf;
+	int pfile;                      /* pbuf is a file's mapping */
+	uint64_t unreleased;            /* bytes served since the file
+	                                 * mappings' pages were dropped */
 	gh_snapbatch *batch;            /* the copies made */
 	size_t nbatch, capbatch;
 	/* ranges wanted (gh_memsnap_want), not yet planned */
@@ -102,6 +109,12 @@ extern const goheap_memsrc_ops gh_memsnap_ops;
 
 /* bound: bytes kept in memory (0: GH_SNAP_MEM_BOUND). */
 #define GH_SNAP_MEM_BOUND ((uint64_t)64 << 20)
+/* Of the temporary file's mapping, the bytes a copy writes before their
+ * pages are dropped from this process's memory, and the bytes the reads
+ * serve before the file's pages read are (the file keeps the copy: its
+ * pages stay in the page cache, a read faults them in again): the
+ * process holds a window of the copy, not the copy. */
+#define GH_SNAP_WINDOW ((uint64_t)32 << 20)
 /* Safety limits on a damaged target: bytes of a snapshot, ranges wanted
  * in one round. */
 #define GH_SNAP_MAX_BYTES ((uint64_t)64 << 30)

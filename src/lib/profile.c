@@ -219,6 +219,7 @@ void gh_retained_free(gh_retained *r)
 	free(r->addr);
 	free(r->size8);
 	free(r->ent);
+	free(r->pg);
 	free(r->off);
 	free(r->adj);
 	free(r->roots);

@@ -208,6 +208,10 @@ typedef struct gh_retained {
 	uint64_t *addr;       /* per object, sorted by address */
 	uint32_t *size8;      /* per object: its bytes / 8 (gh_retained_size) */
 	uint32_t *ent;        /* per object: its row in types */
+	/* per 8 KiB page of [pg_lo, pg_lo + npg * 8 KiB): the first object
+	 * at or above the page's start (gh_retained_find; NULL: none) */
+	uint32_t *pg;
+	uint64_t pg_lo, npg;
 	uint32_t *off;        /* CSR: node i's edges adj[off[i] .. off[i+1]) */
 	uint32_t *adj;
 	uint64_t nedges;

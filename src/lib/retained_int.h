@@ -12,6 +12,8 @@
 #define CHUNK 65536u
 #define GH_RET_MAX_STACK ((uint64_t)1 << 30)  /* bytes of one stack */
 #define GH_RET_MAX_FRAMES 100000u             /* frames of one stack */
+#define GH_RET_PAGE_SHIFT 13                  /* gh_retained_find's pages */
+#define GH_RET_PAGE_MAX ((uint64_t)1 << 24)   /* pages indexed: 128 GiB */
 #define GH_RET_RELEASE ((uint64_t)32 << 20)   /* object bytes a core's
                                                * pages are kept for */
 
@@ -41,6 +43,7 @@ typedef struct rb {
 	size_t capadj, caproots, capoff;
 	uint64_t unreleased;  /* object bytes read since the source's
 	                       * pages were last released */
+	uint64_t rel_nbytes;  /* the source's bytes read (m->nbytes) then */
 	tinfo *ti;
 	size_t nti;           /* ti's entries (r->types grows after) */
 	unsigned char *buf;   /* CHUNK bytes */

@@ -16,6 +16,22 @@ uint32_t gh_retained_find(const gh_retained *r, uint64_t p)
 {
 	uint32_t lo = 0, hi = r->nobj;
 
+	if (r->pg != NULL) {
+		/* the objects starting in p's page, and the one before them */
+		uint64_t k = (p - r->pg_lo) >> GH_RET_PAGE_SHIFT;
+
+		if (p < r->pg_lo || k >= r->npg)
+			return GH_RET_NONE;
+		lo = r->pg[k];
+		hi = r->pg[k + 1];
+		if (lo == hi || r->addr[lo] > p) {
+			if (lo == 0)
+				return GH_RET_NONE;
+			lo--;
+			return p - r->addr[lo] < gh_retained_size(r, lo) ? lo :
+			       GH_RET_NONE;
+		}
+	}
 	/* the last object starting at or below p */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -105,18 +121,22 @@ int gh_ret_word_at(rb *b, wbuf *wb, uint64_t a, uint64_t limit, uint64_t *v)
 }
 
 /*
- * A core's pages the walk and the scan touched (its heap, as much as the
- * objects' bytes) are dropped every GH_RET_RELEASE bytes of objects:
- * nothing is read twice but the roots' and types' few pages, which fault
- * in again from the page cache.
+ * A core's pages the walk, the scan and the inference touched (its heap)
+ * are dropped every GH_RET_RELEASE bytes of objects or of the source's
+ * reads (the inference reads a few words of objects spread over the
+ * heap: each read fills a 64 KiB block of the cache, and faults that
+ * much of the mapping in): nothing is read twice but the roots' and
+ * types' few pages, which fault in again from the page cache.
  */
 void gh_ret_release(rb *b, uint64_t bytes, int now)
 {
 	b->unreleased += bytes;
-	if ((now || b->unreleased >= GH_RET_RELEASE) &&
+	if ((now || b->unreleased >= GH_RET_RELEASE ||
+	     b->m->nbytes >= b->rel_nbytes + GH_RET_RELEASE) &&
 	    b->s->caps->release != NULL) {
 		b->s->caps->release(b->s->ctx);
 		b->unreleased = 0;
+		b->rel_nbytes = b->m->nbytes;
 	}
 }
 
@@ -159,6 +179,49 @@ static int permute(rb *b, const uint32_t *perm, void **arr, size_t size)
 }
 
 /*
+ * The page index of the sorted objects: pg[k], the first object at or
+ * above page k's start, for the pages from the first object's to the
+ * last's end (4 bytes an 8 KiB page: 0.5 MiB a GiB of heap), so that
+ * gh_retained_find searches one page's objects, not all of them (a
+ * binary search over 10 million addresses misses the cache at most of
+ * its 24 steps; the pointers of a real heap jump across it).  A heap
+ * whose objects spread over more pages than GH_RET_PAGE_MAX or half the
+ * objects (a sparse address space) keeps the search over all of them.
+ */
+static int page_index(rb *b)
+{
+	gh_retained *r = b->r;
+	size_t n = b->nobjs, i;
+	uint64_t lo, hi, k, npg;
+
+	free(r->pg);
+	r->pg = NULL;
+	r->npg = 0;
+	if (n == 0)
+		return 0;
+	lo = r->addr[0] & ~(((uint64_t)1 << GH_RET_PAGE_SHIFT) - 1);
+	hi = r->addr[n - 1] + ((uint64_t)r->size8[n - 1] << 3);
+	if (hi <= lo)
+		return 0;
+	npg = ((hi - lo - 1) >> GH_RET_PAGE_SHIFT) + 1;
+	if (npg > GH_RET_PAGE_MAX || npg > (uint64_t)n / 2 + 1024)
+		return 0;
+	r->pg = malloc((size_t)(npg + 1) * sizeof(*r->pg));
+	if (r->pg == NULL)
+		return gh_ret_nomem(b);
+	for (i = 0, k = 0; k <= npg; k++) {
+		uint64_t at = lo + (k << GH_RET_PAGE_SHIFT);
+
+		while (i < n && r->addr[i] < at)
+			i++;
+		r->pg[k] = (uint32_t)i;
+	}
+	r->pg_lo = lo;
+	r->npg = npg;
+	return 0;
+}
+
+/*
  * The objects by address.  The walk gives each span's slots ascending,
  * spans in allspans' order: its ascending runs, merged (a heap of runs:
  * most steps take the next object of the same run) into a permutation
@@ -176,7 +239,7 @@ int gh_ret_sort_objects(rb *b)
 		if (b->runs[k].lo <= b->runs[k - 1].hi)
 			break;
 	if (k >= b->nruns)
-		return 0;
+		return page_index(b);
 	perm = malloc((n + 1) * sizeof(*perm));
 	h = malloc((hn + 1) * sizeof(*h));
 	if (perm == NULL || h == NULL) {
@@ -203,5 +266,5 @@ int gh_ret_sort_objects(rb *b)
 	if (rc == 0)
 		rc = permute(b, perm, (void **)&r->ent, sizeof(*r->ent));
 	free(perm);
-	return rc;
+	return rc != 0 ? rc : page_index(b);
 }

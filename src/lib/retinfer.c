@@ -469,6 +469,9 @@ static void scan(inf *x, uint32_t j, uint32_t ty, int mode, uint64_t hdr)
 	uint64_t ts = x->ty[ty - 1].size;
 	wbuf wb = { 0, 0 };
 
+	/* a core's pages read are dropped as the walk's and the scan's are
+	 * (each level goes forward through the heap) */
+	gh_ret_release(x->b, osize(r, j), 0);
 	if (mode == M_MAP) {
 		map_header(x, ty, j);
 		return;
