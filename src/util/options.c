@@ -36,6 +36,9 @@ enum opt_id {
 	OPT_TOP,
 	OPT_VERBOSE,
 	OPT_VERSION,
+	OPT_SECONDS,
+	OPT_COUNT,
+	OPT_INTERVAL,
 	/* go-heap watch */
 	OPT_W_PROFILER,
 	OPT_W_INTERVAL,
@@ -61,6 +64,11 @@ struct opt_def {
 };
 
 static const struct opt_def opts[] = {
+	{ "count", 0, ARG_REQUIRED, OPT_COUNT, "K",
+	  "-p types|retained of a live process: K snapshots (with\n"
+	  "--interval), the growth between the first and the last; a row\n"
+	  "that grew in every interval is marked a leak suspect",
+	  NULL, 1 },
 	{ "dry-run", 0, ARG_NONE, OPT_DRY_RUN, NULL,
 	  "with --force: print what would be written, change nothing",
 	  NULL, 0 },
@@ -77,6 +85,9 @@ static const struct opt_def opts[] = {
 	  "pprof|text|top|collapsed|traceback|list|json", 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
+	{ "interval", 0, ARG_REQUIRED, OPT_INTERVAL, "N",
+	  "seconds between --count's snapshots",
+	  NULL, 1 },
 	{ "no-stop", 0, ARG_NONE, OPT_NO_STOP, NULL,
 	  "goroutine, types or memstats of a live process: do not stop it\n"
 	  "for a consistent snapshot (best-effort, marked in the output)",
@@ -100,6 +111,11 @@ static const struct opt_def opts[] = {
 	  "inuse_space | inuse_objects | alloc_space | alloc_objects;\n"
 	  "contentions | delay (top, collapsed)",
 	  "inuse_space|inuse_objects|alloc_space|alloc_objects|contentions|delay", 0 },
+	{ "seconds", 0, ARG_REQUIRED, OPT_SECONDS, "N",
+	  "-p types|retained of a live process: two snapshots N seconds\n"
+	  "apart, the growth per type / per holder (net/http/pprof's\n"
+	  "?seconds=N); with --count K, K snapshots over N seconds",
+	  NULL, 1 },
 	{ "sysroot", 0, ARG_REQUIRED, OPT_SYSROOT, "DIR",
 	  "prefix for paths recorded in a core",
 	  NULL, 1 },
@@ -311,6 +327,36 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 	case OPT_VERSION:
 		c->version = 1;
 		break;
+	case OPT_SECONDS:
+	case OPT_INTERVAL: {
+		double x;
+
+		errno = 0;
+		x = strtod(val, &end);
+		if (errno != 0 || *end != '\0' || end == val || !(x > 0) ||
+		    x > 86400) {
+			snprintf(err, errlen, "--%s: N must be a number of "
+				 "seconds above 0 and at most 86400, not '%s'",
+				 d->lname, val);
+			return 2;
+		}
+		if (d->id == OPT_SECONDS)
+			c->seconds = x;
+		else
+			c->interval = x;
+		break;
+	}
+	case OPT_COUNT:
+		errno = 0;
+		n = strtoll(val, &end, 10);
+		if (errno != 0 || *end != '\0' || end == val || n < 2 ||
+		    n > 1000) {
+			snprintf(err, errlen, "--count: K must be an integer "
+				 "from 2 to 1000, not '%s'", val);
+			return 2;
+		}
+		c->count = (int)n;
+		break;
 	default:
 		break;
 	}
@@ -440,6 +486,46 @@ static int cli_operand(void *out, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+/* --seconds, --count, --interval: growth over snapshots; normalized to
+ * count snapshots interval seconds apart (count 0: none asked for). */
+static int growth_check(gh_cli *c, char *err, size_t errlen)
+{
+	if (c->seconds == 0 && c->count == 0 && c->interval == 0)
+		return 0;
+	if (c->profile != GOHEAP_PROFILE_TYPES &&
+	    c->profile != GOHEAP_PROFILE_RETAINED) {
+		snprintf(err, errlen, "--seconds, --count and --interval are "
+			 "for -p types and -p retained (heap and allocs "
+			 "deltas: go-heap watch)");
+		return 2;
+	}
+	if (c->seconds > 0 && c->interval > 0) {
+		snprintf(err, errlen, "--seconds and --interval: give one "
+			 "(--seconds N is --count 2 --interval N)");
+		return 2;
+	}
+	if (c->count > 0 && c->seconds == 0 && c->interval == 0) {
+		snprintf(err, errlen, "--count needs --interval N (or "
+			 "--seconds N, the whole window)");
+		return 2;
+	}
+	if (c->interval > 0 && c->count == 0) {
+		snprintf(err, errlen, "--interval needs --count K");
+		return 2;
+	}
+	if (c->path != NULL || c->format == GOHEAP_FORMAT_OBJECTS ||
+	    c->format > GOHEAP_FORMAT_COLLAPSED) {
+		snprintf(err, errlen, "growth is written as top, text, "
+			 "collapsed or pprof (no --path, no objects)");
+		return 2;
+	}
+	if (c->count == 0)
+		c->count = 2;
+	if (c->seconds > 0)
+		c->interval = c->seconds / (c->count - 1);
+	return 0;
+}
+
 int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 		 size_t errlen)
 {
@@ -485,7 +571,7 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 		c->format = gh_cli_format_from_path(c->output);
 	if (c->format < 0)
 		c->format = GOHEAP_FORMAT_TOP;
-	return 0;
+	return growth_check(c, err, errlen);
 }
 
 /* ---- go-heap watch ------------------------------------------------------ */

@@ -25,6 +25,10 @@ typedef struct gh_cli {
 	int dry_run;
 	int no_stop;            /* --no-stop: goroutine snapshot unstopped */
 	const char *path;       /* --path (-p retained) */
+	/* growth (-p types|retained of a live process): --seconds N, or
+	 * --count K --interval N; count 0: one snapshot */
+	double seconds, interval;
+	int count;
 	int quiet, verbose;
 	int help, version;
 	const char *positional[2]; /* PID | CORE [EXE] */
