@@ -343,7 +343,9 @@ static void put_frame(gh_buf *b, const char *s)
 /*
  * profile.proto with the single profile's sample types and the rows'
  * deltas as values; one location and function per distinct frame name.
- * Strings: 0 "", then the sample types' names, the comment, the frames.
+ * Strings: 0 "", the sample types' names and units, "shape" (5),
+ * "leak_suspect" (6), the comment (7); from 8 (-p types) each row's
+ * shape, then the frames' names.
  */
 static int write_pprof(const goheap_growth *g, grow_row **v, size_t n,
 		       size_t nsusp, gh_buf *out, gh_err *err)
@@ -424,7 +426,7 @@ static int write_pprof(const goheap_growth *g, grow_row **v, size_t n,
 		if (types) {
 			m2 = gh_pb_start_message(&b);
 			gh_pb_int64(&b, 1, 5);
-			gh_pb_int64(&b, 2, str0 + (int64_t)nn + (int64_t)i);
+			gh_pb_int64(&b, 2, str0 + (int64_t)i);
 			gh_pb_end_message(&b, 3, m2);
 		}
 		if (suspect(g, v[i])) {
@@ -436,7 +438,8 @@ static int write_pprof(const goheap_growth *g, grow_row **v, size_t n,
 		gh_pb_end_message(&b, GH_SPP_SAMPLE, m);
 	}
 	if (rc == 0) {
-		gh_spp_frames(&b, nn, str0, 1);
+		/* the shapes (types) at str0 + row, then the frames */
+		gh_spp_frames(&b, nn, str0 + (types ? (int64_t)n : 0), 1);
 		gh_spp_str(&b, "");
 		if (types) {
 			gh_spp_str(&b, "objects");
@@ -455,12 +458,12 @@ static int write_pprof(const goheap_growth *g, grow_row **v, size_t n,
 		header(g, nsusp, &c, "");
 		gh_buf_putc(&c, '\0');
 		gh_spp_str(&b, c.oom ? "" : (const char *)c.data);
-		for (i = 0; i < nn; i++)
-			gh_spp_str(&b, names[i]);
 		if (types)
 			for (i = 0; i < n; i++)
 				gh_spp_str(&b, v[i]->shape != NULL ?
 					   v[i]->shape : "");
+		for (i = 0; i < nn; i++)
+			gh_spp_str(&b, names[i]);
 		/* the window, as net/http/pprof's delta profiles */
 		gh_pb_int64_opt(&b, 10, l->time_nanos - f->time_nanos);
 		rc = gh_spp_finish(&b, f->time_nanos, 3, 4, 7,

@@ -1,0 +1,218 @@
+#!/bin/bash
+# tests/run-growth.sh: what keeps growing (issue 36): go-heap -p types|retained --seconds N and
+# --count K --interval N on a live process, against what the program itself says it added.
+#
+# tests/go/growprog holds main.leak (a global map[int]*Item, 1000 Items at the start) and
+# main.steady (300 *Steady, never changed); each SIGUSR1 adds 500 Items (656 B with pointers:
+# 1.22+ types each exactly by its malloc header) and prints "ADDED 500 TOTAL START_NS END_NS".
+# For each toolchain (GOHEAP_GROWTH_VERSIONS, default "1.22 1.27", within GOHEAP_GO_VERSIONS):
+#   - the step is bracketed exactly: go-heap -v prints when each snapshot was taken
+#     (CLOCK_REALTIME); the test sends SIGUSR1 once snapshot k is taken and checks that the
+#     program's ADDED window lies between snapshot k's end and snapshot k+1's start;
+#   - -p types --seconds 4 -f text: main.Item's row grew by exactly 500 objects and 500 times
+#     its slot size (its bytes / objects), main.Steady's did not change; the header names 2
+#     snapshots; -f pprof (go tool pprof -raw): a sample for main.Item with values 500 and
+#     500 x slot, the profile's duration the window;
+#   - -p retained --seconds 4 -f text: the paths from the root main.leak that end in main.Item
+#     gained exactly 500 objects, 500 x slot bytes; the root's summary row retains at least
+#     500 x slot bytes more;
+#   - --count 3 --interval 3 (a step in each interval): main.Item (types) and the root main.leak
+#     (retained) are leak suspects (suspect 1, '!' in top), main.Steady is no row and a steady
+#     run (no step) has no suspect;
+#   - usage: a core (one instant) and -p heap --seconds are refused with one line and exit 2.
+set -u
+. "$(dirname "$0")/lib.sh"
+gh_init
+gh_need_python
+gh_sample "${GOHEAP_GROWTH_VERSIONS:-1.22 1.27}"
+gh_need_toolchains
+gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
+
+STEP=500
+
+# grow NAME SIGNALS ARGS...: go-heap -v ARGS PID in the background; after each of the first
+# SIGNALS snapshots, SIGUSR1 and wait for the program's ADDED line; then wait for go-heap.
+# Output in $d/NAME.out, .err; status 1 (with a FAIL) when go-heap failed or a step was not
+# bracketed by the snapshots.
+grow() {
+	local name=$1 nsig=$2 k gpid added=0 n
+	shift 2
+	"$GH_GOHEAP" -v "$@" "$pid" >"$d/$name.out" 2>"$d/$name.err" &
+	gpid=$!
+	for ((k = 1; k <= nsig; k++)); do
+		if ! gh_wait_for 60 grep -q "^go-heap: snapshot $k of" "$d/$name.err"; then
+			gh_fail "$tag: $name: no snapshot $k"
+			gh_show "$d/$name.err" 5
+			wait "$gpid"
+			return 1
+		fi
+		n=$(grep -c '^ADDED' "$out")
+		kill -USR1 "$pid"
+		gh_wait_for 30 eval "[ \$(grep -c '^ADDED' '$out') -gt $n ]" ||
+			{ gh_fail "$tag: $name: the program added nothing"; wait "$gpid"; return 1; }
+		added=$((added + 1))
+	done
+	if ! wait "$gpid"; then
+		gh_fail "$tag: $name: go-heap $* failed"
+		gh_show "$d/$name.err" 5
+		return 1
+	fi
+	# each ADDED window between the snapshot before it and the one after it
+	python3 - "$d/$name.err" "$out" "$nsig" <<'PY' >"$d/$name.bracket" 2>&1 || { gh_fail "$tag: $name: the step was not bracketed by the snapshots"; gh_show "$d/$name.bracket" 5; return 1; }
+import re, sys
+snaps = [tuple(map(int, m.groups())) for m in
+         re.finditer(r"snapshot \d+ of \d+ taken from (\d+) to (\d+) ns", open(sys.argv[1]).read())]
+adds = [tuple(map(int, l.split()[3:5])) for l in open(sys.argv[2]) if l.startswith("ADDED")]
+nsig = int(sys.argv[3])
+adds = adds[-nsig:] if nsig else []
+for k, (a0, a1) in enumerate(adds):
+    if not (snaps[k][1] < a0 and a1 < snaps[k + 1][0]):
+        print("step %d (%d..%d) not between snapshot %d's end %d and %d's start %d"
+              % (k + 1, a0, a1, k + 1, snaps[k][1], k + 2, snaps[k + 1][0]))
+        sys.exit(1)
+PY
+	return 0
+}
+
+# The types text's row of TYPE: "objects_delta bytes_delta objects bytes suspect"
+types_row() {
+	awk -F'\t' -v t="$2" '$6 == t { print $1, $2, $3, $4, $5 }' "$d/$1.out"
+}
+
+for i in "${!GH_GO_NAMES[@]}"; do
+	goname=${GH_GO_NAMES[$i]}
+	root=${GH_GO_ROOTS[$i]}
+	tag="$goname"
+	d="$GH_TMP/$goname"
+	mkdir -p "$d"
+	gh_build_or_fail "$tag" growprog "$goname" "$root" default || continue
+	if ! gh_start "$GH_BIN" -base 1000 -step $STEP; then
+		gh_fail "$tag: growprog did not start"
+		continue
+	fi
+	pid=$GH_PID
+	out=$GH_OUT
+
+	# ---- -p types --seconds: the step by type, exactly ----
+	if grow types 1 -p types --seconds 4 -f text; then
+		read -r od bd on bn su <<<"$(types_row types main.Item)"
+		if [ "${od:-}" = "$STEP" ] && [ -n "$on" ] && [ "$on" -gt 0 ] &&
+			[ "$bd" = "$((STEP * (bn / on)))" ] && [ $((bn % on)) = 0 ]; then
+			gh_pass "$tag: types --seconds 4: main.Item +$od objects, +$bd bytes ($STEP x $((bn / on)) B slots), as the program added"
+		else
+			gh_fail "$tag: types --seconds 4: main.Item row '$od $bd $on $bn' (want +$STEP objects)"
+			gh_show "$d/types.out" 15
+		fi
+		if [ -z "$(types_row types main.Steady)" ] && grep -q '^# go-heap -p types: growth over 2 snapshots' "$d/types.out" &&
+			[ "$(grep -c '^# snapshot [12]: ' "$d/types.out")" = 2 ]; then
+			gh_pass "$tag: types: main.Steady unchanged (no row); the header has the 2 snapshots and their times"
+		else
+			gh_fail "$tag: types: main.Steady has a row, or the header lacks the snapshots"
+			gh_show "$d/types.out" 8
+		fi
+	fi
+
+	# ---- the same as pprof, read by the toolchain's go tool pprof ----
+	if grow typespb 1 -p types --seconds 3 -o "$d/types.pb.gz"; then
+		"$root/bin/go" tool pprof -raw "$d/types.pb.gz" >"$d/types.raw" 2>&1
+		python3 - "$d/types.raw" "$STEP" <<'PY' >"$d/typespb.check" 2>&1
+import re, sys
+txt = open(sys.argv[1]).read()
+step = int(sys.argv[2])
+assert "objects/count space/bytes" in txt, "sample types"
+dur = re.search(r"Duration: ([\d.]+)", txt)
+assert dur and 2.5 < float(dur.group(1)) < 6, "duration %s" % (dur and dur.group(1))
+samples = txt.split("Samples:")[1].split("Locations")[0]
+locs = {}
+for m in re.finditer(r"^\s*(\d+): 0x0 M=\d+ (.*)$", txt.split("Locations")[1], re.M):
+    locs[m.group(1)] = m.group(2).strip().split(" ")[0]
+rows = re.findall(r"^\s*(-?\d+)\s+(-?\d+):\s*(\d+)\s*\n(?:\s+shape:.*\n)?", samples, re.M)
+for o, b, l in rows:
+    if locs.get(l) == "main.Item":
+        o, b = int(o), int(b)
+        assert o == step and b % step == 0, "main.Item %d %d" % (o, b)
+        print("main.Item", o, b)
+        sys.exit(0)
+print("no main.Item sample; locations", list(locs.values())[:10])
+sys.exit(1)
+PY
+		if [ $? = 0 ]; then
+			gh_pass "$tag: types pprof: go tool pprof reads objects/count space/bytes, $(cat "$d/typespb.check"), the window as its duration"
+		else
+			gh_fail "$tag: types pprof: $(tail -1 "$d/typespb.check")"
+			gh_show "$d/types.raw" 30
+		fi
+	fi
+
+	# ---- -p retained --seconds: the step by holder ----
+	if grow retained 1 -p retained --seconds 4 -f text; then
+		slot=$(awk '$6 == "main.Item" { print $4 / $3; exit }' "$d/types.out")
+		read -r po pb rr <<<"$(awk -F'\t' '
+			$8 == "path" && $9 ~ /^main\.leak;/ && $9 ~ /;main\.Item$/ { o += $1; b += $2 }
+			$8 == "root" && $9 == "main.leak" { r = $3 }
+			END { print o + 0, b + 0, r + 0 }' "$d/retained.out")"
+		if [ "$po" = "$STEP" ] && [ "$pb" = "$((STEP * ${slot:-0}))" ] && [ "$rr" -ge "$pb" ]; then
+			gh_pass "$tag: retained --seconds 4: the paths main.leak;...;main.Item +$po objects, +$pb bytes; the root main.leak retains +$rr bytes"
+		else
+			gh_fail "$tag: retained --seconds 4: main.leak;...;main.Item +$po objects +$pb bytes, root +$rr (want +$STEP, +$((STEP * ${slot:-0})))"
+			gh_show "$d/retained.out" 20
+		fi
+	fi
+
+	# ---- --count 3: leak suspects ----
+	if grow count 2 -p types --count 3 --interval 3 -f text; then
+		read -r od bd on bn su <<<"$(types_row count main.Item)"
+		nsus=$(awk -F'\t' '!/^#/ && NR > 1 && $5 == 1' "$d/count.out" | wc -l)
+		if [ "${od:-}" = "$((2 * STEP))" ] && [ "$su" = 1 ] && [ -z "$(types_row count main.Steady)" ]; then
+			gh_pass "$tag: types --count 3: main.Item +$od in two steps, a leak suspect ($nsus suspects in all); main.Steady no row"
+		else
+			gh_fail "$tag: types --count 3: main.Item '$od $bd $on $bn $su' (want +$((2 * STEP)), suspect 1)"
+			gh_show "$d/count.out" 15
+		fi
+	fi
+	if grow rcount 2 -p retained --count 3 --interval 3; then
+		if grep -qE '^ +[0-9]+:!.* root main\.leak$' "$d/rcount.out"; then
+			gh_pass "$tag: retained --count 3: the root main.leak is marked a leak suspect ('!') in top"
+		else
+			gh_fail "$tag: retained --count 3: the root main.leak is not marked"
+			gh_show "$d/rcount.out" 20
+		fi
+	fi
+	if grow steady 0 -p types --count 3 --interval 1 -f text; then
+		nsus=$(awk -F'\t' '!/^#/ && NR > 1 && $5 == 1 && ($6 == "main.Item" || $6 == "main.Steady")' "$d/steady.out" | wc -l)
+		if [ "$nsus" = 0 ] && grep -q 'leak suspects (bytes grew in each of the 2 intervals' "$d/steady.out"; then
+			gh_pass "$tag: a steady run (no step): main.Item and main.Steady are no suspects"
+		else
+			gh_fail "$tag: steady run: $nsus suspects among main.Item/main.Steady"
+			gh_show "$d/steady.out" 15
+		fi
+	fi
+	gh_stop "$pid"
+done
+
+# ---- usage: one instant, other kinds ----
+"$GH_GOHEAP" -p types --seconds 2 "$GH_TMP/core.1234" >"$GH_TMP/u1.out" 2>"$GH_TMP/u1.err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <"$GH_TMP/u1.err")" = 1 ] && grep -q 'a core is one instant' "$GH_TMP/u1.err"; then
+	gh_pass "usage: a core with --seconds: exit 2, one line: $(cat "$GH_TMP/u1.err")"
+else
+	gh_fail "usage: a core with --seconds: exit $rc"
+	gh_show "$GH_TMP/u1.err" 3
+fi
+"$GH_GOHEAP" -p heap --seconds 2 1 >"$GH_TMP/u2.out" 2>"$GH_TMP/u2.err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <"$GH_TMP/u2.err")" = 1 ]; then
+	gh_pass "usage: -p heap --seconds: exit 2, one line"
+else
+	gh_fail "usage: -p heap --seconds: exit $rc"
+	gh_show "$GH_TMP/u2.err" 3
+fi
+"$GH_GOHEAP" -p types --count 3 1 >"$GH_TMP/u3.out" 2>"$GH_TMP/u3.err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q 'needs --interval' "$GH_TMP/u3.err"; then
+	gh_pass "usage: --count without --interval: exit 2"
+else
+	gh_fail "usage: --count without --interval: exit $rc"
+	gh_show "$GH_TMP/u3.err" 3
+fi
+gh_summary
