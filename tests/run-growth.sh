@@ -79,6 +79,35 @@ types_row() {
 	awk -F'\t' -v t="$2" '$6 == t { print $1, $2, $3, $4, $5 }' "$d/$1.out"
 }
 
+# check_types_pb PROFILE NAME: go tool pprof -raw of a types growth profile has the single
+# profile's sample types, a duration near the window and a main.Item sample of +STEP objects;
+# CHECK=0 when so ($d/NAME.check says what was found, $d/NAME.raw the dump).
+check_types_pb() {
+	"$root/bin/go" tool pprof -raw "$1" >"$d/$2.raw" 2>&1
+	python3 - "$d/$2.raw" "$STEP" <<'PY' >"$d/$2.check" 2>&1
+import re, sys
+txt = open(sys.argv[1]).read()
+step = int(sys.argv[2])
+assert "objects/count space/bytes" in txt, "sample types"
+dur = re.search(r"Duration: ([\d.]+)", txt)
+assert dur and 2.5 < float(dur.group(1)) < 6, "duration %s" % (dur and dur.group(1))
+samples = txt.split("Samples:")[1].split("Locations")[0]
+locs = {}
+for m in re.finditer(r"^\s*(\d+): 0x0 M=\d+ (.*)$", txt.split("Locations")[1], re.M):
+    locs[m.group(1)] = m.group(2).strip().split(" ")[0]
+rows = re.findall(r"^\s*(-?\d+)\s+(-?\d+):\s*(\d+)\s*\n(?:\s+shape:.*\n)?", samples, re.M)
+for o, b, l in rows:
+    if locs.get(l) == "main.Item":
+        o, b = int(o), int(b)
+        assert o == step and b % step == 0, "main.Item %d %d" % (o, b)
+        print("main.Item", o, b)
+        sys.exit(0)
+print("no main.Item sample; locations", list(locs.values())[:10])
+sys.exit(1)
+PY
+	CHECK=$?
+}
+
 for i in "${!GH_GO_NAMES[@]}"; do
 	goname=${GH_GO_NAMES[$i]}
 	root=${GH_GO_ROOTS[$i]}
@@ -114,33 +143,12 @@ for i in "${!GH_GO_NAMES[@]}"; do
 
 	# ---- the same as pprof, read by the toolchain's go tool pprof ----
 	if grow typespb 1 -p types --seconds 3 -o "$d/types.pb.gz"; then
-		"$root/bin/go" tool pprof -raw "$d/types.pb.gz" >"$d/types.raw" 2>&1
-		python3 - "$d/types.raw" "$STEP" <<'PY' >"$d/typespb.check" 2>&1
-import re, sys
-txt = open(sys.argv[1]).read()
-step = int(sys.argv[2])
-assert "objects/count space/bytes" in txt, "sample types"
-dur = re.search(r"Duration: ([\d.]+)", txt)
-assert dur and 2.5 < float(dur.group(1)) < 6, "duration %s" % (dur and dur.group(1))
-samples = txt.split("Samples:")[1].split("Locations")[0]
-locs = {}
-for m in re.finditer(r"^\s*(\d+): 0x0 M=\d+ (.*)$", txt.split("Locations")[1], re.M):
-    locs[m.group(1)] = m.group(2).strip().split(" ")[0]
-rows = re.findall(r"^\s*(-?\d+)\s+(-?\d+):\s*(\d+)\s*\n(?:\s+shape:.*\n)?", samples, re.M)
-for o, b, l in rows:
-    if locs.get(l) == "main.Item":
-        o, b = int(o), int(b)
-        assert o == step and b % step == 0, "main.Item %d %d" % (o, b)
-        print("main.Item", o, b)
-        sys.exit(0)
-print("no main.Item sample; locations", list(locs.values())[:10])
-sys.exit(1)
-PY
-		if [ $? = 0 ]; then
+		check_types_pb "$d/types.pb.gz" typespb
+		if [ "$CHECK" = 0 ]; then
 			gh_pass "$tag: types pprof: go tool pprof reads objects/count space/bytes, $(cat "$d/typespb.check"), the window as its duration"
 		else
 			gh_fail "$tag: types pprof: $(tail -1 "$d/typespb.check")"
-			gh_show "$d/types.raw" 30
+			gh_show "$d/typespb.raw" 30
 		fi
 	fi
 
@@ -187,6 +195,64 @@ PY
 			gh_show "$d/steady.out" 15
 		fi
 	fi
+
+	# ---- go-heap watch: /pprof/PID/types?seconds=N, retained?seconds=N ----
+	port=$(gh_free_port)
+	"$GH_GOHEAP" watch --listen "127.0.0.1:$port" --interval 60s "$pid" >"$d/watch.out" 2>"$d/watch.err" &
+	wpid=$!
+	GH_PIDS+=("$wpid")
+	if gh_wait_for 30 curl -sf -o /dev/null "http://127.0.0.1:$port/metrics"; then
+		n=$(grep -c '^ADDED' "$out")
+		curl -s -o "$d/wtypes.pb.gz" -w '%{http_code}' "http://127.0.0.1:$port/pprof/$pid/types?seconds=4" >"$d/wtypes.code" &
+		cpid=$!
+		sleep 1.5
+		kill -USR1 "$pid"
+		mt=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' "http://127.0.0.1:$port/metrics")
+		wait "$cpid"
+		check_types_pb "$d/wtypes.pb.gz" wtypes
+		if [ "$(cat "$d/wtypes.code")" = 200 ] && [ "$CHECK" = 0 ]; then
+			gh_pass "$tag: watch types?seconds=4: $(cat "$d/wtypes.check"); /metrics answered during the wait ($mt s)"
+		else
+			gh_fail "$tag: watch types?seconds=4: HTTP $(cat "$d/wtypes.code"): $(tail -1 "$d/wtypes.check")"
+			gh_show "$d/wtypes.raw" 20
+		fi
+		case $mt in 200\ 0.*) gh_pass "$tag: watch: the wait does not block serving (/metrics $mt s)" ;;
+		*) gh_fail "$tag: watch: /metrics during the wait: $mt" ;; esac
+		curl -s -o "$d/wret.pb.gz" -w '%{http_code}' "http://127.0.0.1:$port/pprof/$pid/retained?seconds=4" >"$d/wret.code" &
+		cpid=$!
+		sleep 1.5
+		kill -USR1 "$pid"
+		wait "$cpid"
+		"$root/bin/go" tool pprof -traces -sample_index=inuse_objects "$d/wret.pb.gz" >"$d/wret.traces" 2>&1
+		# the traces ending (leaf first) in main.Item, under the root main.leak, summed
+		wo=$(python3 - "$d/wret.traces" <<'PY'
+import sys
+tot = 0
+import re
+for blk in re.split(r"^-+\+-+$", open(sys.argv[1]).read(), flags=re.M):
+    lines = [l for l in blk.splitlines() if l.strip() and not l.startswith(("File:", "Type:", "Time:", "Duration:", "Comment", "Main"))]
+    if not lines:
+        continue
+    head = lines[0].split()
+    if len(head) < 2 or not head[0].lstrip("-").isdigit():
+        continue
+    frames = [" ".join(head[1:])] + [l.strip() for l in lines[1:]]
+    if frames[0] == "main.Item" and frames[-1] == "main.leak":
+        tot += int(head[0])
+print(tot)
+PY
+)
+		if [ "$(cat "$d/wret.code")" = 200 ] && [ "$wo" = "$STEP" ]; then
+			gh_pass "$tag: watch retained?seconds=4: the paths main.leak;...;main.Item +$wo objects (go tool pprof -traces)"
+		else
+			gh_fail "$tag: watch retained?seconds=4: HTTP $(cat "$d/wret.code"), main.leak;...;main.Item +$wo (want +$STEP)"
+			gh_show "$d/wret.traces" 30
+		fi
+	else
+		gh_fail "$tag: watch did not serve /metrics"
+		gh_show "$d/watch.err" 5
+	fi
+	gh_stop "$wpid"
 	gh_stop "$pid"
 done
 

@@ -75,6 +75,8 @@ typedef struct pprof_job {
 	int pid, kind, head;
 	long debug, secs;
 	goheap_profile *p0;        /* ?seconds=N: the base, once collected */
+	goheap_growth *g;          /* types|retained?seconds=N: the first
+	                            * snapshot's rows (growth.c) */
 	unsigned long long gen;    /* the program p0 is of (wt_collect) */
 } pprof_job;
 
@@ -83,6 +85,7 @@ static void job_free(pprof_job *j)
 	if (j == NULL)
 		return;
 	goheap_profile_free(j->p0);
+	goheap_growth_free(j->g);
 	free(j);
 }
 
@@ -95,7 +98,7 @@ static void on_drop(void *ctx, void *token)
 
 /* Indexed by enum goheap_profile_kind. */
 static const char *const kinds[] = { "heap", "allocs", "block", "mutex",
-				      "goroutine", "types" };
+				      "goroutine", "types", NULL, "retained" };
 
 /* ---- what is served to whom ------------------------------------------------ */
 
@@ -210,7 +213,7 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 		return;
 	}
 	for (k = 0; k < (int)GH_ARRAY_LEN(kinds); k++)
-		if (strcmp(slash + 1, kinds[k]) == 0)
+		if (kinds[k] != NULL && strcmp(slash + 1, kinds[k]) == 0)
 			kind = k;
 	if (kind < 0) {
 		wh_respond_text(w->http, c, 404, "Unknown profile\n");
@@ -239,12 +242,10 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 					"params are incompatible\n");
 			return;
 		}
-		if (kind == GOHEAP_PROFILE_GOROUTINE ||
-		    kind == GOHEAP_PROFILE_TYPES) {
-			wh_respond_text(w->http, c, 400, kind ==
-					GOHEAP_PROFILE_TYPES ? "the heap by type "
-					"is not a delta: ask without "
-					"\"seconds\"\n" : "goroutine profiles "
+		/* types and retained: the growth between two snapshots
+		 * N s apart (growth.c) */
+		if (kind == GOHEAP_PROFILE_GOROUTINE) {
+			wh_respond_text(w->http, c, 400, "goroutine profiles "
 					"are not deltas: ask without "
 					"\"seconds\"\n");
 			return;
@@ -311,6 +312,31 @@ static void send_profile(watch *w, wh_conn *c, const pprof_job *j,
 	goheap_free(buf);
 }
 
+/* types|retained?seconds=N: the growth from the first snapshot (in j->g)
+ * to p, as profile.proto with the single profile's sample types. */
+static void send_growth(watch *w, wh_conn *c, const pprof_job *j,
+			const goheap_profile *p)
+{
+	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char disp[128], msg[600];
+
+	wo.format = GOHEAP_FORMAT_PPROF;
+	if (goheap_growth_add(j->g, p) != 0 ||
+	    goheap_growth_write(j->g, &wo, &buf, &len) != 0) {
+		snprintf(msg, sizeof(msg), "Could not write profile: %s\n",
+			 goheap_growth_errmsg(j->g));
+		respond_msg(w, c, 500, msg);
+		return;
+	}
+	snprintf(disp, sizeof(disp), "Content-Disposition: attachment; "
+		 "filename=\"%s-delta\"\r\n", kinds[j->kind]);
+	wh_respond(w->http, c, 200, "application/octet-stream", disp, buf,
+		   len, j->head);
+	goheap_free(buf);
+}
+
 /*
  * One step: the collection (and answer) of a due /pprof request.  A
  * process that was a Go target when asked and is not now (it exited, or
@@ -336,7 +362,7 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 			(j->kind == GOHEAP_PROFILE_HEAP ||
 			 j->kind == GOHEAP_PROFILE_ALLOCS),
 			&p, &gen, err, sizeof(err));
-	if (rc == 0 && j->p0 != NULL && gen != j->gen) {
+	if (rc == 0 && (j->p0 != NULL || j->g != NULL) && gen != j->gen) {
 		snprintf(err, sizeof(err), "the process exec'd another program "
 			 "during the %ld s", j->secs);
 		rc = GOHEAP_ENOPROC;
@@ -348,6 +374,26 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 		respond_msg(w, c, rc == GOHEAP_ENOPROC ? 410 :
 			    rc == GOHEAP_EDISABLED && j->p0 == NULL ? 503 : 500,
 			    msg);
+	} else if (j->secs > 0 && (j->kind == GOHEAP_PROFILE_TYPES ||
+				   j->kind == GOHEAP_PROFILE_RETAINED)) {
+		if (j->g != NULL) {
+			send_growth(w, c, j, p);
+			goto out;
+		}
+		/* the first snapshot's rows only: the profile is freed now */
+		rc = goheap_growth_new(&j->g, j->kind);
+		if (rc == 0)
+			rc = goheap_growth_add(j->g, p);
+		goheap_profile_free(p);
+		wt_release(w->fleet, j->pid);
+		if (rc != 0) {
+			respond_msg(w, c, 500, "Could not collect profile: out "
+				    "of memory\n");
+			goto done;
+		}
+		j->gen = gen;
+		wh_defer(w->http, c, gh_now() + (double)j->secs, j);
+		return;
 	} else if (j->secs > 0 && j->p0 == NULL) {
 		/* ?seconds=N: keep the base, answer the delta in N s. */
 		wt_release(w->fleet, j->pid);
@@ -358,6 +404,7 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 	} else {
 		send_profile(w, c, j, p, j->p0);
 	}
+out:
 	goheap_profile_free(p);
 	wt_release(w->fleet, j->pid);
 done:
