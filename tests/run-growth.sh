@@ -19,6 +19,13 @@
 #   - --count 3 --interval 3 (a step in each interval): main.Item (types) and the root main.leak
 #     (retained) are leak suspects (suspect 1, '!' in top), main.Steady is no row and a steady
 #     run (no step) has no suspect;
+#   - go-heap watch: /pprof/PID/types?seconds=4 and retained?seconds=4 with the step inside the
+#     window show the same +500 (go tool pprof), and /metrics is answered during the wait;
+#   - watch --on-memory-pressure --output-dir (newest toolchain): growprog -pressure (1 MiB made
+#     resident every 20 ms) and a steady growprog: in a cgroup v2 the test makes with
+#     memory.high 48 MiB (else SKIP with the reason), and with --memory-pressure-rss 80M, the
+#     pressured program leaves one set (heap, types, retained: main.Blob, root main.blobs) in
+#     8 s (--memory-pressure-period 1h: not two), the steady one none;
 #   - usage: a core (one instant) and -p heap --seconds are refused with one line and exit 2.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -255,6 +262,83 @@ PY
 	gh_stop "$wpid"
 	gh_stop "$pid"
 done
+
+# ---- watch --on-memory-pressure (the newest toolchain) ----
+# pressure_run TAG PRESSURE_PID STEADY_PID ARGS...: watch both with ARGS for 8 s; then the
+# pressured one left exactly one set (heap, types, retained) in $d/pout, the steady one none.
+pressure_run() {
+	local ptag=$1 ppid=$2 spid=$3 wpid n k
+	shift 3
+	rm -rf "$d/pout"
+	"$GH_GOHEAP" watch --listen 127.0.0.1:0 --interval 60s --on-memory-pressure \
+		--memory-pressure-period 1h --output-dir "$d/pout" "$@" "$ppid" "$spid" \
+		>"$d/pw.out" 2>"$d/pw.err" &
+	wpid=$!
+	GH_PIDS+=("$wpid")
+	gh_wait_for 20 eval "[ \$(ls '$d/pout' 2>/dev/null | grep -c -- -pressure-) -ge 3 ]"
+	sleep 4         # a second set would come within the period if the limit were not kept
+	gh_stop "$wpid"
+	n=$(ls "$d/pout" | grep -c -- "^$ppid-.*-pressure-")
+	k=$(ls "$d/pout" | grep -c -- "^$spid-.*-pressure-")
+	if [ "$n" = 3 ] && [ "$k" = 0 ]; then
+		gh_pass "$ptag: the pressured program left one set (heap, types, retained), the steady one none: $(grep 'memory pressure' "$d/pw.err" | head -1 | cut -c1-160)"
+	else
+		gh_fail "$ptag: pressured program left $n files (want 3), steady one $k (want 0)"
+		gh_show "$d/pw.err" 5
+		ls "$d/pout" | sed 's/^/    | /'
+		return
+	fi
+	"$root/bin/go" tool pprof -top -sample_index=space "$d/pout/$ppid"-*-pressure-types.pb.gz >"$d/pt.top" 2>&1
+	"$root/bin/go" tool pprof -traces "$d/pout/$ppid"-*-pressure-retained.pb.gz >"$d/pr.traces" 2>&1
+	"$root/bin/go" tool pprof -top "$d/pout/$ppid"-*-pressure-heap.pb.gz >"$d/ph.top" 2>&1
+	if grep -q 'main.Blob$' "$d/pt.top" && grep -q '^ *main.blobs$' "$d/pr.traces" && grep -q 'inuse_space' "$d/ph.top"; then
+		gh_pass "$ptag: its profiles read in go tool pprof: types' main.Blob, retained's root main.blobs, heap inuse_space"
+	else
+		gh_fail "$ptag: the profiles lack main.Blob (types), main.blobs (retained) or inuse_space (heap)"
+		gh_show "$d/pt.top" 10
+	fi
+}
+
+last=$((${#GH_GO_NAMES[@]} - 1))
+if [ "$last" -ge 0 ] && gh_build_or_fail "pressure" growprog "${GH_GO_NAMES[$last]}" "${GH_GO_ROOTS[$last]}" default; then
+	root=${GH_GO_ROOTS[$last]}
+	d="$GH_TMP/pressure"
+	mkdir -p "$d"
+	tag="pressure ${GH_GO_NAMES[$last]}"
+	# cgroup v2: a cgroup the test makes, memory.high 48 MiB
+	cg=/sys/fs/cgroup
+	if [ ! -f "$cg/cgroup.controllers" ]; then
+		gh_skip "$tag: cgroup: no cgroup v2 hierarchy at $cg ($(stat -f -c %T "$cg" 2>/dev/null): v1 or hybrid); the RSS threshold is tested instead"
+	elif ! grep -qw memory "$cg/cgroup.controllers" || ! mkdir "$cg/go-heap-growth.$$" 2>/dev/null; then
+		gh_skip "$tag: cgroup: $cg has no memory controller or is not writable here; the RSS threshold is tested instead"
+	else
+		cgd="$cg/go-heap-growth.$$"
+		grep -qw memory "$cg/cgroup.subtree_control" || echo +memory >"$cg/cgroup.subtree_control" 2>/dev/null
+		if echo $((48 << 20)) >"$cgd/memory.high" 2>/dev/null; then
+			sh -c "echo \$\$ >'$cgd/cgroup.procs' && exec '$GH_BIN' -pressure" >"$d/cg.out" 2>&1 &
+			cpid=$!
+			GH_PIDS+=("$cpid")
+			gh_start "$GH_BIN" && spid=$GH_PID
+			gh_wait_for 20 grep -q '^READY' "$d/cg.out"
+			pressure_run "$tag: cgroup memory.high" "$cpid" "$spid"
+			gh_stop "$cpid"
+			gh_stop "$spid"
+		else
+			gh_skip "$tag: cgroup: cannot set memory.high in $cgd"
+		fi
+		rmdir "$cgd" 2>/dev/null
+	fi
+	# the RSS threshold: 1 MiB resident every 20 ms against a program that stays still
+	if gh_start "$GH_BIN" -pressure; then
+		ppid=$GH_PID
+		if gh_start "$GH_BIN"; then
+			spid=$GH_PID
+			pressure_run "$tag: --memory-pressure-rss 80M" "$ppid" "$spid" --memory-pressure-rss 80M
+			gh_stop "$spid"
+		fi
+		gh_stop "$ppid"
+	fi
+fi
 
 # ---- usage: one instant, other kinds ----
 "$GH_GOHEAP" -p types --seconds 2 "$GH_TMP/core.1234" >"$GH_TMP/u1.out" 2>"$GH_TMP/u1.err"

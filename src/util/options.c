@@ -49,6 +49,9 @@ enum opt_id {
 	OPT_W_WEB_CONFIG,
 	OPT_W_ENDPOINTS,
 	OPT_W_GOMETRICS,
+	OPT_W_PRESSURE,
+	OPT_W_PRESSURE_RSS,
+	OPT_W_PRESSURE_PERIOD,
 };
 
 struct opt_def {
@@ -159,6 +162,21 @@ static const struct opt_def watch_opts[] = {
 	{ "listen", 0, ARG_REQUIRED, OPT_W_LISTEN, "ADDR:PORT",
 	  "serve HTTP there (127.0.0.1:9465; port 0 picks one,\n"
 	  "printed on stderr)",
+	  NULL, 0 },
+	{ "memory-pressure-period", 0, ARG_REQUIRED, OPT_W_PRESSURE_PERIOD,
+	  "DURATION",
+	  "--on-memory-pressure writes a process's profiles\n"
+	  "at most once per DURATION (10m)",
+	  NULL, 0 },
+	{ "memory-pressure-rss", 0, ARG_REQUIRED, OPT_W_PRESSURE_RSS, "BYTES",
+	  "--on-memory-pressure: also when a process's RSS\n"
+	  "reaches BYTES (suffixes K, M, G: KiB, MiB, GiB)",
+	  NULL, 0 },
+	{ "on-memory-pressure", 0, ARG_NONE, OPT_W_PRESSURE, NULL,
+	  "write heap, types and retained profiles to\n"
+	  "--output-dir when a process nears its memory limit:\n"
+	  "its cgroup v2 memory.high or memory.max (90%),\n"
+	  "memory.events 'high' rising, or --memory-pressure-rss",
 	  NULL, 0 },
 	{ "output-dir", 0, ARG_REQUIRED, OPT_W_OUTPUT_DIR, "DIR",
 	  "write each process's delta profile there every\n"
@@ -686,6 +704,36 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 	case OPT_W_OUTPUT_DIR:
 		w->outdir = val;
 		break;
+	case OPT_W_PRESSURE:
+		w->pressure = 1;
+		break;
+	case OPT_W_PRESSURE_PERIOD:
+		if (parse_duration(val, &w->pressure_period) != 0) {
+			snprintf(err, errlen, "--%s: '%s' is not a duration "
+				 "from 1ms to 24h (60, 60s, 500ms, 5m, 1h)",
+				 d->lname, val);
+			return 2;
+		}
+		break;
+	case OPT_W_PRESSURE_RSS: {
+		unsigned long long v, mul = 1;
+
+		errno = 0;
+		v = strtoull(val, &end, 10);
+		if (*end == 'K' || *end == 'M' || *end == 'G') {
+			mul = *end == 'K' ? 1ULL << 10 : *end == 'M' ?
+			      1ULL << 20 : 1ULL << 30;
+			end++;
+		}
+		if (end == val || *end != '\0' || errno != 0 || v == 0 ||
+		    val[0] == '-' || v > (1ULL << 50) / mul) {
+			snprintf(err, errlen, "--memory-pressure-rss: '%s' is "
+				 "not a size in bytes (1G, 512M, ...)", val);
+			return 2;
+		}
+		w->pressure_rss = v * mul;
+		break;
+	}
 	case OPT_W_WEB_CONFIG:
 		w->webconfig = val;
 		break;
@@ -767,7 +815,20 @@ int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 	w->gometrics = GH_GOM_RUNNING;
 	w->outmax = 256ULL << 20;
 	w->endpoints = -1;
-	return parse(&p, argc, argv, first, err, errlen);
+	w->pressure_period = 600;
+	if (parse(&p, argc, argv, first, err, errlen) != 0)
+		return 2;
+	if (w->pressure && w->outdir == NULL) {
+		snprintf(err, errlen, "--on-memory-pressure needs --output-dir "
+			 "DIR (where the profiles go)");
+		return 2;
+	}
+	if (!w->pressure && w->pressure_rss > 0) {
+		snprintf(err, errlen, "--memory-pressure-rss applies only to "
+			 "--on-memory-pressure");
+		return 2;
+	}
+	return 0;
 }
 
 void gh_watch_opts_free(gh_watch_opts *w)

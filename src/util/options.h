@@ -82,6 +82,12 @@ typedef struct gh_watch_opts {
 	                         * (all on loopback or with authentication,
 	                         * else metrics only) */
 	unsigned long long outmax; /* --output-max-bytes */
+	/* --on-memory-pressure: heap, types and retained profiles to
+	 * --output-dir when a process nears its memory limit (cgroup v2
+	 * memory.high/max, memory.events high, or --memory-pressure-rss) */
+	int pressure;
+	unsigned long long pressure_rss;  /* bytes; 0 = no RSS threshold */
+	double pressure_period;           /* at most once per process per */
 	int *pids;              /* operands (malloc'd; gh_watch_opts_free) */
 	size_t npids;
 	int verbose, help;

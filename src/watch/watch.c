@@ -40,6 +40,7 @@
 #include "watch.h"
 #include "watch_http.h"
 #include "watch_metrics.h"
+#include "watch_pressure.h"
 #include "watch_targets.h"
 #include "watch_tls.h"
 #include "watch_util.h"
@@ -64,6 +65,7 @@ typedef struct watch {
 	wtls *web;                 /* --web.config.file, or NULL */
 	int endpoints;             /* --endpoints (GH_EP_*), -1: the default */
 	int loopback;              /* the listener is 127.0.0.0/8 or ::1 */
+	wp_state *pressure;        /* --on-memory-pressure, or NULL */
 } watch;
 
 /*
@@ -451,12 +453,17 @@ static void run(watch *w)
 			wt_round_start(w->fleet);
 			next += w->interval;
 		}
-		wh_serve(w->http, wt_round_active(w->fleet) ? 0 : next - t);
+		wh_serve(w->http, wt_round_active(w->fleet) ? 0 :
+			 w->pressure != NULL && wp_due_in(w->pressure, t) <
+			 next - t ? wp_due_in(w->pressure, t) : next - t);
 		if (stop_flag)
 			break;
 		c = wh_take_due(w->http, gh_now(), &tok);
 		if (c != NULL) {
 			pprof_step(w, c, tok);
+		} else if (w->pressure != NULL &&
+			   wp_step(w->pressure, w->fleet, gh_now())) {
+			/* a check of the memory limits (watch_pressure.c) */
 		} else if (wt_round_active(w->fleet) &&
 			   wt_round_step(w->fleet) == 0) {
 			/* A round longer than the interval: the next one
@@ -567,8 +574,27 @@ int gh_watch_main(int argc, char **argv)
 				"without authentication (--endpoints): keep "
 				"the port behind a network policy\n", desc);
 	}
+	if (o.pressure) {
+		wp_config pc;
+
+		memset(&pc, 0, sizeof(pc));
+		pc.outdir = o.outdir;
+		pc.rss = o.pressure_rss;
+		pc.period = o.pressure_period;
+		pc.verbose = o.verbose;
+		w.pressure = wp_new(&pc);
+		if (w.pressure == NULL) {
+			fprintf(stderr, "go-heap watch: out of memory\n");
+			wh_close(w.http);
+			wtls_free(w.web);
+			wt_free(w.fleet);
+			gh_watch_opts_free(&o);
+			return 1;
+		}
+	}
 	run(&w);
 	wh_close(w.http);       /* drops the deferred requests' profiles */
+	wp_free(w.pressure);
 	wtls_free(w.web);
 	wt_free(w.fleet);
 	gh_watch_opts_free(&o);

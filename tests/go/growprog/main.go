@@ -53,6 +53,9 @@ func main() {
 	step := flag.Int("step", 500, "Items added per SIGUSR1")
 	pressure := flag.Bool("pressure", false, "allocate 1 MiB every 20 ms without end")
 	flag.Parse()
+	// heap profiling on (the runtime sets the rate to 0 in a program that
+	// never references runtime.MemProfile)
+	runtime.MemProfileRate = 512 * 1024
 
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGUSR1)
@@ -66,7 +69,11 @@ func main() {
 	if *pressure {
 		go func() {
 			for {
-				blobs = append(blobs, &Blob{})
+				b := &Blob{}
+				for i := 0; i < len(b.data); i += 4096 {
+					b.data[i] = 1 // resident: the RSS grows too
+				}
+				blobs = append(blobs, b)
 				time.Sleep(20 * time.Millisecond)
 			}
 		}()
