@@ -137,8 +137,9 @@ static const struct opt_def opts[] = {
 static const struct opt_def watch_opts[] = {
 	{ "endpoints", 0, ARG_REQUIRED, OPT_W_ENDPOINTS, "LIST",
 	  "what is served: metrics, profiles (heap, allocs,\n"
-	  "block, mutex, types), goroutines, tracebacks\n"
-	  "(?debug=2: argument words), comma-separated, or\n"
+	  "block, mutex, types, retained), goroutines,\n"
+	  "tracebacks (?debug=2: argument words),\n"
+	  "comma-separated, or\n"
 	  "all; default all on a loopback address or with\n"
 	  "authentication (--web.config.file), else metrics",
 	  NULL, 0 },

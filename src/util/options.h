@@ -96,7 +96,8 @@ typedef struct gh_watch_opts {
 /* go-heap watch's endpoint families (--endpoints). */
 enum gh_watch_endpoint {
 	GH_EP_METRICS = 1,      /* /metrics and the process list */
-	GH_EP_PROFILES = 2,     /* /pprof/PID/heap|allocs|block|mutex|types */
+	GH_EP_PROFILES = 2,     /* /pprof/PID/heap|allocs|block|mutex|types|
+	                         * retained */
 	GH_EP_GOROUTINES = 4,   /* /pprof/PID/goroutine (grouped, ?debug<2) */
 	GH_EP_TRACEBACKS = 8,   /* ?debug=2: tracebacks with argument words */
 	GH_EP_ALL = 15,

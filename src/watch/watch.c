@@ -22,7 +22,10 @@
  * Routes: / and /pprof/ (index), /metrics, and /pprof/PID/KIND (heap,
  * allocs, block, mutex) as Go's net/http/pprof answers them: gzip'd
  * proto, ?debug=N text, ?seconds=N delta (the base is collected, the
- * connection deferred N s, then the delta answered).
+ * connection deferred N s, then the delta answered); types and retained
+ * too, ?seconds=N their growth (growth.c: the first snapshot's rows kept
+ * while the connection waits).  --on-memory-pressure: watch_pressure.c,
+ * checked once a second between steps.
  *
  * The only global is the signal flag.
  */
