@@ -598,6 +598,34 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 				       size_t *out_len);
 
 /*
+ * What keeps growing (growth.c): -p types or -p retained over snapshots of
+ * one live process.  goheap_growth_add keeps only a collected profile's
+ * rows (-p types: per type or shape; -p retained: per dominator path, as
+ * their pprof samples), so the profile can be freed at once;
+ * goheap_growth_write writes the last snapshot minus the first (negative
+ * allowed, as go tool pprof -diff_base) as top, text, collapsed or pprof
+ * with the single profile's sample types, rows sorted by growth (bytes;
+ * retained bytes for -p retained), the snapshots' times in the header,
+ * and with 3 or more snapshots a row that grew in every interval marked a
+ * leak suspect ('!', pprof label leak_suspect=1).  The caller takes the
+ * snapshots (goheap_profile_collect, at its own pace: the CLI sleeps,
+ * go-heap watch schedules them); goheap_growth_add refuses a profile of
+ * another kind or process (GOHEAP_EMISMATCH) or older than the last.
+ * Errors: goheap_growth_errmsg.
+ */
+typedef struct goheap_growth goheap_growth;
+GOHEAP_EXTERN int goheap_growth_new(goheap_growth **out, int kind);
+GOHEAP_EXTERN int goheap_growth_add(goheap_growth *g,
+				    const goheap_profile *p);
+GOHEAP_EXTERN size_t goheap_growth_snapshots(const goheap_growth *g);
+GOHEAP_EXTERN int goheap_growth_write(const goheap_growth *g,
+				      const goheap_write_options *wo,
+				      unsigned char **out_buf,
+				      size_t *out_len);
+GOHEAP_EXTERN const char *goheap_growth_errmsg(const goheap_growth *g);
+GOHEAP_EXTERN void goheap_growth_free(goheap_growth *g);
+
+/*
  * goheap_profile_collect then goheap_profile_write in one call, for a
  * caller that wants the bytes and not the records: the same output
  * (TimeNanos aside) and the same errors, with the profile's summary in

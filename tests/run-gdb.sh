@@ -288,10 +288,12 @@ if no_traceback help "help/completion"; then
 	fi
 	# Help and completion come from the CLI's own option table (goheap_command_options):
 	# every front-end option of `go-heap --help` is in `help go-heap`, block/mutex sample
-	# indexes complete, and the CLI-only --exe/--sysroot are offered nowhere.
+	# indexes complete, and the CLI-only --exe/--sysroot are offered nowhere (nor the growth
+	# options --seconds/--count/--interval: snapshots over time of a running process, which the
+	# debugger's stopped inferior is not; goheap_command refuses them with one line).
 	missing=
 	for o in $("$GH_GOHEAP" --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
-		case $o in --exe | --sysroot) continue ;; esac
+		case $o in --exe | --sysroot | --seconds | --count | --interval) continue ;; esac
 		grep -q -- "$o" "$d/help.0.out" || missing="$missing $o"
 	done
 	if [ -z "$missing" ] && [ "$(cat "$d/help.4.out")" = "go-heap -s contentions" ] &&

@@ -147,6 +147,44 @@ static void test_errors(void **state)
 	assert_null(strchr(err, '\n'));
 }
 
+/* --seconds, --count, --interval: normalized to count snapshots interval
+ * seconds apart; only for -p types|retained; one of --seconds, --interval */
+static void test_growth(void **state)
+{
+	char *sec[] = { "go-heap", "-p", "types", "--seconds", "30", "1" };
+	char *cnt[] = { "go-heap", "-p", "retained", "--count", "5",
+			"--interval=2.5", "1" };
+	char *both[] = { "go-heap", "-p", "types", "--count", "3",
+			 "--seconds", "10", "1" };
+	char *bad[][6] = {
+		{ "go-heap", "-p", "heap", "--seconds", "3", "1" },
+		{ "go-heap", "-p", "types", "--seconds", "0", "1" },
+		{ "go-heap", "-p", "types", "--count", "1", "1" },
+		{ "go-heap", "-p", "types", "--count", "3", "1" },
+		{ "go-heap", "-p", "types", "--interval", "3", "1" },
+		{ "go-heap", "-p", "types", "--seconds", "-2", "1" },
+		{ "go-heap", "-p", "types", "-f", "objects", "--seconds=2" },
+	};
+	char err[256];
+	gh_cli c;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse(&c, err, sizeof(err), 6, sec), 0);
+	assert_int_equal(c.count, 2);
+	assert_true(c.interval == 30.0);
+	assert_int_equal(parse(&c, err, sizeof(err), 7, cnt), 0);
+	assert_int_equal(c.count, 5);
+	assert_true(c.interval == 2.5);
+	assert_int_equal(parse(&c, err, sizeof(err), 8, both), 0);
+	assert_int_equal(c.count, 3);
+	assert_true(c.interval == 5.0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(&c, err, sizeof(err), 6, bad[i]), 2);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
 static void test_help_lists_every_option(void **state)
 {
 	static const char *const names[] = { "--dry-run", "--exe", "--force",
@@ -241,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_growth),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

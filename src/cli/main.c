@@ -110,6 +110,71 @@ static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 	return EXIT_OK;
 }
 
+/* CLOCK_REALTIME in nanoseconds (the profiles' TimeNanos clock). */
+static long long wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* --seconds / --count: c->count snapshots c->interval seconds apart, the
+ * growth between them (growth.c); -v says when each was taken. */
+static int run_growth(goheap_session *s, const gh_cli *c,
+		      unsigned char **buf, size_t *len)
+{
+	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	goheap_growth *g = NULL;
+	goheap_profile *p;
+	struct timespec ts;
+	double next = now(), d;
+	long long t0;
+	int i, rc;
+
+	if (goheap_growth_new(&g, c->profile) != 0) {
+		fprintf(stderr, "go-heap: out of memory\n");
+		return EXIT_ERR;
+	}
+	for (i = 0; i < c->count; i++) {
+		while (i > 0 && (d = next - now()) > 0) {
+			ts.tv_sec = (time_t)d;
+			ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+			nanosleep(&ts, NULL);
+		}
+		next += c->interval;
+		t0 = wall_ns();
+		rc = goheap_profile_collect(&p, s, c->profile);
+		if (rc != 0) {
+			fprintf(stderr, "go-heap: snapshot %d of %d: %s\n",
+				i + 1, c->count, goheap_errmsg(s));
+			goheap_growth_free(g);
+			return EXIT_ERR;
+		}
+		rc = goheap_growth_add(g, p);
+		goheap_profile_free(p);
+		if (rc != 0) {
+			fprintf(stderr, "go-heap: snapshot %d of %d: %s\n",
+				i + 1, c->count, goheap_growth_errmsg(g));
+			goheap_growth_free(g);
+			return EXIT_ERR;
+		}
+		/* (tests/run-growth.sh brackets its change between these) */
+		if (c->verbose)
+			fprintf(stderr, "go-heap: snapshot %d of %d taken from "
+				"%lld to %lld ns (CLOCK_REALTIME)\n", i + 1,
+				c->count, t0, wall_ns());
+	}
+	wo.format = c->format;
+	wo.sample_index = c->sample_index;
+	wo.top_n = c->top_n;
+	rc = goheap_growth_write(g, &wo, buf, len);
+	if (rc != 0)
+		fprintf(stderr, "go-heap: %s\n", goheap_growth_errmsg(g));
+	goheap_growth_free(g);
+	return rc != 0 ? EXIT_ERR : EXIT_OK;
+}
+
 /* One "go-heap: warning: ..." line on stderr (gh_profile_warnings). */
 static void warn_line(void *ctx, const char *line)
 {
@@ -251,6 +316,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "go-heap: --dry-run applies only to --force\n");
 		return EXIT_USAGE;
 	}
+	if (c.count > 0 && pid <= 0) {
+		fprintf(stderr, "go-heap: %s: a core is one instant: --seconds "
+			"and --count need the PID of a running process\n",
+			c.positional[0]);
+		return EXIT_USAGE;
+	}
 	if (c.force && pid <= 0) {
 		fprintf(stderr, "go-heap: --force needs the PID of a running "
 			"process ('%s' is not one)\n", c.positional[0]);
@@ -283,6 +354,15 @@ int main(int argc, char **argv)
 		if (status != EXIT_OK || !want_profile)
 			goto done;
 		status = EXIT_ERR;
+	}
+	t1 = now();
+	if (c.count > 0) {
+		status = run_growth(s, &c, &buf, &len);
+		if (status != EXIT_OK)
+			goto done;
+		status = EXIT_ERR;
+		t2 = now();
+		goto write;
 	}
 	/* Collected and written in one call: a heap proto is encoded on a
 	 * second thread while the walker reads (goheap.h). */
@@ -319,6 +399,7 @@ int main(int argc, char **argv)
 		warn_line(NULL, err);
 	}
 	t2 = now();
+write:
 	if (c.output == NULL || strcmp(c.output, "-") == 0) {
 		out = stdout;
 	} else {
@@ -335,7 +416,7 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto done;
 	}
-	if (c.verbose) {
+	if (c.verbose && c.count == 0) {
 		const goheap_profile_stats st = ks;
 
 		/* The stages of bench/run-bench.sh's table: read (inside the memory

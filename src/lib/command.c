@@ -121,6 +121,11 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 		    "is the current program's");
 		return GOHEAP_EINVAL;
 	}
+	if (c.count > 0) {
+		say(r, "--seconds and --count need a running process: the "
+		    "debugger's inferior is stopped (use go-heap PID)");
+		return GOHEAP_EINVAL;
+	}
 	if (c.dry_run && !c.force) {
 		say(r, "--dry-run applies only to --force");
 		return GOHEAP_EINVAL;

@@ -36,6 +36,9 @@ enum opt_id {
 	OPT_TOP,
 	OPT_VERBOSE,
 	OPT_VERSION,
+	OPT_SECONDS,
+	OPT_COUNT,
+	OPT_INTERVAL,
 	/* go-heap watch */
 	OPT_W_PROFILER,
 	OPT_W_INTERVAL,
@@ -46,6 +49,9 @@ enum opt_id {
 	OPT_W_WEB_CONFIG,
 	OPT_W_ENDPOINTS,
 	OPT_W_GOMETRICS,
+	OPT_W_PRESSURE,
+	OPT_W_PRESSURE_RSS,
+	OPT_W_PRESSURE_PERIOD,
 };
 
 struct opt_def {
@@ -61,6 +67,11 @@ struct opt_def {
 };
 
 static const struct opt_def opts[] = {
+	{ "count", 0, ARG_REQUIRED, OPT_COUNT, "K",
+	  "-p types|retained of a live process: K snapshots (with\n"
+	  "--interval), the growth between the first and the last; a row\n"
+	  "that grew in every interval is marked a leak suspect",
+	  NULL, 1 },
 	{ "dry-run", 0, ARG_NONE, OPT_DRY_RUN, NULL,
 	  "with --force: print what would be written, change nothing",
 	  NULL, 0 },
@@ -77,6 +88,9 @@ static const struct opt_def opts[] = {
 	  "pprof|text|top|collapsed|traceback|list|json", 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
+	{ "interval", 0, ARG_REQUIRED, OPT_INTERVAL, "N",
+	  "seconds between --count's snapshots",
+	  NULL, 1 },
 	{ "no-stop", 0, ARG_NONE, OPT_NO_STOP, NULL,
 	  "goroutine, types or memstats of a live process: do not stop it\n"
 	  "for a consistent snapshot (best-effort, marked in the output)",
@@ -100,6 +114,11 @@ static const struct opt_def opts[] = {
 	  "inuse_space | inuse_objects | alloc_space | alloc_objects;\n"
 	  "contentions | delay (top, collapsed)",
 	  "inuse_space|inuse_objects|alloc_space|alloc_objects|contentions|delay", 0 },
+	{ "seconds", 0, ARG_REQUIRED, OPT_SECONDS, "N",
+	  "-p types|retained of a live process: two snapshots N seconds\n"
+	  "apart, the growth per type / per holder (net/http/pprof's\n"
+	  "?seconds=N); with --count K, K snapshots over N seconds",
+	  NULL, 1 },
 	{ "sysroot", 0, ARG_REQUIRED, OPT_SYSROOT, "DIR",
 	  "prefix for paths recorded in a core",
 	  NULL, 1 },
@@ -118,8 +137,9 @@ static const struct opt_def opts[] = {
 static const struct opt_def watch_opts[] = {
 	{ "endpoints", 0, ARG_REQUIRED, OPT_W_ENDPOINTS, "LIST",
 	  "what is served: metrics, profiles (heap, allocs,\n"
-	  "block, mutex, types), goroutines, tracebacks\n"
-	  "(?debug=2: argument words), comma-separated, or\n"
+	  "block, mutex, types, retained), goroutines,\n"
+	  "tracebacks (?debug=2: argument words),\n"
+	  "comma-separated, or\n"
 	  "all; default all on a loopback address or with\n"
 	  "authentication (--web.config.file), else metrics",
 	  NULL, 0 },
@@ -143,6 +163,21 @@ static const struct opt_def watch_opts[] = {
 	{ "listen", 0, ARG_REQUIRED, OPT_W_LISTEN, "ADDR:PORT",
 	  "serve HTTP there (127.0.0.1:9465; port 0 picks one,\n"
 	  "printed on stderr)",
+	  NULL, 0 },
+	{ "memory-pressure-period", 0, ARG_REQUIRED, OPT_W_PRESSURE_PERIOD,
+	  "DURATION",
+	  "--on-memory-pressure writes a process's profiles\n"
+	  "at most once per DURATION (10m)",
+	  NULL, 0 },
+	{ "memory-pressure-rss", 0, ARG_REQUIRED, OPT_W_PRESSURE_RSS, "BYTES",
+	  "--on-memory-pressure: also when a process's RSS\n"
+	  "reaches BYTES (suffixes K, M, G: KiB, MiB, GiB)",
+	  NULL, 0 },
+	{ "on-memory-pressure", 0, ARG_NONE, OPT_W_PRESSURE, NULL,
+	  "write heap, types and retained profiles to\n"
+	  "--output-dir when a process nears its memory limit:\n"
+	  "its cgroup v2 memory.high or memory.max (90%),\n"
+	  "memory.events 'high' rising, or --memory-pressure-rss",
 	  NULL, 0 },
 	{ "output-dir", 0, ARG_REQUIRED, OPT_W_OUTPUT_DIR, "DIR",
 	  "write each process's delta profile there every\n"
@@ -311,6 +346,36 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 	case OPT_VERSION:
 		c->version = 1;
 		break;
+	case OPT_SECONDS:
+	case OPT_INTERVAL: {
+		double x;
+
+		errno = 0;
+		x = strtod(val, &end);
+		if (errno != 0 || *end != '\0' || end == val || !(x > 0) ||
+		    x > 86400) {
+			snprintf(err, errlen, "--%s: N must be a number of "
+				 "seconds above 0 and at most 86400, not '%s'",
+				 d->lname, val);
+			return 2;
+		}
+		if (d->id == OPT_SECONDS)
+			c->seconds = x;
+		else
+			c->interval = x;
+		break;
+	}
+	case OPT_COUNT:
+		errno = 0;
+		n = strtoll(val, &end, 10);
+		if (errno != 0 || *end != '\0' || end == val || n < 2 ||
+		    n > 1000) {
+			snprintf(err, errlen, "--count: K must be an integer "
+				 "from 2 to 1000, not '%s'", val);
+			return 2;
+		}
+		c->count = (int)n;
+		break;
 	default:
 		break;
 	}
@@ -440,6 +505,46 @@ static int cli_operand(void *out, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+/* --seconds, --count, --interval: growth over snapshots; normalized to
+ * count snapshots interval seconds apart (count 0: none asked for). */
+static int growth_check(gh_cli *c, char *err, size_t errlen)
+{
+	if (c->seconds == 0 && c->count == 0 && c->interval == 0)
+		return 0;
+	if (c->profile != GOHEAP_PROFILE_TYPES &&
+	    c->profile != GOHEAP_PROFILE_RETAINED) {
+		snprintf(err, errlen, "--seconds, --count and --interval are "
+			 "for -p types and -p retained (heap and allocs "
+			 "deltas: go-heap watch)");
+		return 2;
+	}
+	if (c->seconds > 0 && c->interval > 0) {
+		snprintf(err, errlen, "--seconds and --interval: give one "
+			 "(--seconds N is --count 2 --interval N)");
+		return 2;
+	}
+	if (c->count > 0 && c->seconds == 0 && c->interval == 0) {
+		snprintf(err, errlen, "--count needs --interval N (or "
+			 "--seconds N, the whole window)");
+		return 2;
+	}
+	if (c->interval > 0 && c->count == 0) {
+		snprintf(err, errlen, "--interval needs --count K");
+		return 2;
+	}
+	if (c->path != NULL || c->format == GOHEAP_FORMAT_OBJECTS ||
+	    c->format > GOHEAP_FORMAT_COLLAPSED) {
+		snprintf(err, errlen, "growth is written as top, text, "
+			 "collapsed or pprof (no --path, no objects)");
+		return 2;
+	}
+	if (c->count == 0)
+		c->count = 2;
+	if (c->seconds > 0)
+		c->interval = c->seconds / (c->count - 1);
+	return 0;
+}
+
 int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 		 size_t errlen)
 {
@@ -485,7 +590,7 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 		c->format = gh_cli_format_from_path(c->output);
 	if (c->format < 0)
 		c->format = GOHEAP_FORMAT_TOP;
-	return 0;
+	return growth_check(c, err, errlen);
 }
 
 /* ---- go-heap watch ------------------------------------------------------ */
@@ -600,6 +705,36 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 	case OPT_W_OUTPUT_DIR:
 		w->outdir = val;
 		break;
+	case OPT_W_PRESSURE:
+		w->pressure = 1;
+		break;
+	case OPT_W_PRESSURE_PERIOD:
+		if (parse_duration(val, &w->pressure_period) != 0) {
+			snprintf(err, errlen, "--%s: '%s' is not a duration "
+				 "from 1ms to 24h (60, 60s, 500ms, 5m, 1h)",
+				 d->lname, val);
+			return 2;
+		}
+		break;
+	case OPT_W_PRESSURE_RSS: {
+		unsigned long long v, mul = 1;
+
+		errno = 0;
+		v = strtoull(val, &end, 10);
+		if (*end == 'K' || *end == 'M' || *end == 'G') {
+			mul = *end == 'K' ? 1ULL << 10 : *end == 'M' ?
+			      1ULL << 20 : 1ULL << 30;
+			end++;
+		}
+		if (end == val || *end != '\0' || errno != 0 || v == 0 ||
+		    val[0] == '-' || v > (1ULL << 50) / mul) {
+			snprintf(err, errlen, "--memory-pressure-rss: '%s' is "
+				 "not a size in bytes (1G, 512M, ...)", val);
+			return 2;
+		}
+		w->pressure_rss = v * mul;
+		break;
+	}
 	case OPT_W_WEB_CONFIG:
 		w->webconfig = val;
 		break;
@@ -681,7 +816,20 @@ int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 	w->gometrics = GH_GOM_RUNNING;
 	w->outmax = 256ULL << 20;
 	w->endpoints = -1;
-	return parse(&p, argc, argv, first, err, errlen);
+	w->pressure_period = 600;
+	if (parse(&p, argc, argv, first, err, errlen) != 0)
+		return 2;
+	if (w->pressure && w->outdir == NULL) {
+		snprintf(err, errlen, "--on-memory-pressure needs --output-dir "
+			 "DIR (where the profiles go)");
+		return 2;
+	}
+	if (!w->pressure && w->pressure_rss > 0) {
+		snprintf(err, errlen, "--memory-pressure-rss applies only to "
+			 "--on-memory-pressure");
+		return 2;
+	}
+	return 0;
 }
 
 void gh_watch_opts_free(gh_watch_opts *w)

@@ -25,6 +25,10 @@ typedef struct gh_cli {
 	int dry_run;
 	int no_stop;            /* --no-stop: goroutine snapshot unstopped */
 	const char *path;       /* --path (-p retained) */
+	/* growth (-p types|retained of a live process): --seconds N, or
+	 * --count K --interval N; count 0: one snapshot */
+	double seconds, interval;
+	int count;
 	int quiet, verbose;
 	int help, version;
 	const char *positional[2]; /* PID | CORE [EXE] */
@@ -78,6 +82,12 @@ typedef struct gh_watch_opts {
 	                         * (all on loopback or with authentication,
 	                         * else metrics only) */
 	unsigned long long outmax; /* --output-max-bytes */
+	/* --on-memory-pressure: heap, types and retained profiles to
+	 * --output-dir when a process nears its memory limit (cgroup v2
+	 * memory.high/max, memory.events high, or --memory-pressure-rss) */
+	int pressure;
+	unsigned long long pressure_rss;  /* bytes; 0 = no RSS threshold */
+	double pressure_period;           /* at most once per process per */
 	int *pids;              /* operands (malloc'd; gh_watch_opts_free) */
 	size_t npids;
 	int verbose, help;
@@ -86,7 +96,8 @@ typedef struct gh_watch_opts {
 /* go-heap watch's endpoint families (--endpoints). */
 enum gh_watch_endpoint {
 	GH_EP_METRICS = 1,      /* /metrics and the process list */
-	GH_EP_PROFILES = 2,     /* /pprof/PID/heap|allocs|block|mutex|types */
+	GH_EP_PROFILES = 2,     /* /pprof/PID/heap|allocs|block|mutex|types|
+	                         * retained */
 	GH_EP_GOROUTINES = 4,   /* /pprof/PID/goroutine (grouped, ?debug<2) */
 	GH_EP_TRACEBACKS = 8,   /* ?debug=2: tracebacks with argument words */
 	GH_EP_ALL = 15,

@@ -22,7 +22,10 @@
  * Routes: / and /pprof/ (index), /metrics, and /pprof/PID/KIND (heap,
  * allocs, block, mutex) as Go's net/http/pprof answers them: gzip'd
  * proto, ?debug=N text, ?seconds=N delta (the base is collected, the
- * connection deferred N s, then the delta answered).
+ * connection deferred N s, then the delta answered); types and retained
+ * too, ?seconds=N their growth (growth.c: the first snapshot's rows kept
+ * while the connection waits).  --on-memory-pressure: watch_pressure.c,
+ * checked once a second between steps.
  *
  * The only global is the signal flag.
  */
@@ -40,6 +43,7 @@
 #include "watch.h"
 #include "watch_http.h"
 #include "watch_metrics.h"
+#include "watch_pressure.h"
 #include "watch_targets.h"
 #include "watch_tls.h"
 #include "watch_util.h"
@@ -64,6 +68,7 @@ typedef struct watch {
 	wtls *web;                 /* --web.config.file, or NULL */
 	int endpoints;             /* --endpoints (GH_EP_*), -1: the default */
 	int loopback;              /* the listener is 127.0.0.0/8 or ::1 */
+	wp_state *pressure;        /* --on-memory-pressure, or NULL */
 } watch;
 
 /*
@@ -75,6 +80,8 @@ typedef struct pprof_job {
 	int pid, kind, head;
 	long debug, secs;
 	goheap_profile *p0;        /* ?seconds=N: the base, once collected */
+	goheap_growth *g;          /* types|retained?seconds=N: the first
+	                            * snapshot's rows (growth.c) */
 	unsigned long long gen;    /* the program p0 is of (wt_collect) */
 } pprof_job;
 
@@ -83,6 +90,7 @@ static void job_free(pprof_job *j)
 	if (j == NULL)
 		return;
 	goheap_profile_free(j->p0);
+	goheap_growth_free(j->g);
 	free(j);
 }
 
@@ -95,7 +103,7 @@ static void on_drop(void *ctx, void *token)
 
 /* Indexed by enum goheap_profile_kind. */
 static const char *const kinds[] = { "heap", "allocs", "block", "mutex",
-				      "goroutine", "types" };
+				      "goroutine", "types", NULL, "retained" };
 
 /* ---- what is served to whom ------------------------------------------------ */
 
@@ -210,7 +218,7 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 		return;
 	}
 	for (k = 0; k < (int)GH_ARRAY_LEN(kinds); k++)
-		if (strcmp(slash + 1, kinds[k]) == 0)
+		if (kinds[k] != NULL && strcmp(slash + 1, kinds[k]) == 0)
 			kind = k;
 	if (kind < 0) {
 		wh_respond_text(w->http, c, 404, "Unknown profile\n");
@@ -239,12 +247,10 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 					"params are incompatible\n");
 			return;
 		}
-		if (kind == GOHEAP_PROFILE_GOROUTINE ||
-		    kind == GOHEAP_PROFILE_TYPES) {
-			wh_respond_text(w->http, c, 400, kind ==
-					GOHEAP_PROFILE_TYPES ? "the heap by type "
-					"is not a delta: ask without "
-					"\"seconds\"\n" : "goroutine profiles "
+		/* types and retained: the growth between two snapshots
+		 * N s apart (growth.c) */
+		if (kind == GOHEAP_PROFILE_GOROUTINE) {
+			wh_respond_text(w->http, c, 400, "goroutine profiles "
 					"are not deltas: ask without "
 					"\"seconds\"\n");
 			return;
@@ -311,6 +317,31 @@ static void send_profile(watch *w, wh_conn *c, const pprof_job *j,
 	goheap_free(buf);
 }
 
+/* types|retained?seconds=N: the growth from the first snapshot (in j->g)
+ * to p, as profile.proto with the single profile's sample types. */
+static void send_growth(watch *w, wh_conn *c, const pprof_job *j,
+			const goheap_profile *p)
+{
+	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char disp[128], msg[600];
+
+	wo.format = GOHEAP_FORMAT_PPROF;
+	if (goheap_growth_add(j->g, p) != 0 ||
+	    goheap_growth_write(j->g, &wo, &buf, &len) != 0) {
+		snprintf(msg, sizeof(msg), "Could not write profile: %s\n",
+			 goheap_growth_errmsg(j->g));
+		respond_msg(w, c, 500, msg);
+		return;
+	}
+	snprintf(disp, sizeof(disp), "Content-Disposition: attachment; "
+		 "filename=\"%s-delta\"\r\n", kinds[j->kind]);
+	wh_respond(w->http, c, 200, "application/octet-stream", disp, buf,
+		   len, j->head);
+	goheap_free(buf);
+}
+
 /*
  * One step: the collection (and answer) of a due /pprof request.  A
  * process that was a Go target when asked and is not now (it exited, or
@@ -336,7 +367,7 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 			(j->kind == GOHEAP_PROFILE_HEAP ||
 			 j->kind == GOHEAP_PROFILE_ALLOCS),
 			&p, &gen, err, sizeof(err));
-	if (rc == 0 && j->p0 != NULL && gen != j->gen) {
+	if (rc == 0 && (j->p0 != NULL || j->g != NULL) && gen != j->gen) {
 		snprintf(err, sizeof(err), "the process exec'd another program "
 			 "during the %ld s", j->secs);
 		rc = GOHEAP_ENOPROC;
@@ -348,6 +379,26 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 		respond_msg(w, c, rc == GOHEAP_ENOPROC ? 410 :
 			    rc == GOHEAP_EDISABLED && j->p0 == NULL ? 503 : 500,
 			    msg);
+	} else if (j->secs > 0 && (j->kind == GOHEAP_PROFILE_TYPES ||
+				   j->kind == GOHEAP_PROFILE_RETAINED)) {
+		if (j->g != NULL) {
+			send_growth(w, c, j, p);
+			goto out;
+		}
+		/* the first snapshot's rows only: the profile is freed now */
+		rc = goheap_growth_new(&j->g, j->kind);
+		if (rc == 0)
+			rc = goheap_growth_add(j->g, p);
+		goheap_profile_free(p);
+		wt_release(w->fleet, j->pid);
+		if (rc != 0) {
+			respond_msg(w, c, 500, "Could not collect profile: out "
+				    "of memory\n");
+			goto done;
+		}
+		j->gen = gen;
+		wh_defer(w->http, c, gh_now() + (double)j->secs, j);
+		return;
 	} else if (j->secs > 0 && j->p0 == NULL) {
 		/* ?seconds=N: keep the base, answer the delta in N s. */
 		wt_release(w->fleet, j->pid);
@@ -358,6 +409,7 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 	} else {
 		send_profile(w, c, j, p, j->p0);
 	}
+out:
 	goheap_profile_free(p);
 	wt_release(w->fleet, j->pid);
 done:
@@ -404,12 +456,17 @@ static void run(watch *w)
 			wt_round_start(w->fleet);
 			next += w->interval;
 		}
-		wh_serve(w->http, wt_round_active(w->fleet) ? 0 : next - t);
+		wh_serve(w->http, wt_round_active(w->fleet) ? 0 :
+			 w->pressure != NULL && wp_due_in(w->pressure, t) <
+			 next - t ? wp_due_in(w->pressure, t) : next - t);
 		if (stop_flag)
 			break;
 		c = wh_take_due(w->http, gh_now(), &tok);
 		if (c != NULL) {
 			pprof_step(w, c, tok);
+		} else if (w->pressure != NULL &&
+			   wp_step(w->pressure, w->fleet, gh_now())) {
+			/* a check of the memory limits (watch_pressure.c) */
 		} else if (wt_round_active(w->fleet) &&
 			   wt_round_step(w->fleet) == 0) {
 			/* A round longer than the interval: the next one
@@ -520,8 +577,27 @@ int gh_watch_main(int argc, char **argv)
 				"without authentication (--endpoints): keep "
 				"the port behind a network policy\n", desc);
 	}
+	if (o.pressure) {
+		wp_config pc;
+
+		memset(&pc, 0, sizeof(pc));
+		pc.outdir = o.outdir;
+		pc.rss = o.pressure_rss;
+		pc.period = o.pressure_period;
+		pc.verbose = o.verbose;
+		w.pressure = wp_new(&pc);
+		if (w.pressure == NULL) {
+			fprintf(stderr, "go-heap watch: out of memory\n");
+			wh_close(w.http);
+			wtls_free(w.web);
+			wt_free(w.fleet);
+			gh_watch_opts_free(&o);
+			return 1;
+		}
+	}
 	run(&w);
 	wh_close(w.http);       /* drops the deferred requests' profiles */
+	wp_free(w.pressure);
 	wtls_free(w.web);
 	wt_free(w.fleet);
 	gh_watch_opts_free(&o);

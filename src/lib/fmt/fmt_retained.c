@@ -735,3 +735,37 @@ int gh_write_retained(const gh_profile *p, const gh_wctx *w, int format,
 	stacks_free(&st);
 	return 0;
 }
+
+/* The pprof rows (gh_write_retained's samples) one by one, for growth.c:
+ * each dominator path with objects as its folded frames (root first, ';'
+ * between) and its objects, own bytes and retained bytes. */
+int gh_retained_rows(const gh_retained *r, gh_retained_row_fn fn, void *ctx)
+{
+	gh_buf b = GH_BUF_INIT;
+	stacks st;
+	size_t i;
+	int64_t v[3];
+	int rc;
+
+	if (r == NULL || r->idom == NULL)
+		return GOHEAP_EINVAL;
+	rc = build_stacks(r, &st);
+	for (i = 0; i < st.n && rc == 0; i++) {
+		if (st.v[i].objects == 0)
+			continue;
+		b.len = 0;
+		folded(r, &st, (uint32_t)i, &b);
+		gh_buf_putc(&b, '\0');
+		if (b.oom) {
+			rc = GOHEAP_ENOMEM;
+			break;
+		}
+		v[0] = (int64_t)st.v[i].objects;
+		v[1] = (int64_t)st.v[i].bytes;
+		v[2] = (int64_t)st.v[i].retained;
+		rc = fn(ctx, (const char *)b.data, v);
+	}
+	stacks_free(&st);
+	gh_buf_free(&b);
+	return rc;
+}

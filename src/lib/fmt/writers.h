@@ -106,5 +106,10 @@ int gh_fmt_gzip_append(const unsigned char *in, size_t n, gh_buf *out,
  * path: --path's address or type (NULL: none). */
 int gh_write_retained(const gh_profile *p, const gh_wctx *w, int format,
 		      const char *path, gh_buf *out, gh_err *err);
+/* Its pprof rows one by one (growth.c): the folded path (root first) and
+ * objects, own bytes, retained bytes; fn's nonzero return stops. */
+typedef int (*gh_retained_row_fn)(void *ctx, const char *path,
+				  const int64_t v[3]);
+int gh_retained_rows(const gh_retained *r, gh_retained_row_fn fn, void *ctx);
 
 #endif
