@@ -447,8 +447,8 @@ int gh_leak_view(const gh_profile *p, gh_profile *v)
 	size_t i, n = 0;
 
 	*v = *p;
-	v->gors = gh_calloc(p->ngors ? p->ngors : 1, sizeof(*v->gors));
-	v->recs = gh_calloc(p->ngors ? p->ngors : 1, sizeof(*v->recs));
+	v->gors = gh_calloc(p->ngors + 1, sizeof(*v->gors));
+	v->recs = gh_calloc(p->ngors + 1, sizeof(*v->recs));
 	if (v->gors == NULL || v->recs == NULL) {
 		free(v->gors);
 		free(v->recs);
@@ -462,6 +462,17 @@ int gh_leak_view(const gh_profile *p, gh_profile *v)
 		v->gors[n] = p->gors[i];
 		if (p->recs != NULL && i < p->nrecs)
 			v->recs[n] = p->recs[i];
+		n++;
+	}
+	/* goroutine 1 in select {}: the runtime counts it
+	 * (work.goroutineLeak.count) but writes no stack for it (its
+	 * status went back to _Gwaiting): an empty record, "1 @" */
+	if (p->leak != NULL && p->leak->main_select) {
+		memset(&v->gors[n], 0, sizeof(v->gors[n]));
+		v->gors[n].goid = 1;
+		v->gors[n].wait_minutes = -1;
+		memset(&v->recs[n], 0, sizeof(v->recs[n]));
+		v->recs[n].count = 1;
 		n++;
 	}
 	v->ngors = v->nrecs = n;

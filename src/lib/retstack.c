@@ -530,7 +530,11 @@ static int leak_note(rb *b, const unsigned char *gb, uint64_t gp,
 		if (strncmp(s, "sync.(*Mutex).", 14) == 0 ||
 		    strncmp(s, "sync.(*RWMutex).", 16) == 0 ||
 		    strncmp(s, "sync.(*WaitGroup).Wait", 22) == 0 ||
-		    strncmp(s, "internal/sync.(*Mutex).", 23) == 0) {
+		    strncmp(s, "internal/sync.(*Mutex).", 23) == 0 ||
+		    /* the sync package's own semaphore calls, physical
+		     * frames when the methods above are inlined (1.19's
+		     * RWMutex.RLock) */
+		    strncmp(s, "sync.runtime_Semacquire", 23) == 0) {
 			w->sync_frame = 1;
 			break;
 		}
