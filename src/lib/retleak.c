@@ -516,6 +516,8 @@ int gh_goroutineleak_collect(gh_profile *p, gh_target *s)
 		lk->graph_objects = q.retained->nobj;
 		lk->graph_edges = q.retained->nedges;
 		lk->snap = q.retained->snap;
+		lk->graph_stop = q.gor_snapshot == 1 ?
+				 q.gor_stop_end - q.gor_stop_begin : 0;
 	}
 	gh_retained_free(q.retained);
 	q.retained = NULL;
@@ -607,6 +609,12 @@ void gh_leak_text_note(const gh_profile *p, gh_buf *out)
 		      (unsigned long long)lk->bytes,
 		      (unsigned long long)lk->objects, lk->candidates,
 		      (unsigned long long)lk->graph_objects);
+	gh_buf_printf(out, "# go-heap: the graph read in %.1f ms%s",
+		      lk->t_graph * 1e3, lk->graph_stop > 0 ? "" : "\n");
+	if (lk->graph_stop > 0)
+		gh_buf_printf(out, " (the target stopped %.3f ms), the "
+			      "goroutines in %.1f ms\n", lk->graph_stop * 1e3,
+			      (lk->t_total - lk->t_graph) * 1e3);
 	if (lk->main_select)
 		gh_buf_printf(out, "# go-heap: goroutine 1 in select {} is "
 			      "not reported (as the runtime)\n");

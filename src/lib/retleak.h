@@ -28,6 +28,8 @@ typedef struct gh_leak {
 	uint64_t graph_objects, graph_edges;
 	gh_ret_snap snap;
 	double t_graph, t_total;
+	double graph_stop;    /* seconds the graph's read stopped a live
+	                       * target (0: not stopped) */
 } gh_leak;
 
 /* The fixpoint on r (built by gh_retained_collect_leak) with l's release
