@@ -78,6 +78,11 @@ one() {
 		[ "$(grep -c '^DONE' "$d/out")" -ge 2 ] && break
 		sleep 0.1
 	done
+	# after the program's own leak GC: its leaked goroutines are _Gleaked (10)
+	if [ -s "$d/own.txt" ] && ! grep -q NOPROFILE "$d/own.txt"; then
+		"$GH_GOHEAP" -p goroutineleak -f text "$pid" >"$d/after.txt" 2>>"$d/gh.err"
+		"$GH_GOHEAP" -p goroutine -f traceback "$pid" >"$d/after2.txt" 2>>"$d/gh.err"
+	fi
 	echo quit >&7
 	exec 7>&-
 	wait "$pid" 2>/dev/null
@@ -111,6 +116,13 @@ one() {
 		else
 			gh_fail "$tag: live: -f text differs from the program's goroutineleak debug=1"
 			diff "$d/gh.go.txt" "$d/own.txt" | head -20
+		fi
+		if grep -v '^# go-heap:' "$d/after.txt" | cmp -s - "$d/own.txt" &&
+			[ "$(leaked "$d/after2.txt")" = "$got" ]; then
+			gh_pass "$tag: after the program's leak GC (_Gleaked): -p goroutineleak -f text is the same, -p goroutine -f traceback prints the $(echo $got | wc -w) as (leaked)"
+		else
+			gh_fail "$tag: after the program's leak GC (_Gleaked): -p goroutineleak -f text or -p goroutine -f traceback's (leaked) $(leaked "$d/after2.txt") differ"
+			diff <(grep -v '^# go-heap:' "$d/after.txt") "$d/own.txt" | head -10
 		fi
 		if [ "$(leaked "$d/own2.txt")" = "$got" ]; then
 			gh_pass "$tag: live: -f traceback's (leaked) goroutines are debug=2's: $got"
