@@ -20,7 +20,8 @@
 #     look-alike), and every leak the release allows finding is there (before 1.26 a Cond
 #     waiter's sudog is on the Cond's notifyList only; Mutex, RWMutex and WaitGroup waiters are
 #     found in runtime.semtable, in a stripped build through semacquire1's code);
-#   - the core's text equals the live text.
+#   - the core's text equals the live text;
+#   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -68,7 +69,24 @@ one() {
 	fi
 	"$GH_GOHEAP" -p goroutineleak -f text "$pid" >"$d/gh.txt" 2>"$d/gh.err" &&
 		"$GH_GOHEAP" -p goroutineleak -f traceback "$pid" >"$d/gh2.txt" 2>>"$d/gh.err"
-	local rc=$? core=
+	local rc=$? core= wa=
+	# watch's /pprof/PID/goroutineleak (net/http/pprof's debug=1), on the newest release
+	if [ "$minor" -ge 27 ] && [ "$stripped" = 0 ] && ! command -v curl >/dev/null 2>&1; then
+		gh_skip "$tag: watch: curl not installed"
+	elif [ "$minor" -ge 27 ] && [ "$stripped" = 0 ]; then
+		"$GH_GOHEAP" watch --interval 1s --listen 127.0.0.1:0 "$pid" >"$d/watch.out" 2>"$d/watch.err" </dev/null &
+		wa=$!
+		GH_PIDS+=("$wa")
+		for i in $(seq 100); do
+			grep -q 'listening on' "$d/watch.err" && break
+			sleep 0.1
+		done
+		local addr
+		addr=$(sed -n 's/.*listening on //p' "$d/watch.err" | head -n 1)
+		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak?debug=1" >"$d/watch.txt"
+		kill "$wa" 2>/dev/null
+		wait "$wa" 2>/dev/null
+	fi
 	if gh_gcore "$tag" "$pid" "$d"; then
 		core="$d/core.$pid"
 	fi
@@ -123,6 +141,14 @@ one() {
 		else
 			gh_fail "$tag: after the program's leak GC (_Gleaked): -p goroutineleak -f text or -p goroutine -f traceback's (leaked) $(leaked "$d/after2.txt") differ"
 			diff <(grep -v '^# go-heap:' "$d/after.txt") "$d/own.txt" | head -10
+		fi
+		if [ -n "$wa" ]; then
+			if grep -v '^# go-heap:' "$d/watch.txt" | cmp -s - "$d/own.txt"; then
+				gh_pass "$tag: watch: /pprof/PID/goroutineleak?debug=1 equals the program's debug=1"
+			else
+				gh_fail "$tag: watch: /pprof/PID/goroutineleak?debug=1 differs from the program's"
+				gh_show "$d/watch.txt" 5
+			fi
 		fi
 		if [ "$(leaked "$d/own2.txt")" = "$got" ]; then
 			gh_pass "$tag: live: -f traceback's (leaked) goroutines are debug=2's: $got"
