@@ -131,15 +131,6 @@ static int u64_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-void gh_leak_free(gh_leak *lk)
-{
-	if (lk == NULL)
-		return;
-	free(lk->goids);
-	free(lk->held);
-	memset(lk, 0, sizeof(*lk));
-}
-
 /* semw triples (g, sudog, elem) sorted by g */
 static int sw_cmp(const void *x, const void *y)
 {
@@ -442,51 +433,6 @@ static void mark_leaked(gh_profile *p, const gh_leak *lk)
 			p->gors[i].leaked = 1;
 }
 
-int gh_leak_view(const gh_profile *p, gh_profile *v)
-{
-	size_t i, n = 0;
-
-	*v = *p;
-	v->gors = gh_calloc(p->ngors + 1, sizeof(*v->gors));
-	v->recs = gh_calloc(p->ngors + 1, sizeof(*v->recs));
-	if (v->gors == NULL || v->recs == NULL) {
-		free(v->gors);
-		free(v->recs);
-		v->gors = NULL;
-		v->recs = NULL;
-		return GOHEAP_ENOMEM;
-	}
-	for (i = 0; i < p->ngors; i++) {
-		if (!p->gors[i].leaked)
-			continue;
-		v->gors[n] = p->gors[i];
-		if (p->recs != NULL && i < p->nrecs)
-			v->recs[n] = p->recs[i];
-		n++;
-	}
-	/* goroutine 1 in select {}: the runtime counts it
-	 * (work.goroutineLeak.count) but writes no stack for it (its
-	 * status went back to _Gwaiting): an empty record, "1 @" */
-	if (p->leak != NULL && p->leak->main_select) {
-		memset(&v->gors[n], 0, sizeof(v->gors[n]));
-		v->gors[n].goid = 1;
-		v->gors[n].wait_minutes = -1;
-		memset(&v->recs[n], 0, sizeof(v->recs[n]));
-		v->recs[n].count = 1;
-		n++;
-	}
-	v->ngors = v->nrecs = n;
-	return 0;
-}
-
-void gh_leak_view_free(gh_profile *v)
-{
-	free(v->gors);
-	free(v->recs);
-	v->gors = NULL;
-	v->recs = NULL;
-}
-
 int gh_goroutineleak_collect(gh_profile *p, gh_target *s)
 {
 	gh_profile q = *p;
@@ -537,103 +483,4 @@ int gh_goroutineleak_collect(gh_profile *p, gh_target *s)
 	p->leak = lk;
 	lk->t_total = gh_now() - t0;
 	return 0;
-}
-
-/* gors[i] and gors[j] in one printCountProfile record: one stack, one
- * label set. */
-static int same_record(const gh_goroutine *a, const gh_goroutine *b)
-{
-	size_t k;
-
-	if (a->nstk != b->nstk || a->has_labels != b->has_labels ||
-	    (a->nstk > 0 &&
-	     memcmp(a->stk, b->stk, a->nstk * sizeof(*a->stk)) != 0))
-		return 0;
-	if (!a->has_labels)
-		return 1;
-	if (a->nlabels != b->nlabels)
-		return 0;
-	for (k = 0; k < a->nlabels; k++) {
-		const gh_glabel *x = &a->labels[k], *y = &b->labels[k];
-
-		if (x->klen != y->klen || x->vlen != y->vlen ||
-		    memcmp(x->key, y->key, x->klen) != 0 ||
-		    memcmp(x->value, y->value, x->vlen) != 0)
-			return 0;
-	}
-	return 1;
-}
-
-static const gh_leak_held *held_of(const gh_leak *lk, uint64_t goid)
-{
-	const uint64_t *f = lk->ngoids ? bsearch(&goid, lk->goids, lk->ngoids,
-						 sizeof(*lk->goids), u64_cmp) :
-					 NULL;
-
-	return f != NULL ? &lk->held[f - lk->goids] : NULL;
-}
-
-void gh_leak_group_held(const gh_profile *p, size_t first,
-			gh_leak_held *out)
-{
-	const gh_leak *lk = p->leak;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	if (lk == NULL || first >= p->ngors)
-		return;
-	for (i = first; i < p->ngors; i++) {
-		const gh_leak_held *h;
-
-		if (i != first && !same_record(&p->gors[first], &p->gors[i]))
-			continue;
-		h = held_of(lk, p->gors[i].goid);
-		if (h != NULL) {
-			out->objects += h->objects;
-			out->bytes += h->bytes;
-		}
-	}
-}
-
-void gh_leak_text_note(const gh_profile *p, gh_buf *out)
-{
-	const gh_leak *lk = p->leak;
-	gh_gor_group *g = NULL;
-	size_t ng = 0, i;
-
-	if (lk == NULL)
-		return;
-	gh_buf_printf(out, "# go-heap: %zu leaked goroutines keep %llu bytes "
-		      "in %llu objects alive (%zu waiting on channels or sync "
-		      "judged; graph of %llu objects)\n", lk->ngoids,
-		      (unsigned long long)lk->bytes,
-		      (unsigned long long)lk->objects, lk->candidates,
-		      (unsigned long long)lk->graph_objects);
-	gh_buf_printf(out, "# go-heap: the graph read in %.1f ms%s",
-		      lk->t_graph * 1e3, lk->graph_stop > 0 ? "" : "\n");
-	if (lk->graph_stop > 0)
-		gh_buf_printf(out, " (the target stopped %.3f ms), the "
-			      "goroutines in %.1f ms\n", lk->graph_stop * 1e3,
-			      (lk->t_total - lk->t_graph) * 1e3);
-	if (lk->main_select)
-		gh_buf_printf(out, "# go-heap: goroutine 1 in select {} is "
-			      "not reported (as the runtime)\n");
-	if (lk->sema_state >= 2)
-		gh_buf_printf(out, "# go-heap: %s: goroutines waiting on "
-			      "Mutex, RWMutex or WaitGroup were not judged\n",
-			      lk->sema_state == 2 ? "runtime.semtable not "
-			      "found (stripped)" : "runtime.semtable damaged");
-	if (gh_gor_groups(p, &g, &ng) != 0)
-		return;
-	for (i = 0; i < ng; i++) {
-		gh_leak_held h;
-
-		gh_leak_group_held(p, g[i].first, &h);
-		gh_buf_printf(out, "# go-heap: record %zu (%lld goroutines): "
-			      "%llu bytes in %llu objects held by them "
-			      "alone\n", i + 1, (long long)g[i].count,
-			      (unsigned long long)h.bytes,
-			      (unsigned long long)h.objects);
-	}
-	gh_gor_groups_free(g, ng);
 }
