@@ -21,6 +21,8 @@
 #     waiter's sudog is on the Cond's notifyList only; Mutex, RWMutex and WaitGroup waiters are
 #     found in runtime.semtable, in a stripped build through semacquire1's code);
 #   - the core's text equals the live text;
+#   - on 1.27, the default build run with -select too: main waits in select {}, which the runtime
+#     counts in the total and writes as an empty record "1 @", as go-heap does;
 #   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -49,10 +51,11 @@ subset() {
 
 one() {
 	local tag=$1 bin=$2 minor=$3 stripped=$4 d pid i own expect
+	shift 4
 	d="$GH_TMP/${tag//\//-}"
 	mkdir -p "$d"
 	mkfifo "$d/in"
-	"$bin" <"$d/in" >"$d/out" 2>"$d/err" &
+	"$bin" "$@" <"$d/in" >"$d/out" 2>"$d/err" &
 	pid=$!
 	exec 7>"$d/in"
 	for i in $(seq 100); do
@@ -183,6 +186,9 @@ for k in "${!GH_GO_NAMES[@]}"; do
 		tag="$goname/$variant"
 		gh_build_or_fail "$tag" leakgorprog "$goname" "$root" "$variant" || continue
 		one "$tag" "$GH_BIN" "$minor" $([ "$variant" = stripped ] && echo 1 || echo 0)
+		# main in select {}: the runtime's empty record for goroutine 1 (1.26+)
+		[ "$variant" = default ] && [ "$minor" -ge 27 ] &&
+			one "$goname/select" "$GH_BIN" "$minor" 0 -select
 	done
 	if [ "$minor" = 26 ]; then
 		# Go 1.26's profile is an experiment

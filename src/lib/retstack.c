@@ -486,6 +486,9 @@ static uint64_t read_rodata(rb *b)
  * hangs on g.waiting (a select's cases), and semaRoot treap nodes walked */
 #define LEAK_MAX_SUDOGS 65536u
 #define LEAK_MAX_SEMA (1u << 22)
+/* sudogs recorded in all (three words each): a damaged core's cyclic
+ * waitlinks stop here */
+#define LEAK_MAX_ALL_SUDOGS (1u << 22)
 
 /* The word at a, read through sud_vu (maybeTraceablePtr's vu) when the
  * release hides the pointer from the leak GC; 0 unreadable. */
@@ -509,7 +512,7 @@ static int leak_note(rb *b, const unsigned char *gb, uint64_t gp,
 	const gh_rtlayout *l = b->l;
 	gh_retained *r = b->r;
 	gh_ret_gwait *w;
-	uint64_t sg;
+	uint64_t sg, first;
 	size_t f;
 	unsigned n = 0;
 
@@ -547,7 +550,9 @@ static int leak_note(rb *b, const unsigned char *gb, uint64_t gp,
 	if (l->g_waiting == 0)
 		return 0;
 	sg = gh_mem_word(b->m, gb + l->g_waiting, 8);
-	while (sg != 0 && n++ < LEAK_MAX_SUDOGS) {
+	first = sg;
+	while (sg != 0 && n++ < LEAK_MAX_SUDOGS &&
+	       r->ngwobj / 3 < LEAK_MAX_ALL_SUDOGS) {
 		if (gh_grow(&r->gwobj, &r->capgwobj, r->ngwobj + 3,
 			    sizeof(*r->gwobj)) != 0)
 			return gh_ret_nomem(b);
@@ -557,6 +562,8 @@ static int leak_note(rb *b, const unsigned char *gb, uint64_t gp,
 						 l->sud_vu);
 		w->n++;
 		sg = sud_word(b, sg + l->sud_waitlink);
+		if (sg == first)
+			break;        /* a cycle: damaged */
 	}
 	return 0;
 }

@@ -17,12 +17,16 @@
 //	traceback FILE the same with debug=2
 //	quit
 //
+// With -select, main waits in select {} after READY and another goroutine
+// reads the commands (the runtime's record of goroutine 1 in select {}).
+//
 // Reading the profile runs the leak GC in the program (the leaked
 // goroutines turn _Gleaked): the test reads go-heap first.
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -214,6 +218,8 @@ func writeProfile(path string, debugLevel int) {
 }
 
 func main() {
+	sel := flag.Bool("select", false, "main waits in select {}, the commands are read by another goroutine")
+	flag.Parse()
 	debug.SetGCPercent(-1)
 	gmu.Lock()
 	steps := []func(){leakRecv, leakSend, leakSelect, leakMutex,
@@ -229,6 +235,16 @@ func main() {
 	// every goroutine parked: wait until none is runnable
 	time.Sleep(200 * time.Millisecond)
 	fmt.Println("READY", os.Getpid())
+	if *sel {
+		// the runtime counts goroutine 1 in select {} as leaked but
+		// writes no stack for it: an empty "1 @" record
+		go commands()
+		select {}
+	}
+	commands()
+}
+
+func commands() {
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -240,7 +256,7 @@ func main() {
 			writeProfile(f[1], 2)
 			fmt.Println("DONE")
 		case len(f) == 1 && f[0] == "quit":
-			return
+			os.Exit(0)
 		}
 	}
 }
