@@ -421,16 +421,25 @@ out:
 }
 
 /* The goroutines lk lists marked leaked (for -f traceback, which like
- * the runtime's debug=2 writes them all); gh_leak_view keeps only them. */
+ * the runtime's debug=2 writes them all; gh_leak_view keeps only them),
+ * and p's records kept for them alone. */
 static void mark_leaked(gh_profile *p, const gh_leak *lk)
 {
-	size_t i;
+	size_t i, n = 0;
 
-	for (i = 0; i < p->ngors; i++)
-		if (lk->ngoids > 0 &&
+	for (i = 0; i < p->ngors; i++) {
+		if (lk->ngoids == 0 ||
 		    bsearch(&p->gors[i].goid, lk->goids, lk->ngoids,
-			    sizeof(*lk->goids), u64_cmp) != NULL)
-			p->gors[i].leaked = 1;
+			    sizeof(*lk->goids), u64_cmp) == NULL)
+			continue;
+		p->gors[i].leaked = 1;
+		/* the records (goheap_profile_record) are the leaked
+		 * goroutines' only */
+		if (p->recs != NULL && i < p->nrecs)
+			p->recs[n++] = p->recs[i];
+	}
+	if (p->recs != NULL)
+		p->nrecs = n;
 }
 
 int gh_goroutineleak_collect(gh_profile *p, gh_target *s)

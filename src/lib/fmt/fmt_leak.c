@@ -37,8 +37,11 @@ int gh_leak_view(const gh_profile *p, gh_profile *v)
 		if (!p->gors[i].leaked)
 			continue;
 		v->gors[n] = p->gors[i];
-		if (p->recs != NULL && i < p->nrecs)
-			v->recs[n] = p->recs[i];
+		/* one count-1 record per goroutine, as goroutine.c makes */
+		v->recs[n].count = 1;
+		v->recs[n].stk = (uint64_t *)p->gors[i].stk;
+		v->recs[n].nstk = p->gors[i].nstk;
+		v->recs[n].bucket = p->gors[i].addr;
 		n++;
 	}
 	/* goroutine 1 in select {}: the runtime counts it
