@@ -20,6 +20,7 @@
 #     look-alike), and every leak the release allows finding is there (before 1.26 a Cond
 #     waiter's sudog is on the Cond's notifyList only; Mutex, RWMutex and WaitGroup waiters are
 #     found in runtime.semtable, in a stripped build through semacquire1's code);
+#   - the record of the receive leak says its goroutine alone keeps its 4096-byte buffer alive;
 #   - the core's text equals the live text;
 #   - on 1.27, the default build run with -select too: main waits in select {}, which the runtime
 #     counts in the total and writes as an empty record "1 @", as go-heap does;
@@ -129,6 +130,15 @@ one() {
 		gh_show "$d/gh2.txt" 40
 	fi
 	grep -v '^# go-heap:' "$d/gh.txt" >"$d/gh.go.txt"
+	# what the leaks keep alive: leakRecv's goroutine alone holds the 4096-byte buffer it made
+	local held
+	held=$(sed -n 's/^# go-heap: record [0-9]*, main\.leakRecv\.func1 ([0-9]* goroutines): \([0-9]*\) bytes.*/\1/p' "$d/gh.txt")
+	if [ -n "$held" ] && [ "$held" -ge 4096 ] && [ "$held" -lt 8192 ]; then
+		gh_pass "$tag: live: main.leakRecv.func1's goroutine alone keeps $held bytes alive (its 4096-byte buffer and its channel)"
+	else
+		gh_fail "$tag: live: main.leakRecv.func1's held bytes: '${held}' (want its 4096-byte buffer, less than 8192)"
+		grep '^# go-heap' "$d/gh.txt" | head -12
+	fi
 	own=0
 	if [ -s "$d/own.txt" ] && ! grep -q NOPROFILE "$d/own.txt"; then
 		own=1

@@ -46,7 +46,9 @@ int gh_goroutineleak_collect(gh_profile *p, gh_target *s);
 void gh_leak_group_held(const gh_profile *p, size_t first,
 			gh_leak_held *out);
 /* "# go-heap: ..." lines after -f text: the bytes held, per record. */
-void gh_leak_text_note(const gh_profile *p, gh_buf *out);
+struct gh_sym;
+void gh_leak_text_note(const gh_profile *p, const struct gh_sym *sym,
+		       gh_buf *out);
 
 /* v: p with only its leaked goroutines (gors and recs allocated anew,
  * the rest shared with p): what -f text, pprof and top write.  0 or

@@ -11,6 +11,7 @@
 
 #include "fmt_common.h"
 #include "retleak.h"
+#include "sym.h"
 
 static int u64_cmp(const void *x, const void *y)
 {
@@ -123,7 +124,30 @@ void gh_leak_group_held(const gh_profile *p, size_t first,
 	}
 }
 
-void gh_leak_text_note(const gh_profile *p, gh_buf *out)
+/* A record's site: the innermost function (FuncForPC at the return PC
+ * less one) of its stack outside the runtime and sync packages, else
+ * outside the runtime; "?" without symbols. */
+static const char *site_name(const gh_sym *sym, const gh_goroutine *g)
+{
+	const char *fallback = "?";
+	size_t i;
+
+	for (i = 0; sym != NULL && i < g->nstk; i++) {
+		const char *n = g->stk[i] > 0 ?
+			gh_sym_funcforpc_name(sym, g->stk[i] - 1) : NULL;
+
+		if (n == NULL || strncmp(n, "runtime.", 8) == 0)
+			continue;
+		if (strncmp(n, "sync.", 5) != 0 &&
+		    strncmp(n, "internal/", 9) != 0)
+			return n;
+		if (strcmp(fallback, "?") == 0)
+			fallback = n;
+	}
+	return fallback;
+}
+
+void gh_leak_text_note(const gh_profile *p, const gh_sym *sym, gh_buf *out)
 {
 	const gh_leak *lk = p->leak;
 	gh_gor_group *g = NULL;
@@ -157,9 +181,11 @@ void gh_leak_text_note(const gh_profile *p, gh_buf *out)
 		gh_leak_held h;
 
 		gh_leak_group_held(p, g[i].first, &h);
-		gh_buf_printf(out, "# go-heap: record %zu (%lld goroutines): "
-			      "%llu bytes in %llu objects held by them "
-			      "alone\n", i + 1, (long long)g[i].count,
+		gh_buf_printf(out, "# go-heap: record %zu, %s (%lld "
+			      "goroutines): %llu bytes in %llu objects held "
+			      "by them alone\n", i + 1,
+			      site_name(sym, &p->gors[g[i].first]),
+			      (long long)g[i].count,
 			      (unsigned long long)h.bytes,
 			      (unsigned long long)h.objects);
 	}

@@ -635,7 +635,7 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	/* -p goroutineleak: what the leaked goroutines keep alive (not in
 	 * Go's format; the program's own profile has no such line) */
 	if (rc == 0 && p->leak != NULL)
-		gh_leak_text_note(p, out);
+		gh_leak_text_note(p, w->sym, out);
 out:
 	if (rc == GOHEAP_ENOMEM)
 		gh_errf(err, rc, "text: out of memory");

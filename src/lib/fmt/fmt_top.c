@@ -258,7 +258,7 @@ static void write_summary(const gh_sampler *smp, const gh_wctx *w,
 			      p->gor_note);
 		/* -p goroutineleak: what the leaks keep alive, per record */
 		if (p->leak != NULL)
-			gh_leak_text_note(p, out);
+			gh_leak_text_note(p, w->sym, out);
 		return;
 	}
 	scaler_init(&sc, "nanoseconds");
