@@ -38,8 +38,8 @@ typedef struct cand {
 	int cls;
 	int runnable;
 	uint32_t r0, r1;      /* roots [r0, r1) of rorder */
-	uint64_t *objs;       /* what it waits on, addresses (into wobj) */
-	size_t nobjs;
+	uint64_t *objs;       /* (sudog, what it waits on) pairs, in wobj */
+	size_t objs_at, nobjs;
 } cand;
 
 /* A hidden edge: node from to node to (a sudog to its channel or
@@ -211,12 +211,12 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 		cd[ncd].goid = w->goid;
 		cd[ncd].gw = (uint32_t)i;
 		cd[ncd].cls = cls;
-		cd[ncd].objs = (uint64_t *)(uintptr_t)at0;   /* offset, fixed below */
+		cd[ncd].objs_at = at0;    /* wobj may move until the end */
 		cd[ncd].nobjs = (nw - at0) / 2;
 		ncd++;
 	}
 	for (i = 0; i < ncd; i++)
-		cd[i].objs = wobj + (size_t)(uintptr_t)cd[i].objs;
+		cd[i].objs = wobj + cd[i].objs_at;
 	/* the hidden edges: each candidate's sudog to what it waits on */
 	for (i = 0; i < ncd; i++)
 		for (j = 0; j < cd[i].nobjs; j++) {
