@@ -335,6 +335,11 @@ enum goheap_profile_kind {
 	GOHEAP_PROFILE_RETAINED = 7,  /* who holds the heap: reachability
 	                                 and retained size from the roots
 	                                 (src/lib/retained.h) */
+	GOHEAP_PROFILE_GOROUTINELEAK = 8, /* pprof.Lookup("goroutineleak"):
+	                                 goroutines blocked forever, by the
+	                                 runtime's own algorithm on the
+	                                 object graph (doc/goroutineleak.md);
+	                                 written as a goroutine profile */
 };
 
 enum goheap_format {

@@ -6,7 +6,8 @@
  * runtime.memRecordCycle with a row of src/lib/rtlayout.c, and (64-bit, rows
  * whose goroutine offsets are verified) the goroutine reader's offsets:
  * runtime.g's fields (a field the row says this release lacks must be
- * absent), runtime.stack, runtime.gobuf, runtime.m, the synctest bubble
+ * absent; g.waiting, runtime.sudog and semaRoot for -p goroutineleak),
+ * runtime.stack, runtime.gobuf, runtime.m, the synctest bubble
  * (synctestGroup.root 1.24, synctestBubble.id 1.25+) and
  * runtime.debug.tracebacklabels (1.26+).  With a .symtab it also compares
  * the row's traceback tables with the runtime's own data in the file:
@@ -115,7 +116,7 @@ static void dw_read_struct(Dwarf_Die *die, dw_struct *ds,
 
 #define DW_ABSENT (-1)      /* the row says this release has no such field */
 #define DW_NFIELDS 20
-#define DW_NGTYPES 53       /* gtypes_for's 8 + htypes_for's 7 +
+#define DW_NGTYPES 55       /* gtypes_for's 10 + htypes_for's 7 +
                              * mtypes_for's 15 + itypes_for's 13 +
                              * rtypes_for's 8 */
 
@@ -179,7 +180,23 @@ static void gtypes_for(const gh_rtlayout *l, dw_gtype *t, size_t *n)
 	       DW_ABSENT);
 	gt_add(&t[k], "bubble", l->tb_bubble == 2 ? (int64_t)l->g_bubble :
 	       DW_ABSENT);
+	gt_add(&t[k], "waiting", opt(l->g_waiting));
 	k++;
+	/* -p goroutineleak (retstack.c, retleak.c): the sudog's fields and
+	 * semaRoot.treap */
+	if (l->g_waiting != 0) {
+		t[k].name = "runtime.sudog";
+		gt_add(&t[k], "g", l->sud_g);
+		gt_add(&t[k], "next", l->sud_next);
+		gt_add(&t[k], "prev", l->sud_prev);
+		gt_add(&t[k], "elem", l->sud_elem);
+		gt_add(&t[k], "waitlink", l->sud_waitlink);
+		gt_add(&t[k], "c", l->sud_c);
+		k++;
+		t[k].name = "runtime.semaRoot";
+		gt_add(&t[k], "treap", l->semtab_treap);
+		k++;
+	}
 	t[k].name = "runtime.stack";
 	gt_add(&t[k], "lo", 0);
 	gt_add(&t[k], "hi", 8);

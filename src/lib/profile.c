@@ -16,6 +16,18 @@
 
 #include "hmap.h"
 #include "profile.h"
+#include "retleak.h"
+
+/* retleak.h: here, so that whoever frees a profile links without the
+ * collector */
+void gh_leak_free(gh_leak *lk)
+{
+	if (lk == NULL)
+		return;
+	free(lk->goids);
+	free(lk->held);
+	memset(lk, 0, sizeof(*lk));
+}
 
 void gh_profile_destroy(gh_profile *p)
 {
@@ -34,6 +46,11 @@ void gh_profile_destroy(gh_profile *p)
 	p->retained = NULL;
 	free(p->memstats);
 	p->memstats = NULL;
+	if (p->leak != NULL) {
+		gh_leak_free(p->leak);
+		free(p->leak);
+		p->leak = NULL;
+	}
 	p->maps = NULL;
 	p->pcpool = NULL;
 	p->recs = NULL;
@@ -44,6 +61,8 @@ void gh_profile_destroy(gh_profile *p)
 
 GOHEAP_EXTERN int goheap_profile_kind(const goheap_profile *p)
 {
+	if (p != NULL && p->leak != NULL)
+		return GOHEAP_PROFILE_GOROUTINELEAK;
 	return p != NULL ? p->kind : -1;
 }
 
@@ -228,5 +247,8 @@ void gh_retained_free(gh_retained *r)
 	free(r->via);
 	free(r->ret);
 	free(r->retn);
+	free(r->gw);
+	free(r->gwobj);
+	free(r->semw);
 	free(r);
 }

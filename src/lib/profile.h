@@ -82,6 +82,9 @@ typedef struct gh_goroutine {
 	int locked;           /* g.lockedm != 0 */
 	int in_syscall;       /* g.syscallsp != 0 */
 	int64_t wait_minutes; /* goroutineheader's waitfor; -1 unknown */
+	/* -p goroutineleak: judged leaked (retleak.c); -f traceback prints
+	 * it as the runtime prints _Gleaked: "[chan receive (leaked)]" */
+	int leaked;
 	/* -f traceback: g.bubble != nil (1.25+; g.syncGroup in 1.24): its
 	 * id (1.24: the group's root goroutine's goid), for goroutineheader's
 	 * ", synctest bubble N" and " (durable)" */
@@ -202,6 +205,18 @@ typedef struct gh_ret_snap {
 	double t_running, t_copy;
 } gh_ret_snap;
 
+/* -p goroutineleak: one goroutine's wait as the graph's builder read it
+ * (retstack.c, when gh_retained.leak is set; retleak.c judges it): its
+ * g, goid, status and waitReason, whether its stack has a sync frame
+ * (1: Mutex, RWMutex or WaitGroup; 2: Cond.Wait) and its sudogs, three
+ * words each in gh_retained.gwobj from at: the sudog, its c and elem. */
+typedef struct gh_ret_gwait {
+	uint64_t gp, goid;
+	uint32_t status;
+	uint8_t waitreason, sync_frame;
+	size_t at, n;
+} gh_ret_gwait;
+
 typedef struct gh_retained {
 	gh_types *types;      /* the rows (types and shapes) of the objects */
 	uint32_t nobj, nroot; /* nodes: objects, roots, then the super-root */
@@ -258,6 +273,15 @@ typedef struct gh_retained {
 	int symbols;          /* data roots named from .symtab */
 	double t_read, t_graph, t_dom;
 	gh_ret_snap snap;
+	/* -p goroutineleak (retleak.c): leak 1 while the graph is built for
+	 * it (retstack.c records gw, and the semaphore waiters found in
+	 * runtime.semtable: semw, three words each: g, sudog, elem; sema_state
+	 * 0 read, 1 not needed, 2 runtime.semtable not found, 3 damaged) */
+	int leak, sema_state;
+	gh_ret_gwait *gw;
+	size_t ngw, capgw;
+	uint64_t *gwobj, *semw;
+	size_t ngwobj, capgwobj, nsemw, capsemw;
 } gh_retained;
 
 void gh_retained_free(gh_retained *r);
@@ -334,6 +358,10 @@ typedef struct goheap_profile {
 	/* -p memstats, and the trailer of -p heap/allocs -f text
 	 * (memstats.c), freed with the profile; NULL: none */
 	struct gh_memstats *memstats;
+	/* -p goroutineleak (retleak.c): the leaked goroutines' judgement
+	 * (a struct gh_leak, owned); gors hold only the leaked; NULL in
+	 * every other profile */
+	struct gh_leak *leak;
 } gh_profile;
 
 void gh_profile_destroy(gh_profile *p);

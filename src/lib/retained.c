@@ -1015,6 +1015,7 @@ static int live_pass(void *arg, int final)
 		gh_retained_free(r);
 		return gh_errf(&x->b->s->err, GOHEAP_ENOMEM, "out of memory");
 	}
+	r->leak = x->b->r->leak;
 	rb_setup(&sb, x->b->s, r);
 	sb.reads_only = 1;
 	rc = build(&sb, x->p);
@@ -1023,7 +1024,9 @@ static int live_pass(void *arg, int final)
 	return rc;
 }
 
-int gh_retained_collect(gh_profile *p, gh_target *s)
+/* leak: for -p goroutineleak (retleak.c), the goroutines' waits recorded
+ * and no dominators (the caller judges the graph). */
+static int collect(gh_profile *p, gh_target *s, int leak)
 {
 	const gh_rtlayout *l = s->lay;
 	const char *hook = gh_test_hook("GOHEAP_TEST_RETAINED_SNAP");
@@ -1048,6 +1051,7 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 	r->types = gh_calloc(1, sizeof(*r->types));
 	if (r->types == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
+	r->leak = leak;
 	rb_setup(&b, s, r);
 	stop = GH_OPS_V2(s, stop) != NULL && GH_OPS_V2(s, resume) != NULL &&
 	       !s->no_stop;
@@ -1072,7 +1076,7 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 			rc = gh_target_resume(s, p, t0, t1, rc);
 		}
 	}
-	if (rc != 0)
+	if (rc != 0 || leak)
 		goto out;
 	t0 = gh_now();
 	if (mark(r) != 0) {
@@ -1092,4 +1096,14 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 out:
 	rb_free(&b);
 	return rc;
+}
+
+int gh_retained_collect(gh_profile *p, gh_target *s)
+{
+	return collect(p, s, 0);
+}
+
+int gh_retained_collect_leak(gh_profile *p, gh_target *s)
+{
+	return collect(p, s, 1);
 }

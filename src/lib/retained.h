@@ -31,6 +31,10 @@
  */
 int gh_retained_collect(gh_profile *p, gh_target *s);
 
+/* The graph alone, with every goroutine's wait (gh_retained.gw, semw)
+ * for -p goroutineleak (retleak.c): no reachability, no dominators. */
+int gh_retained_collect_leak(gh_profile *p, gh_target *s);
+
 /* The object containing addr (findObject), or GH_RET_NONE. */
 uint32_t gh_retained_find(const gh_retained *r, uint64_t addr);
 

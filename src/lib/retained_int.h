@@ -98,6 +98,10 @@ void gh_ret_release(rb *b, uint64_t bytes, int now);
 int gh_ret_infer(rb *b);
 /* retstack.c: every goroutine's roots (fr: GH_RET_MAX_FRAMES frames). */
 int gh_ret_stack_roots(rb *b, gh_ret_frame *fr);
+/* retroots.c: the data references (link-time addresses) of function
+ * name's code (a struct gh_refvec, locate.h), -1 when not decoded. */
+struct gh_refvec;
+int gh_ret_func_refs(rb *b, const char *name, struct gh_refvec *rv);
 /* retroots.c: the queued finalizers' and cleanups' roots. */
 int gh_ret_queue_roots(rb *b);
 

@@ -66,6 +66,11 @@ static int func_refs(rb *b, const char *name, gh_refvec *rv)
 	return 0;
 }
 
+int gh_ret_func_refs(rb *b, const char *name, gh_refvec *rv)
+{
+	return func_refs(b, name, rv);
+}
+
 /* In .bss or .noptrbss (allfin, a pointer to a type not in the heap,
  * is no GC pointer: the linker puts it in .noptrbss), 8-aligned. */
 static int in_bss(rb *b, uint64_t a)

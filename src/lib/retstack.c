@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locate.h"
 #include "retained_int.h"
 
 #define ARGS_UNKNOWN INT32_MIN  /* abi.ArgsSizeUnknown */
@@ -481,6 +482,194 @@ static uint64_t read_rodata(rb *b)
 	return v;
 }
 
+/* -p goroutineleak: the sudogs a goroutine waiting at most this deep
+ * hangs on g.waiting (a select's cases), and semaRoot treap nodes walked */
+#define LEAK_MAX_SUDOGS 65536u
+#define LEAK_MAX_SEMA (1u << 22)
+/* sudogs recorded in all (three words each): a damaged core's cyclic
+ * waitlinks stop here */
+#define LEAK_MAX_ALL_SUDOGS (1u << 22)
+
+/* The word at a, read through sud_vu (maybeTraceablePtr's vu) when the
+ * release hides the pointer from the leak GC; 0 unreadable. */
+static uint64_t sud_word(rb *b, uint64_t a)
+{
+	uint64_t v = 0;
+
+	if (gh_mem_read_ptr(b->m, a, &v, "sudog") != 0)
+		return 0;
+	return v;
+}
+
+/* -p goroutineleak: a waiting goroutine's wait (gh_ret_gwait), its
+ * sudogs from g.waiting by waitlink, and whether its stack has a sync
+ * frame (the releases whose waitReason does not tell Mutex, RWMutex and
+ * WaitGroup from other semaphores). */
+static int leak_note(rb *b, const unsigned char *gb, uint64_t gp,
+		     uint64_t goid, uint32_t status, const gh_ret_frame *fr,
+		     size_t nf)
+{
+	const gh_rtlayout *l = b->l;
+	gh_retained *r = b->r;
+	gh_ret_gwait *w;
+	uint64_t sg, first;
+	size_t f;
+	unsigned n = 0;
+
+	if (status != GH_G_WAITING &&
+	    (l->g_leaked == 0 || status != l->g_leaked))
+		return 0;
+	if (gh_grow(&r->gw, &r->capgw, r->ngw + 1, sizeof(*r->gw)) != 0)
+		return gh_ret_nomem(b);
+	w = &r->gw[r->ngw++];
+	memset(w, 0, sizeof(*w));
+	w->gp = gp;
+	w->goid = goid;
+	w->status = status;
+	w->waitreason = gb[l->g_waitreason];
+	w->at = r->ngwobj;
+	for (f = 0; f < nf; f++) {
+		const char *s = fr[f].name;
+
+		if (strncmp(s, "sync.(*Mutex).", 14) == 0 ||
+		    strncmp(s, "sync.(*RWMutex).", 16) == 0 ||
+		    strncmp(s, "sync.(*WaitGroup).Wait", 22) == 0 ||
+		    strncmp(s, "internal/sync.(*Mutex).", 23) == 0 ||
+		    /* the sync package's own semaphore calls, physical
+		     * frames when the methods above are inlined (1.19's
+		     * RWMutex.RLock) */
+		    strncmp(s, "sync.runtime_Semacquire", 23) == 0) {
+			w->sync_frame = 1;
+			break;
+		}
+		if (strcmp(s, "sync.(*Cond).Wait") == 0) {
+			w->sync_frame = 2;
+			break;
+		}
+	}
+	if (l->g_waiting == 0)
+		return 0;
+	sg = gh_mem_word(b->m, gb + l->g_waiting, 8);
+	first = sg;
+	while (sg != 0 && n++ < LEAK_MAX_SUDOGS &&
+	       r->ngwobj / 3 < LEAK_MAX_ALL_SUDOGS) {
+		if (gh_grow(&r->gwobj, &r->capgwobj, r->ngwobj + 3,
+			    sizeof(*r->gwobj)) != 0)
+			return gh_ret_nomem(b);
+		r->gwobj[r->ngwobj++] = sg;
+		r->gwobj[r->ngwobj++] = sud_word(b, sg + l->sud_c + l->sud_vu);
+		r->gwobj[r->ngwobj++] = sud_word(b, sg + l->sud_elem +
+						 l->sud_vu);
+		w->n++;
+		sg = sud_word(b, sg + l->sud_waitlink);
+		if (sg == first)
+			break;        /* a cycle: damaged */
+	}
+	return 0;
+}
+
+/* A semaRoot treap's sudogs (prev, next: its children; waitlink: the
+ * other waiters on one address), as semtable triples (g, sudog, elem). */
+static int sema_walk(rb *b, uint64_t t, unsigned depth, size_t *budget)
+{
+	gh_retained *r = b->r;
+	const gh_rtlayout *l = b->l;
+	uint64_t s;
+	int rc;
+
+	if (t == 0)
+		return 0;
+	if (depth > 64 || *budget == 0)
+		return 1;
+	for (s = t; s != 0 && *budget > 0; s = sud_word(b, s + l->sud_waitlink)) {
+		(*budget)--;
+		if (gh_grow(&r->semw, &r->capsemw, r->nsemw + 3,
+			    sizeof(*r->semw)) != 0)
+			return gh_ret_nomem(b);
+		r->semw[r->nsemw++] = sud_word(b, s + l->sud_g);
+		r->semw[r->nsemw++] = s;
+		r->semw[r->nsemw++] = sud_word(b, s + l->sud_elem);
+	}
+	rc = sema_walk(b, sud_word(b, t + l->sud_prev), depth + 1, budget);
+	if (rc == 0)
+		rc = sema_walk(b, sud_word(b, t + l->sud_next), depth + 1,
+			       budget);
+	return rc;
+}
+
+/* runtime.semtable in a stripped binary (its link-time address, 0 not
+ * found): the one .bss address both runtime.semacquire1 and semrelease1
+ * materialise (semroot, inlined: &semtable[addr >> 3 % semTabSize].root)
+ * with the whole table inside .bss. */
+static uint64_t find_semtable(rb *b)
+{
+	gh_refvec a = { NULL, 0, 0 }, r = { NULL, 0, 0 };
+	const gh_section *bss = gh_exe_section(b->s->exe, ".bss");
+	uint64_t found = 0, len = (uint64_t)b->l->semtab_n *
+				  b->l->semtab_stride;
+	size_t i, j;
+	unsigned n = 0;
+
+	if (bss != NULL &&
+	    gh_ret_func_refs(b, "runtime.semacquire1", &a) == 0 &&
+	    gh_ret_func_refs(b, "runtime.semrelease1", &r) == 0)
+		for (i = 0; i < a.n; i++) {
+			uint64_t t = a.v[i].target;
+
+			if (!(a.v[i].kind & GH_REF_ADDR) || t == found ||
+			    t < bss->addr || t - bss->addr + len > bss->size)
+				continue;
+			for (j = 0; j < r.n; j++)
+				if (r.v[j].target == t &&
+				    (r.v[j].kind & GH_REF_ADDR))
+					break;
+			if (j == r.n)
+				continue;
+			found = t;
+			n++;
+		}
+	gh_refvec_free(&a);
+	gh_refvec_free(&r);
+	return n == 1 ? found : 0;
+}
+
+/* The releases whose semacquire does not hang its sudog on g.waiting:
+ * every semaphore waiter of runtime.semtable (sema.go semTable). */
+static int leak_sema(rb *b)
+{
+	const gh_rtlayout *l = b->l;
+	uint64_t tab, t;
+	size_t budget = LEAK_MAX_SEMA;
+	unsigned i;
+	int rc;
+
+	if (l->lk_sema_waiting || l->semtab_n == 0) {
+		b->r->sema_state = 1;
+		return 0;
+	}
+	if (gh_exe_symbol(b->s->exe, "runtime.semtable", &tab, NULL) != 0 ||
+	    tab == 0)
+		tab = find_semtable(b);
+	if (tab == 0) {
+		b->r->sema_state = 2;
+		return 0;
+	}
+	tab += b->s->bias;
+	for (i = 0; i < l->semtab_n; i++) {
+		if (gh_mem_read_ptr(b->m, tab + (uint64_t)i * l->semtab_stride +
+				    l->semtab_treap, &t, "semtable") != 0) {
+			b->r->sema_state = 3;
+			return 0;
+		}
+		rc = sema_walk(b, t, 0, &budget);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			b->r->sema_state = 3;
+	}
+	return 0;
+}
+
 int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 {
 	gh_target *s = b->s;
@@ -583,9 +772,13 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 			rc = extra_ptrs(&g, gb, (uint32_t)nf);
 		if (rc == 0)
 			rc = scan_objects(&g, bits, cap);
+		if (rc == 0 && b->r->leak)
+			rc = leak_note(b, gb, gp, goid, status, fr, nf);
 		if (rc == 0)
 			rc = emit(&g, fr, nf, goid, gp, running);
 	}
+	if (rc == 0 && b->r->leak)
+		rc = leak_sema(b);
 	free(bits);
 	free(g.sptr);
 	free(g.so);

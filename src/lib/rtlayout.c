@@ -96,6 +96,21 @@ static const uint16_t size_classes_118[] = {
 	.gobuf_pc = 8, .gobuf_lr = 32, .gobuf_bp = 40, .m_procid = 64, \
 	.m_curg = 184
 
+/* -p goroutineleak: g.waiting, sudog {g, next, prev, elem, ...,
+ * waitlink, waittail, c} (88 B; 104 B with 1.26's maybeTraceablePtr elem
+ * and c) and semtable [251]struct{semaRoot; pad} (64 B apart, treap at
+ * 8), from the DWARF of the binaries above (gdb: runtime.g, runtime.sudog,
+ * runtime.semaRoot, runtime.semtable). */
+#define GH_LEAK(waiting, sema_sync) .g_waiting = waiting, .sud_g = 0, \
+	.sud_next = 8, .sud_prev = 16, .sud_elem = 24, .sud_waitlink = 64, \
+	.sud_c = 80, .sud_vu = 0, .lk_sema_waiting = 0, \
+	.lk_semacquire_sync = sema_sync, .semtab_n = 251, \
+	.semtab_stride = 64, .semtab_treap = 8
+#define GH_LEAK_126 .g_waiting = 320, .sud_g = 0, .sud_next = 8, \
+	.sud_prev = 16, .sud_elem = 24, .sud_waitlink = 72, .sud_c = 88, \
+	.sud_vu = 8, .lk_sema_waiting = 1, .lk_semacquire_sync = 0, \
+	.semtab_n = 251, .semtab_stride = 64, .semtab_treap = 8
+
 /* waitReasonStrings, go1.19 (runtime2.go, indexed by waitReason) */
 static const char *const gh_waitreasons_119[] = {
 	"",
@@ -618,6 +633,7 @@ static const gh_rtlayout layouts[] = {
 		GH_MEMSTATS_119,
 		GH_SCHED(176, 0, 72, 2472, 336),
 		GH_ROOTS(1, 40, 0, 0),
+		GH_LEAK(328, 1),
 	},
 	{
 		/* pclntab magic 0xfffffff1, moduledata covctrs (gofunc moves
@@ -657,6 +673,7 @@ static const gh_rtlayout layouts[] = {
 		GH_MEMSTATS_121,
 		GH_SCHED(184, 0, 72, 2472, 336),
 		GH_ROOTS(1, 40, 0, 0),
+		GH_LEAK(312, 1),
 	},
 	{
 		.minor = 22, .tested = 1,
@@ -675,6 +692,7 @@ static const gh_rtlayout layouts[] = {
 		GH_MEMSTATS_122(64, 40),
 		GH_SCHED(184, 0, 72, 2472, 328),
 		GH_ROOTS(0, 32, 0, 0),
+		GH_LEAK(312, 1),
 	},
 	{
 		/* debug.profstackdepth capped at maxProfStackDepth = 1024;
@@ -698,6 +716,7 @@ static const gh_rtlayout layouts[] = {
 		GH_MEMSTATS_122(56, 40),
 		GH_SCHED(184, 0, 72, 2464, 328),
 		GH_ROOTS(0, 32, 0, 0),
+		GH_LEAK(320, 1),
 	},
 	{
 		.minor = 24, .tested = 1,
@@ -721,6 +740,7 @@ static const gh_rtlayout layouts[] = {
 		GH_MEMSTATS_122(56, 48),
 		GH_SCHED(184, 0, 72, 2464, 328),
 		GH_ROOTS(0, 32, 0, 0),
+		GH_LEAK(320, 0),
 	},
 	{
 		.minor = 25, .tested = 1,
@@ -745,6 +765,7 @@ static const gh_rtlayout layouts[] = {
 		GH_MEMSTATS_125(92392),
 		GH_SCHED(184, 200, 80, 2464, 344),
 		GH_ROOTS(0, 32, 128, 8),
+		GH_LEAK(312, 0),
 	},
 	{
 		/* moduledata gains epclntab after gofunc (gofunc stays word
@@ -773,6 +794,7 @@ static const gh_rtlayout layouts[] = {
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),
 		GH_ROOTS(0, 32, 128, 24),
+		GH_LEAK_126,
 	},
 	{
 		/* memRecordCycle {allocs, frees} (bytes = n x bucket.size),
@@ -804,6 +826,7 @@ static const gh_rtlayout layouts[] = {
 		GH_MEMSTATS_125(92464),
 		GH_SCHED(200, 216, 96, 2472, 352),
 		GH_ROOTS(0, 32, 128, 24),
+		GH_LEAK_126,
 	},
 };
 

@@ -257,6 +257,26 @@ typedef struct gh_rtlayout {
 	 * each there (64 on amd64): gh_rt_cq_all */
 	unsigned cq_all_a64;
 
+	/* -p goroutineleak (retleak.c; runtime2.go g.waiting, sudog, sema.go
+	 * semTable; byte offsets on 64-bit targets from the DWARF of the
+	 * binaries of the goroutine offsets above, gdb): g.waiting (*sudog,
+	 * the list a blocked goroutine's sudogs hang on by waitlink), the
+	 * sudog's g, next, prev (semaRoot's treap children), elem (a sync
+	 * waiter's semaphore or notifyList), waitlink and c (the channel);
+	 * sud_vu: 8 when elem and c are maybeTraceablePtr {vp, vu} and vu,
+	 * the address kept while the leak GC hides vp, is read (1.26+), 0
+	 * plain pointers.  lk_sema_waiting 1: semacquire1 and notifyListWait
+	 * hang their sudog on g.waiting (1.26+); 0: a sync waiter's sudog is
+	 * found in runtime.semtable's treaps (semtab_n semaRoots, semtab_stride
+	 * bytes apart, semaRoot.treap at semtab_treap), a Cond waiter's not at
+	 * all.  lk_semacquire_sync 1: Mutex, RWMutex and WaitGroup waits say
+	 * "semacquire" (1.19: all three; 1.21-1.23: WaitGroup.Wait), told
+	 * apart by their sync frames.  g_waiting 0: not known. */
+	unsigned g_waiting, sud_g, sud_next, sud_prev, sud_elem, sud_waitlink,
+		 sud_c, sud_vu;
+	int lk_sema_waiting, lk_semacquire_sync;
+	unsigned semtab_n, semtab_stride, semtab_treap;
+
 	/* ---- runtime.MemStats (memstats.c: mstats.go readmemstats_m,
 	 * flushallmcaches -> mcache.go releaseAll, mgcpacer.go heapGoal;
 	 * byte offsets on 64-bit targets from each release's DWARF,

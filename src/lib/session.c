@@ -30,6 +30,7 @@
 #include "goroutine.h"
 #include "heapwalk.h"
 #include "retained.h"
+#include "retleak.h"
 #include "memstats.h"
 
 
@@ -462,13 +463,25 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 		return s != NULL ? gh_errf(&s->t.err, GOHEAP_EINVAL,
 					   "session is not open") :
 				   GOHEAP_EINVAL;
-	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_RETAINED)
+	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_GOROUTINELEAK)
 		return gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown profile kind %d",
 			       kind);
 	p = profile_new(s, kind);
 	if (p == NULL)
 		return gh_errf(&s->t.err, GOHEAP_ENOMEM, "out of memory");
 
+	if (kind == GOHEAP_PROFILE_GOROUTINELEAK) {
+		/* retleak.c: the graph's fixpoint, then the leaked
+		 * goroutines as a goroutine profile (p->leak set) */
+		p->kind = GOHEAP_PROFILE_GOROUTINE;
+		s->t.mem.deadline = s->time_limit > 0 ?
+				  gh_now() + s->time_limit : 0;
+		rc = gh_goroutineleak_collect(p, &s->t);
+		s->t.mem.deadline = 0;
+		if (rc != 0)
+			goto fail;
+		goto maps;
+	}
 	if (kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* goroutine.c: allgs, stacks, labels */
 		s->t.mem.deadline = s->time_limit > 0 ?
@@ -735,6 +748,31 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	} else if (p->kind == GOHEAP_PROFILE_RETAINED) {
 		rc = gh_write_retained(p, &w, wo->format, wo->version >= 3 ?
 				       wo->path : NULL, &b, &s->t.err);
+	} else if (p->kind == GOHEAP_PROFILE_GOROUTINE && p->leak != NULL &&
+		   wo->format != GOHEAP_FORMAT_TRACEBACK &&
+		   wo->format != GOHEAP_FORMAT_LIST) {
+		/* -p goroutineleak: the leaked goroutines only (retleak.c);
+		 * -f traceback and list write them all, the leaked marked */
+		gh_profile v;
+
+		rc = gh_leak_view(p, &v);
+		if (rc != 0)
+			rc = gh_errf(&s->t.err, rc, "out of memory");
+		else if (wo->format == GOHEAP_FORMAT_TEXT)
+			rc = gh_write_text(&v, &w, &b, &s->t.err);
+		else if (wo->format == GOHEAP_FORMAT_PPROF)
+			rc = gh_write_pprof(&v, &w, &b, &s->t.err);
+		else if (wo->format == GOHEAP_FORMAT_TOP)
+			rc = gh_write_top(&v, &w, &b, &s->t.err);
+		else if (wo->format == GOHEAP_FORMAT_COLLAPSED)
+			rc = gh_write_goroutine_collapsed(&v, &w, &b,
+							  &s->t.err);
+		else
+			rc = gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED,
+				     "-p goroutineleak is written as text, "
+				     "traceback, list, pprof, top or "
+				     "collapsed");
+		gh_leak_view_free(&v);
 	} else if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
 		/* fmt_goroutine.c */
 		if (p->gor_no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||

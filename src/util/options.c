@@ -106,8 +106,11 @@ static const struct opt_def opts[] = {
 	  "heap (default) | allocs | block | mutex | goroutine | types\n"
 	  "(every heap object by type: -f top, text, collapsed, objects)\n"
 	  "| memstats (runtime.MemStats as heap?debug=1's trailer)\n"
-	  "| retained (who holds the heap: reachability, retained size)",
-	  "heap|allocs|block|mutex|goroutine|types|memstats|retained", 0 },
+	  "| retained (who holds the heap: reachability, retained size)\n"
+	  "| goroutineleak (goroutines blocked forever, by the runtime's\n"
+	  "own algorithm on the object graph: -f text, traceback, pprof)",
+	  "heap|allocs|block|mutex|goroutine|types|memstats|retained|"
+	  "goroutineleak", 0 },
 	{ "quiet", 'q', ARG_NONE, OPT_QUIET, NULL, "print errors only",
 	  NULL, 0 },
 	{ "sample-index", 's', ARG_REQUIRED, OPT_SAMPLE_INDEX, "I",
@@ -208,7 +211,8 @@ static const char *const format_names[] = { "pprof", "text", "top",
 					    "objects", "json" };
 static const char *const profile_names[] = { "heap", "allocs", "block",
 					     "mutex", "goroutine", "types",
-					     "memstats", "retained" };
+					     "memstats", "retained",
+					     "goroutineleak" };
 static const char *const sample_names[] = { "alloc_objects", "alloc_space",
 					    "inuse_objects", "inuse_space" };
 static const char *const contention_names[] = { "contentions", "delay" };
@@ -305,7 +309,7 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 		if (k < 0) {
 			snprintf(err, errlen, "unknown profile '%s' (heap, "
 				 "allocs, block, mutex, goroutine, types, "
-				 "memstats, retained)", val);
+				 "memstats, retained, goroutineleak)", val);
 			return 2;
 		}
 		c->profile = k;

@@ -105,6 +105,24 @@ static void on_drop(void *ctx, void *token)
 static const char *const kinds[] = { "heap", "allocs", "block", "mutex",
 				      "goroutine", "types", NULL, "retained" };
 
+/* A served kind's name: kinds[], or goroutineleak (-p goroutineleak,
+ * doc/goroutineleak.md: on demand only, in the goroutines family). */
+static const char *kind_str(int kind)
+{
+	if (kind == GOHEAP_PROFILE_GOROUTINELEAK)
+		return "goroutineleak";
+	return kind >= 0 && kind < (int)GH_ARRAY_LEN(kinds) ? kinds[kind] :
+	       "profile";
+}
+
+/* The goroutine profile and the leaked goroutines' (goroutine families,
+ * debug=2 a traceback, never a delta). */
+static int gor_kind(int kind)
+{
+	return kind == GOHEAP_PROFILE_GOROUTINE ||
+	       kind == GOHEAP_PROFILE_GOROUTINELEAK;
+}
+
 /* ---- what is served to whom ------------------------------------------------ */
 
 /*
@@ -220,6 +238,8 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 	for (k = 0; k < (int)GH_ARRAY_LEN(kinds); k++)
 		if (kinds[k] != NULL && strcmp(slash + 1, kinds[k]) == 0)
 			kind = k;
+	if (strcmp(slash + 1, "goroutineleak") == 0)
+		kind = GOHEAP_PROFILE_GOROUTINELEAK;
 	if (kind < 0) {
 		wh_respond_text(w->http, c, 404, "Unknown profile\n");
 		return;
@@ -227,7 +247,7 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 	if (wh_query_get(q, "debug", vbuf, sizeof(vbuf)) != NULL &&
 	    parse_long(vbuf, 0, 1000, &debug) != 0)
 		debug = 0;  /* Go: strconv.Atoi error means 0 */
-	if (gate(w, c, kind != GOHEAP_PROFILE_GOROUTINE ? GH_EP_PROFILES :
+	if (gate(w, c, !gor_kind(kind) ? GH_EP_PROFILES :
 		       debug >= 2 ? GH_EP_TRACEBACKS : GH_EP_GOROUTINES) != 0)
 		return;
 	if (w->mode == GH_WATCH_DISABLED) {
@@ -249,7 +269,7 @@ static void pprof_request(watch *w, wh_conn *c, const char *path,
 		}
 		/* types and retained: the growth between two snapshots
 		 * N s apart (growth.c) */
-		if (kind == GOHEAP_PROFILE_GOROUTINE) {
+		if (gor_kind(kind)) {
 			wh_respond_text(w->http, c, 400, "goroutine profiles "
 					"are not deltas: ask without "
 					"\"seconds\"\n");
@@ -297,7 +317,7 @@ static void send_profile(watch *w, wh_conn *c, const pprof_job *j,
 	/* net/http/pprof: ?debug=2 of the goroutine profile is every
 	 * goroutine's traceback (WriteTo(w, 2)); other debug values text. */
 	int fmt = j->debug <= 0 ? GOHEAP_FORMAT_PPROF :
-		  j->kind == GOHEAP_PROFILE_GOROUTINE && j->debug >= 2 ?
+		  gor_kind(j->kind) && j->debug >= 2 ?
 		  GOHEAP_FORMAT_TRACEBACK : GOHEAP_FORMAT_TEXT;
 
 	if (wt_write(w->fleet, j->pid, p, base, fmt, &buf, &len, err,
@@ -309,7 +329,7 @@ static void send_profile(watch *w, wh_conn *c, const pprof_job *j,
 			   buf, len, j->head);
 	} else {
 		snprintf(disp, sizeof(disp), "Content-Disposition: attachment; "
-			 "filename=\"%s%s\"\r\n", kinds[j->kind],
+			 "filename=\"%s%s\"\r\n", kind_str(j->kind),
 			 base != NULL ? "-delta" : "");
 		wh_respond(w->http, c, 200, "application/octet-stream", disp,
 			   buf, len, j->head);
@@ -362,7 +382,7 @@ static void pprof_step(watch *w, wh_conn *c, pprof_job *j)
 	}
 	/* heap?debug=1 ends with the MemStats read as it is made */
 	rc = wt_collect(w->fleet, j->pid, j->kind,
-			j->kind == GOHEAP_PROFILE_GOROUTINE && j->debug >= 2,
+			gor_kind(j->kind) && j->debug >= 2,
 			j->debug > 0 && j->secs == 0 &&
 			(j->kind == GOHEAP_PROFILE_HEAP ||
 			 j->kind == GOHEAP_PROFILE_ALLOCS),

@@ -1055,14 +1055,14 @@ int wt_watches(const wt_fleet *f, int pid)
 
 /* A goroutine profile with tracebacks, through a session opened for it
  * (the profile is self-contained: it outlives the session). */
-static int collect_tracebacks(target *t, goheap_profile **out)
+static int collect_tracebacks(target *t, int kind, goheap_profile **out)
 {
 	goheap_session *s = NULL;
 	int rc = goheap_open_pid(&s, t->pid, NULL);
 
 	if (rc == 0) {
 		goheap_set_time_limit(s, t->budget);
-		rc = goheap_profile_collect(out, s, GOHEAP_PROFILE_GOROUTINE);
+		rc = goheap_profile_collect(out, s, kind);
 	}
 	if (rc != 0)
 		snprintf(t->err, sizeof(t->err), "%s", goheap_errmsg(s));
@@ -1091,8 +1091,10 @@ int wt_collect(wt_fleet *f, int pid, int kind, int tracebacks,
 		if (c < 0 || !t->is_go)
 			break;
 		rc = ensure_session(t);
-		if (rc == 0 && kind == GOHEAP_PROFILE_GOROUTINE && tracebacks) {
-			rc = collect_tracebacks(t, out);
+		if (rc == 0 && (kind == GOHEAP_PROFILE_GOROUTINE ||
+				kind == GOHEAP_PROFILE_GOROUTINELEAK) &&
+		    tracebacks) {
+			rc = collect_tracebacks(t, kind, out);
 		} else if (rc == 0) {
 			rc = goheap_profile_collect_flags(out, t->s, kind,
 				trailer ? GOHEAP_COLLECT_MEMSTATS : 0);

@@ -359,9 +359,10 @@ static void tb_header(gh_buf *b, const gh_profile *p, const gh_rtlayout *rt,
 
 	if (g->status < rt->ngstatus)
 		st = rt->gstatus_strings[g->status];
-	if ((g->status == GH_G_WAITING ||
-	     (rt->g_leaked != 0 && g->status == rt->g_leaked)) &&
-	    g->waitreason != 0)
+	int leaked = g->leaked ||
+		     (rt->g_leaked != 0 && g->status == rt->g_leaked);
+
+	if ((g->status == GH_G_WAITING || leaked) && g->waitreason != 0)
 		st = g->waitreason < rt->nwaitreason ?
 		     rt->waitreason_strings[g->waitreason] :
 		     "unknown wait reason";
@@ -369,13 +370,13 @@ static void tb_header(gh_buf *b, const gh_profile *p, const gh_rtlayout *rt,
 	put_udec(b, g->goid);
 	gh_buf_append(b, " [", 2);
 	put_s(b, st);
-	if (rt->g_leaked != 0 && g->status == rt->g_leaked)
+	if (leaked)
 		gh_buf_printf(b, " (leaked)");
 	if (g->scan)
 		gh_buf_printf(b, " (scan)");
 	if (tb_durable(rt, g, st))
 		gh_buf_printf(b, " (durable)");
-	if (g->wait_minutes >= 1) {
+	if (g->wait_minutes >= 1 && !leaked) {
 		gh_buf_append(b, ", ", 2);
 		put_sdec(b, g->wait_minutes);
 		gh_buf_append(b, " minutes", 8);

@@ -46,6 +46,7 @@
 #include "fmt_common.h"
 #include "pb.h"
 #include "pprof_builder.h"
+#include "retleak.h"
 
 #if defined(__clang__)
 /* Go never fuses a*b+c on amd64/386; the ports below must not either. */
@@ -997,9 +998,17 @@ static int write_goroutine_proto(builder *b)
 	int64_t value;
 	int rc;
 
-	pb_value_type(b, tagProfile_PeriodType, "goroutine", "count");
+	const char *name = p->leak != NULL ? "goroutineleak" : "goroutine";
+	int64_t vals[2];
+
+	pb_value_type(b, tagProfile_PeriodType, name, "count");
 	gh_pb_int64_opt(&b->pb, tagProfile_Period, 1);
-	pb_value_type(b, tagProfile_SampleType, "goroutine", "count");
+	pb_value_type(b, tagProfile_SampleType, name, "count");
+	/* -p goroutineleak: what each record's goroutines alone keep alive
+	 * (not in Go's profile) */
+	if (p->leak != NULL)
+		pb_value_type(b, tagProfile_SampleType, "leaked_space",
+			      "bytes");
 	rc = gh_gor_groups(p, &g, &ng);
 	if (rc != 0)
 		return rc;
@@ -1008,9 +1017,17 @@ static int write_goroutine_proto(builder *b)
 		size_t start;
 
 		value = g[i].count;
+		vals[0] = value;
+		if (p->leak != NULL) {
+			gh_leak_held hd;
+
+			gh_leak_group_held(p, g[i].first, &hd);
+			vals[1] = (int64_t)hd.bytes;
+		}
 		append_locs_for_stack(b, gr->stk, gr->nstk);
 		start = gh_pb_start_message(&b->pb);
-		gh_pb_int64s(&b->pb, tagSample_Value, &value, 1);
+		gh_pb_int64s(&b->pb, tagSample_Value, vals,
+			     p->leak != NULL ? 2 : 1);
 		gh_pb_uint64s(&b->pb, tagSample_Location, b->lids, b->nlids);
 		for (j = 0; gr->has_labels && j < gr->nlabels; j++)
 			pb_label(b, tagSample_Label,

@@ -45,6 +45,7 @@
 #include "fmt_common.h"
 #include "tabwriter.h"
 #include "memstats.h"
+#include "retleak.h"
 
 /* ---- line building --------------------------------------------------------- */
 
@@ -545,7 +546,8 @@ static int write_goroutines(text_ctx *c)
 	rc = gh_gor_groups(p, &k, &nk);
 	if (rc != 0)
 		return rc;
-	put_str(&c->line, "goroutine profile: total ");
+	put_str(&c->line, p->leak != NULL ?
+		"goroutineleak profile: total " : "goroutine profile: total ");
 	put_dec(&c->line, (int64_t)p->ngors);
 	put_c(&c->line, '\n');
 	tw_line(c);
@@ -630,6 +632,10 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	if (rc == 0 && p->kind == GOHEAP_PROFILE_GOROUTINE &&
 	    p->gor_note[0] != '\0')
 		gh_buf_printf(out, "# go-heap: %s\n", p->gor_note);
+	/* -p goroutineleak: what the leaked goroutines keep alive (not in
+	 * Go's format; the program's own profile has no such line) */
+	if (rc == 0 && p->leak != NULL)
+		gh_leak_text_note(p, w->sym, out);
 out:
 	if (rc == GOHEAP_ENOMEM)
 		gh_errf(err, rc, "text: out of memory");

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "fmt_common.h"
+#include "retleak.h"
 
 /* ---- pprof's measurement package -------------------------------------- */
 
@@ -231,7 +232,8 @@ static void write_summary(const gh_sampler *smp, const gh_wctx *w,
 			      p->ver.patch);
 	else
 		gh_buf_printf(out, "Go (version unknown)");
-	gh_buf_printf(out, " %s profile from %s", kind_name(p->kind),
+	gh_buf_printf(out, " %s profile from %s", p->leak != NULL ?
+		      "goroutineleak" : kind_name(p->kind),
 		      p->source[0] != '\0' ? p->source : "an unnamed source");
 	if (w->exe_path != NULL)
 		gh_buf_printf(out, " (%s)", w->exe_path);
@@ -254,6 +256,9 @@ static void write_summary(const gh_sampler *smp, const gh_wctx *w,
 		gh_buf_printf(out, "; %" PRId64 " goroutines%s%s.\n", cnt,
 			      p->gor_note[0] != '\0' ? "; " : "",
 			      p->gor_note);
+		/* -p goroutineleak: what the leaks keep alive, per record */
+		if (p->leak != NULL)
+			gh_leak_text_note(p, w->sym, out);
 		return;
 	}
 	scaler_init(&sc, "nanoseconds");

@@ -1,0 +1,215 @@
+#!/bin/bash
+# tests/run-goroutineleak.sh: go-heap -p goroutineleak PID|CORE EXE, the leaked goroutines found
+# from outside by the runtime's own algorithm (src/lib/retleak.c, doc/goroutineleak.md).
+#
+# tests/go/leakgorprog leaks a goroutine of each kind (a channel receive and send on a channel
+# nothing else holds, a select, sync.Mutex, RWMutex.RLock and Lock, WaitGroup, Cond) and parks
+# eight that only look leaked (on a global's channel, a locked global mutex, a channel held by a
+# goroutine itself waiting on a global, one held by a goroutine in a read(2) system call, one
+# held by a goroutine in time.Sleep); it prints the goroutine ids of each.  For each toolchain
+# (GOHEAP_LEAK_VERSIONS, default "1.19 1.22 1.26 1.27", within GOHEAP_GO_VERSIONS), the default
+# and the stripped (-s -w) build, and on 1.26 a GOEXPERIMENT=goroutineleakprofile build too:
+#   - go-heap reads it live (-f text, -f traceback), then from a gcore core;
+#   - then the program writes its own pprof.Lookup("goroutineleak") at debug=1 and debug=2
+#     (Go 1.27, 1.26 with the experiment; its leak GC turns the leaked to _Gleaked, so go-heap
+#     reads first);
+#   - where the program has the profile: go-heap's text, live and from the core, equals the
+#     program's record for record (go-heap's own "# go-heap:" lines aside), and the goroutines
+#     -f traceback marks "(leaked)" are the ones the program's debug=2 marks;
+#   - everywhere: the goroutines go-heap reports leaked are leaks the program made (no
+#     look-alike), and every leak the release allows finding is there (before 1.26 a Cond
+#     waiter's sudog is on the Cond's notifyList only; Mutex, RWMutex and WaitGroup waiters are
+#     found in runtime.semtable, in a stripped build through semacquire1's code);
+#   - the record of the receive leak says its goroutine alone keeps its 4096-byte buffer alive;
+#   - the core's text equals the live text;
+#   - on 1.27, the default build run with -select too: main waits in select {}, which the runtime
+#     counts in the total and writes as an empty record "1 @", as go-heap does;
+#   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too.
+set -u
+. "$(dirname "$0")/lib.sh"
+gh_init
+gh_sample "${GOHEAP_LEAK_VERSIONS:-1.19 1.22 1.26 1.27}"
+gh_need_toolchains
+gh_have_goheap || { gh_fail "all: $GH_GOHEAP not built"; gh_summary; }
+
+# leaked FILE: the goroutine ids a debug=2 text marks "(leaked)", sorted
+leaked() { sed -n 's/^goroutine \([0-9]*\) \[.*(leaked).*/\1/p' "$1" | sort -n | tr '\n' ' '; }
+# ids FILE TAG [KIND...]: the ids the program printed as TAG (LEAK/WAIT), only KINDs if given
+ids() {
+	local f=$1 tag=$2
+	shift 2
+	awk -v t="$tag" -v ks="$*" 'BEGIN { n = split(ks, a, " "); for (i = 1; i <= n; i++) k[a[i]] = 1 }
+		$1 == t && (n == 0 || ($3 in k)) { print $2 }' "$f" | sort -n | tr '\n' ' '
+}
+# subset A B: every word of A is in B
+subset() {
+	local x
+	for x in $1; do
+		case " $2 " in *" $x "*) ;; *) return 1 ;; esac
+	done
+	return 0
+}
+
+one() {
+	local tag=$1 bin=$2 minor=$3 stripped=$4 d pid i own expect
+	shift 4
+	d="$GH_TMP/${tag//\//-}"
+	mkdir -p "$d"
+	mkfifo "$d/in"
+	"$bin" "$@" <"$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	exec 7>"$d/in"
+	for i in $(seq 100); do
+		grep -q '^READY' "$d/out" && break
+		sleep 0.1
+	done
+	if ! grep -q '^READY' "$d/out"; then
+		gh_fail "$tag: the program did not get ready"
+		gh_show "$d/err" 5
+		exec 7>&-
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return
+	fi
+	"$GH_GOHEAP" -p goroutineleak -f text "$pid" >"$d/gh.txt" 2>"$d/gh.err" &&
+		"$GH_GOHEAP" -p goroutineleak -f traceback "$pid" >"$d/gh2.txt" 2>>"$d/gh.err"
+	local rc=$? core= wa=
+	# watch's /pprof/PID/goroutineleak (net/http/pprof's debug=1), on the newest release
+	if [ "$minor" -ge 27 ] && [ "$stripped" = 0 ] && ! command -v curl >/dev/null 2>&1; then
+		gh_skip "$tag: watch: curl not installed"
+	elif [ "$minor" -ge 27 ] && [ "$stripped" = 0 ]; then
+		"$GH_GOHEAP" watch --interval 1s --listen 127.0.0.1:0 "$pid" >"$d/watch.out" 2>"$d/watch.err" </dev/null &
+		wa=$!
+		GH_PIDS+=("$wa")
+		for i in $(seq 100); do
+			grep -q 'listening on' "$d/watch.err" && break
+			sleep 0.1
+		done
+		local addr
+		addr=$(sed -n 's/.*listening on //p' "$d/watch.err" | head -n 1)
+		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak?debug=1" >"$d/watch.txt"
+		kill "$wa" 2>/dev/null
+		wait "$wa" 2>/dev/null
+	fi
+	if gh_gcore "$tag" "$pid" "$d"; then
+		core="$d/core.$pid"
+	fi
+	echo "profile $d/own.txt" >&7
+	echo "traceback $d/own2.txt" >&7
+	for i in $(seq 100); do
+		[ "$(grep -c '^DONE' "$d/out")" -ge 2 ] && break
+		sleep 0.1
+	done
+	# after the program's own leak GC: its leaked goroutines are _Gleaked (10)
+	if [ -s "$d/own.txt" ] && ! grep -q NOPROFILE "$d/own.txt"; then
+		"$GH_GOHEAP" -p goroutineleak -f text "$pid" >"$d/after.txt" 2>>"$d/gh.err"
+		"$GH_GOHEAP" -p goroutine -f traceback "$pid" >"$d/after2.txt" 2>>"$d/gh.err"
+	fi
+	echo quit >&7
+	exec 7>&-
+	wait "$pid" 2>/dev/null
+	if [ $rc -ne 0 ]; then
+		gh_fail "$tag: go-heap -p goroutineleak failed"
+		gh_show "$d/gh.err" 5
+		return
+	fi
+	local got made waits
+	got=$(leaked "$d/gh2.txt")
+	made=$(ids "$d/out" LEAK)
+	waits=$(ids "$d/out" WAIT)
+	# what this release and build allow finding
+	if [ "$minor" -ge 26 ]; then
+		expect=$made
+	else
+		expect=$(ids "$d/out" LEAK chanrecv chansend select mutex rwmutex.rlock rwmutex.lock waitgroup)
+	fi
+	if subset "$got" "$made" && subset "$expect" "$got"; then
+		gh_pass "$tag: live: leaked goroutines $got(the program made $made; look-alikes $waits not reported)"
+	else
+		gh_fail "$tag: live: go-heap says leaked: $got; the program made $made (findable here: $expect); look-alikes: $waits"
+		gh_show "$d/gh2.txt" 40
+	fi
+	grep -v '^# go-heap:' "$d/gh.txt" >"$d/gh.go.txt"
+	# what the leaks keep alive: leakRecv's goroutine alone holds the 4096-byte buffer it made
+	local held
+	held=$(sed -n 's/^# go-heap: record [0-9]*, main\.leakRecv\.func1 ([0-9]* goroutines): \([0-9]*\) bytes.*/\1/p' "$d/gh.txt")
+	if [ -n "$held" ] && [ "$held" -ge 4096 ] && [ "$held" -lt 8192 ]; then
+		gh_pass "$tag: live: main.leakRecv.func1's goroutine alone keeps $held bytes alive (its 4096-byte buffer and its channel)"
+	else
+		gh_fail "$tag: live: main.leakRecv.func1's held bytes: '${held}' (want its 4096-byte buffer, less than 8192)"
+		grep '^# go-heap' "$d/gh.txt" | head -12
+	fi
+	own=0
+	if [ -s "$d/own.txt" ] && ! grep -q NOPROFILE "$d/own.txt"; then
+		own=1
+		if cmp -s "$d/gh.go.txt" "$d/own.txt"; then
+			gh_pass "$tag: live: -f text equals the program's goroutineleak debug=1 ($(grep -c '^[0-9]* @' "$d/own.txt") records)"
+		else
+			gh_fail "$tag: live: -f text differs from the program's goroutineleak debug=1"
+			diff "$d/gh.go.txt" "$d/own.txt" | head -20
+		fi
+		if grep -v '^# go-heap:' "$d/after.txt" | cmp -s - "$d/own.txt" &&
+			[ "$(leaked "$d/after2.txt")" = "$got" ]; then
+			gh_pass "$tag: after the program's leak GC (_Gleaked): -p goroutineleak -f text is the same, -p goroutine -f traceback prints the $(echo $got | wc -w) as (leaked)"
+		else
+			gh_fail "$tag: after the program's leak GC (_Gleaked): -p goroutineleak -f text or -p goroutine -f traceback's (leaked) $(leaked "$d/after2.txt") differ"
+			diff <(grep -v '^# go-heap:' "$d/after.txt") "$d/own.txt" | head -10
+		fi
+		if [ -n "$wa" ]; then
+			if grep -v '^# go-heap:' "$d/watch.txt" | cmp -s - "$d/own.txt"; then
+				gh_pass "$tag: watch: /pprof/PID/goroutineleak?debug=1 equals the program's debug=1"
+			else
+				gh_fail "$tag: watch: /pprof/PID/goroutineleak?debug=1 differs from the program's"
+				gh_show "$d/watch.txt" 5
+			fi
+		fi
+		if [ "$(leaked "$d/own2.txt")" = "$got" ]; then
+			gh_pass "$tag: live: -f traceback's (leaked) goroutines are debug=2's: $got"
+		else
+			gh_fail "$tag: live: -f traceback's (leaked) $got, the program's debug=2: $(leaked "$d/own2.txt")"
+		fi
+	fi
+	if [ -n "$core" ]; then
+		if "$GH_GOHEAP" -p goroutineleak -f text "$core" "$bin" >"$d/core.txt" 2>"$d/core.err"; then
+			grep -v '^# go-heap:' "$d/core.txt" >"$d/core.go.txt"
+			if [ "$own" = 1 ] && cmp -s "$d/core.go.txt" "$d/own.txt"; then
+				gh_pass "$tag: core: -f text equals the program's goroutineleak debug=1"
+			elif [ "$own" = 0 ] && cmp -s "$d/core.go.txt" "$d/gh.go.txt"; then
+				gh_pass "$tag: core: -f text equals the live read's"
+			else
+				gh_fail "$tag: core: -f text differs"
+				diff "$d/core.go.txt" "$d/gh.go.txt" | head -20
+			fi
+		else
+			gh_fail "$tag: core: go-heap -p goroutineleak failed"
+			gh_show "$d/core.err" 5
+		fi
+		rm -f "$core"
+	fi
+}
+
+for k in "${!GH_GO_NAMES[@]}"; do
+	goname=${GH_GO_NAMES[$k]}
+	root=${GH_GO_ROOTS[$k]}
+	minor=${goname#go1.}
+	for variant in default stripped; do
+		tag="$goname/$variant"
+		gh_build_or_fail "$tag" leakgorprog "$goname" "$root" "$variant" || continue
+		one "$tag" "$GH_BIN" "$minor" $([ "$variant" = stripped ] && echo 1 || echo 0)
+		# main in select {}: the runtime's empty record for goroutine 1 (1.26+)
+		[ "$variant" = default ] && [ "$minor" -ge 27 ] &&
+			one "$goname/select" "$GH_BIN" "$minor" 0 -select
+	done
+	if [ "$minor" = 26 ]; then
+		# Go 1.26's profile is an experiment
+		tag="$goname/goroutineleakprofile"
+		x="$GH_TMP/leakgorprog-126x"
+		if (cd "$GH_TESTS/go/leakgorprog" && GOEXPERIMENT=goroutineleakprofile gh_go "$root" build -o "$x" main.go) >"$GH_TMP/126x.log" 2>&1; then
+			one "$tag" "$x" 26 0
+		else
+			gh_fail "$tag: build failed"
+			gh_show "$GH_TMP/126x.log" 5
+		fi
+	fi
+done
+gh_summary
