@@ -756,7 +756,7 @@ static int special_roots(rb *b)
 
 /* Each P's mcache.tiny, the block tiny allocations are carved from: the
  * GC marks it whatever points at it.  (mcache: tiny, tinyoffset,
- * tinyAllocs, 1.19-1.27; allp located as -p memstats locates it.) */
+ * tinyAllocs, 1.19-1.27; allp from the target: target.c.) */
 static int tiny_roots(rb *b)
 {
 	const gh_rtlayout *l = b->l;
@@ -765,10 +765,6 @@ static int tiny_roots(rb *b)
 	char label[64];
 	int rc;
 
-	if (gh_exe_symbol(b->s->exe, "runtime.allp", &allp, NULL) == 0)
-		allp += b->s->bias;
-	else if (gh_exe_has_symtab(b->s->exe))
-		allp = 0;
 	if (allp == 0 || !l->mstats_verified || l->p_mcache == 0 ||
 	    l->mc_tinyallocs < 16 ||
 	    gh_mem_read_ptr(b->m, allp, &arr, "runtime.allp") != 0 ||

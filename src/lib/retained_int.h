@@ -6,7 +6,7 @@
 #ifndef GH_RETAINED_INT_H
 #define GH_RETAINED_INT_H
 
-#include "goroutine_int.h"
+#include "gorshare.h"
 #include "retained.h"
 
 #define CHUNK 65536u

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goroutine_int.h"
+#include "gorshare.h"
 #include "heapwalk.h"
 #include "memsnap.h"
 #include "retlive.h"

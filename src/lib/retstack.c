@@ -27,6 +27,7 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 

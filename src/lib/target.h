@@ -11,9 +11,9 @@
 
 #include "exe.h"
 #include "memsrc.h"
+#include "rtaddrs.h"
 #include "rtlayout.h"
 #include "sym.h"
-#include "walk.h"
 
 typedef struct gh_target {
 	gh_err err;
@@ -70,6 +70,14 @@ int gh_target_stop(gh_target *t, const char *what, const char *noun,
  */
 int gh_target_resume(gh_target *t, struct goheap_profile *p, double t0,
 		     double t1, int rc);
+
+/*
+ * -p retained's queued roots: runtime.allfin and (1.25+) runtime.gcCleanups
+ * in *allfin and *cq (0: not found); a stripped binary's located through
+ * the machine code of runtime.markroot, queuefinalizer and runCleanups.
+ * 1 when that location was tried, 0 when the symbols answered.
+ */
+int gh_target_queues(gh_target *t, uint64_t *allfin, uint64_t *cq);
 
 /* Whether the source can stop and resume the target. */
 int gh_target_can_stop(const gh_target *t);
