@@ -806,8 +806,7 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 	}
 	/* a live target: read running (which also pages in the block cache's
 	 * view of the Ps), then stopped; --no-stop: the running read */
-	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
-	       0 : tg->no_stop ? 2 : 1;
+	snap = gh_target_snapshot(tg);
 	p->gor_snapshot = snap;
 	r.tolerant = snap == 2;
 	rc = read_all(tg, l, &a, &r);

@@ -1045,9 +1045,8 @@ int gh_retained_collect(gh_profile *p, gh_target *s)
 	if (r->types == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
 	rb_setup(&b, s, r);
-	stop = GH_OPS_V2(s, stop) != NULL && GH_OPS_V2(s, resume) != NULL &&
-	       !s->no_stop;
-	p->gor_snapshot = stop ? 1 : GH_OPS_V2(s, stop) != NULL ? 2 : 0;
+	p->gor_snapshot = gh_target_snapshot(s);
+	stop = p->gor_snapshot == GH_SNAP_STOPPED;
 	if (stop && gh_ret_live_can(s) &&
 	    (hook == NULL || strcmp(hook, "whole") != 0)) {
 		/* read running, stopped only to copy what was read */

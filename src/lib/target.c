@@ -589,3 +589,10 @@ int gh_target_can_stop(const gh_target *t)
 {
 	return GH_OPS_V2(t, stop) != NULL && GH_OPS_V2(t, resume) != NULL;
 }
+
+int gh_target_snapshot(const gh_target *t)
+{
+	if (!gh_target_can_stop(t))
+		return GH_SNAP_NONE;
+	return t->no_stop ? GH_SNAP_RUNNING : GH_SNAP_STOPPED;
+}

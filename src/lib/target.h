@@ -82,6 +82,17 @@ int gh_target_queues(gh_target *t, uint64_t *allfin, uint64_t *cq);
 /* Whether the source can stop and resume the target. */
 int gh_target_can_stop(const gh_target *t);
 
+/*
+ * The one stop-or-not decision of the snapshots (goroutines, -p types,
+ * -p memstats, -p retained), the value of gh_profile's gor_snapshot:
+ * GH_SNAP_NONE, the source cannot stop and resume the target (a core, a
+ * stopped debugger's inferior): read as it is; GH_SNAP_STOPPED, a live
+ * target stopped briefly for a consistent read; GH_SNAP_RUNNING, --no-stop:
+ * read running (best-effort, marked in the output).
+ */
+enum { GH_SNAP_NONE = 0, GH_SNAP_STOPPED = 1, GH_SNAP_RUNNING = 2 };
+int gh_target_snapshot(const gh_target *t);
+
 /* The version-2 slots of the ops table, or NULL for a version-1 table. */
 #define GH_OPS_V2(t, slot) \
 	((t)->ops->version >= 2 ? (t)->ops->slot : NULL)
