@@ -872,6 +872,52 @@ uint32_t *gh_retained_parents(const gh_retained *r)
 	return p;
 }
 
+int gh_retained_path(const gh_retained *r, const char *want, uint32_t *obj,
+		     uint32_t **chain, uint32_t *n, gh_err *err)
+{
+	uint32_t v = GH_RET_NONE, i, *parent;
+	char *end;
+	unsigned long long a;
+
+	*chain = NULL;
+	*n = 0;
+	if (want[0] == '0' && (want[1] == 'x' || want[1] == 'X')) {
+		a = strtoull(want, &end, 16);
+		if (*end != '\0')
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: not an "
+				       "address", want);
+		v = gh_retained_find(r, a);
+		if (v == GH_RET_NONE)
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: no "
+				       "allocated object there", want);
+	} else {
+		for (i = 0; i < r->nobj; i++)
+			if (r->idom[i] != GH_RET_NONE &&
+			    strcmp(gh_retained_label(r, i), want) == 0 &&
+			    (v == GH_RET_NONE || r->ret[i] > r->ret[v]))
+				v = i;
+		if (v == GH_RET_NONE)
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: no "
+				       "reachable object of that type or "
+				       "shape", want);
+	}
+	*obj = v;
+	if (r->idom[v] == GH_RET_NONE)
+		return 0;
+	*chain = malloc(((size_t)r->nobj + 1) * sizeof(**chain));
+	parent = gh_retained_parents(r);
+	if (*chain == NULL || parent == NULL) {
+		free(*chain);
+		free(parent);
+		*chain = NULL;
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	}
+	for (i = v; i < r->nobj + r->nroot; i = parent[i])
+		(*chain)[(*n)++] = i;
+	free(parent);
+	return 0;
+}
+
 /* ---- the collection ------------------------------------------------------ */
 
 static int build(rb *b, gh_profile *p)
