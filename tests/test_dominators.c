@@ -250,7 +250,7 @@ static void test_chain_spills(void **state)
 	r->ent = malloc(nobj * sizeof(*r->ent));
 	r->size8 = malloc(nobj * sizeof(*r->size8));
 	r->off = malloc(((size_t)nn + 1) * sizeof(*r->off));
-	r->adj = malloc((size_t)2 * nobj * sizeof(*r->adj));
+	r->adj = malloc(((size_t)2 * nobj + 2) * sizeof(*r->adj));
 	assert_true(r->addr && r->ent && r->size8 && r->off && r->adj);
 	for (v = 0; v < nobj; v++) {
 		r->addr[v] = 0xc000000000ull + 16ull * v;
