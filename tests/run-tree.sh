@@ -6,7 +6,11 @@
 #   - backends are told apart by their capability table, never by comparing ops-table
 #     pointers (`== &gh_live_ops` and the like);
 #   - no issue numbers in the code's comments;
-#   - libgoheap.so exports goheap_* only, and the collectors take a gh_target, not the session.
+#   - libgoheap.so exports goheap_* only, and the collectors take a gh_target, not the session;
+#   - the runtime's globals are located in target.c only (find_globals, gh_target_queues: the
+#     collectors read gh_target's gh_rtaddrs, never look a global up themselves);
+#   - the tools (src/cli, src/watch) include no library header: goheap.h, src/util's and their
+#     own only.
 # Seconds; no Go toolchain needed.
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -95,6 +99,34 @@ if [ -z "$coll" ]; then
 	gh_pass "the collectors take a gh_target ($(grep -cE '^int gh_[a-z_]*collect\(' src/lib/*.h | awk -F: '{s += $2} END {print s}') declared)"
 else
 	gh_fail "collectors that do not take a gh_target: $coll"
+fi
+
+# gh_exe_symbol (a symbol's address) outside target.c: exe.c defines it; pclntab.c reads the
+# executable's own module data (firstmoduledata, text, pclntab) from the file; force.c checks
+# the size of the MemProfileRate it writes against the address target.c located
+globs=$(grep -n 'gh_exe_symbol(' src/lib/*.c src/lib/*/*.c 2>/dev/null |
+	grep -vE '^src/lib/(target|exe|pclntab)\.c:' | grep -vE '^src/lib/force\.c:.*name, &link, &size' || true)
+locs=$(grep -nE 'gh_locate_globals\(|gh_target_queues\(' src/lib/*.c src/lib/*/*.c 2>/dev/null |
+	grep -vE '^src/lib/(target|locate)\.c:' | grep -vE '^src/lib/retroots\.c:.*gh_target_queues\(b->s' || true)
+if [ -z "$globs$locs" ]; then
+	gh_pass "runtime globals located in target.c only ($(grep -c '"runtime\.' src/lib/target.c) names there)"
+else
+	gh_fail "runtime globals looked up outside target.c: $(echo "$globs $locs" | head -n 3)"
+fi
+
+libhdrs=$(find src/lib -name '*.h' -exec basename {} \; | sort -u)
+toolinc=
+for f in $(find src/cli src/watch -name '*.[ch]' | sort); do
+	for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		if echo "$libhdrs" | grep -qx "$(basename "$h")"; then
+			toolinc="$toolinc $f:$h"
+		fi
+	done
+done
+if [ -z "$toolinc" ]; then
+	gh_pass "src/cli and src/watch include no library header (goheap.h, src/util's and their own)"
+else
+	gh_fail "library headers included by the tools:$toolinc"
 fi
 
 so=$(ls "$top_builddir"/src/.libs/libgoheap.so 2>/dev/null | head -n 1)

@@ -35,6 +35,7 @@
 #include "profile.h"
 #include "writers.h"
 #include "tabwriter.h"
+#include "utf8.h"
 
 /* ---- tabwriter ---------------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 
 #include "goheap.h"
 #include "options.h"
+#include "watch_options.h"
 
 static int parse(gh_cli *c, char *err, size_t n, int argc, char **argv)
 {

@@ -19,34 +19,6 @@
 #include "goquote.h"
 #include "goroutine.h"
 
-size_t gh_gor_utf8_len(const unsigned char *p, size_t n)
-{
-	uint32_t c;
-	size_t k, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		k = 2, c = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		k = 3, c = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		k = 4, c = p[0] & 0x07;
-	else
-		return 0;
-	if (k > n)
-		return 0;
-	for (i = 1; i < k; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (p[i] & 0x3f);
-	}
-	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (k == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return k;
-}
-
 /* fmt's %q of a label's key or value: strconv.Quote (goquote.c) with the
  * target release's strconv.IsPrint tables (its row's unicode: a rune
  * printable in Unicode 17 may be \u-escaped by a 1.19 to 1.26 program). */

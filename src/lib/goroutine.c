@@ -209,8 +209,7 @@ int gh_gor_collect(gh_profile *p, gh_target *tg)
 	tb_setup(&bd, p);
 	/* the snapshot: a source that can stop the target (live) is read
 	 * running, then stopped for what changed; --no-stop: best-effort */
-	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
-	       0 : tg->no_stop ? 2 : 1;
+	snap = gh_target_snapshot(tg);
 	p->gor_snapshot = snap;
 	p->gor_no_tb = tg->no_traceback;
 

@@ -32,7 +32,4 @@ int gh_gor_collect(gh_profile *p, gh_target *tg);
  */
 void gh_gor_quote(gh_buf *b, const char *s, size_t n, gh_unicode u);
 
-/* Length of the valid UTF-8 sequence at p[0..n) (1..4), 0 if invalid. */
-size_t gh_gor_utf8_len(const unsigned char *p, size_t n);
-
 #endif

@@ -17,9 +17,9 @@
 
 #include "goroutine.h"
 #include "gorargs.h"
+#include "gorshare.h"
 
 /* Safety limits on hostile data. */
-#define GH_GOR_MAX_GS (1u << 22)       /* len(allgs) */
 #define GH_GOR_MAX_LABELS 4096         /* labels of one goroutine */
 #define GH_GOR_MAX_LABEL_LEN (1u << 20)/* bytes of one key or value */
 /* label keys and values read, in all: this, or GH_GOR_LABEL_BYTES_PER_G
@@ -264,8 +264,6 @@ int gor_funcinfo_xf(gor_build *bd, uint64_t pc, gh_funcinfo *out,
 /* goroutine.c */
 void gor_read_fing(gor_build *bd);
 /* goroutine.c */
-unsigned gor_g_span(const gh_rtlayout *l);
-/* goroutine.c */
 uint64_t gor_hdr_hash(const gor_build *bd, const unsigned char *gb);
 /* goroutine.c */
 int gor_one_g(gor_build *bd, uint64_t gp);
@@ -280,9 +278,6 @@ const unsigned char *gor_pf_header(const gor_build *bd, uint64_t gp);
 void gor_stack_window(gor_build *bd, uint64_t gp, uint64_t sp, uint64_t hi);
 /* gorsnap.c */
 int gor_snap_one(gor_build *bd, uint32_t idx, uint64_t gp);
-/* gorsnap.c */
-int gor_read_allgs(gh_target *tg, uint64_t addr, uint64_t min,
-		   uint64_t *arr, uint64_t *len);
 /* gorsnap.c */
 int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 		     uint64_t len0, uint64_t *len_out);

@@ -1165,8 +1165,7 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 	/* a live target is read running, then stopped to re-read the spans
 	 * that changed (as the goroutine snapshot does); -f objects lists
 	 * every object, so it is walked stopped from the start */
-	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
-	       0 : tg->no_stop ? 2 : 1;
+	snap = gh_target_snapshot(tg);
 	p->gor_snapshot = snap;
 	/* the stop's second reader: the live source only (a caller's
 	 * source, gdb's, may not be read from two threads) */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "locate_int.h"
+#include "walk.h"
 
 typedef struct guard {
 	gh_mem *m;

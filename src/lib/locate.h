@@ -13,9 +13,9 @@
 
 #include "exe.h"
 #include "memsrc.h"
+#include "rtaddrs.h"
 #include "rtlayout.h"
 #include "sym.h"
-#include "walk.h"
 
 /* The largest function the locator decodes (bytes); bigger is hostile. */
 #define GH_LOCATE_MAX_FUNC (1u << 20)

@@ -85,17 +85,13 @@ static uint16_t le16(const unsigned char *p)
 }
 
 /* runtime.<name>'s address, from .symtab (or 0 with the error set). */
-static int global(gh_target *tg, const char *name, uint64_t located,
-		  uint64_t *addr)
+/* A global target.c located (find_globals), or the error naming it. */
+static int global(gh_target *tg, const char *name, uint64_t addr,
+		  uint64_t *out)
 {
-	if (gh_exe_symbol(tg->exe, name, addr, NULL) == 0) {
-		*addr += tg->bias;
+	*out = addr;
+	if (addr != 0)
 		return 0;
-	}
-	if (!gh_exe_has_symtab(tg->exe) && located != 0) {
-		*addr = located;
-		return 0;
-	}
 	return gh_errf(&tg->err, GOHEAP_ENOSYM, "-p memstats: %s not found%s",
 		       name, gh_exe_has_symtab(tg->exe) ? "" :
 		       " (stripped: not located)");
@@ -789,25 +785,11 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 		return rc;
 	gh_rt_mheap_a64(l, gh_exe_machine(tg->exe) == EM_AARCH64,
 			&a.central, &a.stride, &a.spanalloc, &a.cachealloc);
-	if (gh_exe_symbol(tg->exe, "runtime.spanSetBlockPool", &a.pool,
-			  NULL) == 0)
-		a.pool += tg->bias;
-	else
-		a.pool = 0;
-	/* go_goroutines and go_threads (stripped: located, allglen is
-	 * allgs' length word) */
-	if (gh_exe_symbol(tg->exe, "runtime.allglen", &a.allglen, NULL) == 0)
-		a.allglen += tg->bias;
-	else
-		a.allglen = tg->addrs.allgs != 0 ? tg->addrs.allgs + 8 : 0;
-	if (gh_exe_symbol(tg->exe, "runtime.sched", &a.sched, NULL) == 0)
-		a.sched += tg->bias;
-	else if (!gh_exe_has_symtab(tg->exe))
-		a.sched = tg->addrs.sched;
-	if (gh_exe_symbol(tg->exe, "runtime.allm", &a.allm, NULL) == 0)
-		a.allm += tg->bias;
-	else if (!gh_exe_has_symtab(tg->exe))
-		a.allm = tg->addrs.allm;
+	/* go_goroutines and go_threads (0: unknown) */
+	a.pool = tg->addrs.spansetblockpool;
+	a.allglen = tg->addrs.allglen;
+	a.sched = tg->addrs.sched;
+	a.allm = tg->addrs.allm;
 	memset(&r, 0, sizeof(r));
 	r.mst_len = l->mst_gc_cpu_fraction + 8;
 	r.gcc_len = l->gcc_mappedready + 8;
@@ -824,8 +806,7 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 	}
 	/* a live target: read running (which also pages in the block cache's
 	 * view of the Ps), then stopped; --no-stop: the running read */
-	snap = GH_OPS_V2(tg, stop) == NULL || GH_OPS_V2(tg, resume) == NULL ?
-	       0 : tg->no_stop ? 2 : 1;
+	snap = gh_target_snapshot(tg);
 	p->gor_snapshot = snap;
 	r.tolerant = snap == 2;
 	rc = read_all(tg, l, &a, &r);

@@ -16,18 +16,6 @@
 
 #include "hmap.h"
 #include "profile.h"
-#include "retleak.h"
-
-/* retleak.h: here, so that whoever frees a profile links without the
- * collector */
-void gh_leak_free(gh_leak *lk)
-{
-	if (lk == NULL)
-		return;
-	free(lk->goids);
-	free(lk->held);
-	memset(lk, 0, sizeof(*lk));
-}
 
 void gh_profile_destroy(gh_profile *p)
 {

@@ -285,6 +285,9 @@ typedef struct gh_retained {
 } gh_retained;
 
 void gh_retained_free(gh_retained *r);
+struct gh_leak;
+/* retleak.c: a -p goroutineleak record's arrays (not lk itself) */
+void gh_leak_free(struct gh_leak *lk);
 
 /* Object v's size in bytes (v < r->nobj). */
 static inline uint64_t gh_retained_size(const gh_retained *r, uint32_t v)

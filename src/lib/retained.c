@@ -756,7 +756,7 @@ static int special_roots(rb *b)
 
 /* Each P's mcache.tiny, the block tiny allocations are carved from: the
  * GC marks it whatever points at it.  (mcache: tiny, tinyoffset,
- * tinyAllocs, 1.19-1.27; allp located as -p memstats locates it.) */
+ * tinyAllocs, 1.19-1.27; allp from the target: target.c.) */
 static int tiny_roots(rb *b)
 {
 	const gh_rtlayout *l = b->l;
@@ -765,10 +765,6 @@ static int tiny_roots(rb *b)
 	char label[64];
 	int rc;
 
-	if (gh_exe_symbol(b->s->exe, "runtime.allp", &allp, NULL) == 0)
-		allp += b->s->bias;
-	else if (gh_exe_has_symtab(b->s->exe))
-		allp = 0;
 	if (allp == 0 || !l->mstats_verified || l->p_mcache == 0 ||
 	    l->mc_tinyallocs < 16 ||
 	    gh_mem_read_ptr(b->m, allp, &arr, "runtime.allp") != 0 ||
@@ -874,6 +870,52 @@ uint32_t *gh_retained_parents(const gh_retained *r)
 		p = NULL;
 	}
 	return p;
+}
+
+int gh_retained_path(const gh_retained *r, const char *want, uint32_t *obj,
+		     uint32_t **chain, uint32_t *n, gh_err *err)
+{
+	uint32_t v = GH_RET_NONE, i, *parent;
+	char *end;
+	unsigned long long a;
+
+	*chain = NULL;
+	*n = 0;
+	if (want[0] == '0' && (want[1] == 'x' || want[1] == 'X')) {
+		a = strtoull(want, &end, 16);
+		if (*end != '\0')
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: not an "
+				       "address", want);
+		v = gh_retained_find(r, a);
+		if (v == GH_RET_NONE)
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: no "
+				       "allocated object there", want);
+	} else {
+		for (i = 0; i < r->nobj; i++)
+			if (r->idom[i] != GH_RET_NONE &&
+			    strcmp(gh_retained_label(r, i), want) == 0 &&
+			    (v == GH_RET_NONE || r->ret[i] > r->ret[v]))
+				v = i;
+		if (v == GH_RET_NONE)
+			return gh_errf(err, GOHEAP_EINVAL, "--path %s: no "
+				       "reachable object of that type or "
+				       "shape", want);
+	}
+	*obj = v;
+	if (r->idom[v] == GH_RET_NONE)
+		return 0;
+	*chain = malloc(((size_t)r->nobj + 1) * sizeof(**chain));
+	parent = gh_retained_parents(r);
+	if (*chain == NULL || parent == NULL) {
+		free(*chain);
+		free(parent);
+		*chain = NULL;
+		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
+	}
+	for (i = v; i < r->nobj + r->nroot; i = parent[i])
+		(*chain)[(*n)++] = i;
+	free(parent);
+	return 0;
 }
 
 /* ---- the collection ------------------------------------------------------ */
@@ -1053,9 +1095,8 @@ static int collect(gh_profile *p, gh_target *s, int leak)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
 	r->leak = leak;
 	rb_setup(&b, s, r);
-	stop = GH_OPS_V2(s, stop) != NULL && GH_OPS_V2(s, resume) != NULL &&
-	       !s->no_stop;
-	p->gor_snapshot = stop ? 1 : GH_OPS_V2(s, stop) != NULL ? 2 : 0;
+	p->gor_snapshot = gh_target_snapshot(s);
+	stop = p->gor_snapshot == GH_SNAP_STOPPED;
 	if (stop && gh_ret_live_can(s) &&
 	    (hook == NULL || strcmp(hook, "whole") != 0)) {
 		/* read running, stopped only to copy what was read */

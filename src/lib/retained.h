@@ -47,6 +47,17 @@ const char *gh_retained_label(const gh_retained *r, uint32_t v);
  * super-root, an unreachable node's GH_RET_NONE. */
 uint32_t *gh_retained_parents(const gh_retained *r);
 
+/*
+ * --path WANT: the object (*obj) at address WANT ("0x..."), or the
+ * reachable object of type or shape WANT that retains the most, and a
+ * shortest path to it from the roots (gh_retained_parents): *chain (the
+ * caller frees it) holds its *n nodes from the object up to its root, or
+ * is NULL with *n 0 when the object is unreachable.  0, or GOHEAP_EINVAL
+ * (no such object) / GOHEAP_ENOMEM with err set.
+ */
+int gh_retained_path(const gh_retained *r, const char *want, uint32_t *obj,
+		     uint32_t **chain, uint32_t *n, gh_err *err);
+
 /* dominators.c: idom, ret and retn of r's graph (Lengauer-Tarjan from the
  * super-root).  0, GOHEAP_ENOMEM or GOHEAP_EIO (a spilled array could not
  * be read back from its temporary file). */

@@ -6,7 +6,7 @@
 #ifndef GH_RETAINED_INT_H
 #define GH_RETAINED_INT_H
 
-#include "goroutine_int.h"
+#include "gorshare.h"
 #include "retained.h"
 
 #define CHUNK 65536u
@@ -101,7 +101,6 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr);
 /* retroots.c: the data references (link-time addresses) of function
  * name's code (a struct gh_refvec, locate.h), -1 when not decoded. */
 struct gh_refvec;
-int gh_ret_func_refs(rb *b, const char *name, struct gh_refvec *rv);
 /* retroots.c: the queued finalizers' and cleanups' roots. */
 int gh_ret_queue_roots(rb *b);
 

@@ -493,3 +493,13 @@ int gh_goroutineleak_collect(gh_profile *p, gh_target *s)
 	lk->t_total = gh_now() - t0;
 	return 0;
 }
+
+/* profile.h: gh_profile_destroy frees a profile's leak record */
+void gh_leak_free(gh_leak *lk)
+{
+	if (lk == NULL)
+		return;
+	free(lk->goids);
+	free(lk->held);
+	memset(lk, 0, sizeof(*lk));
+}

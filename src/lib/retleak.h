@@ -35,7 +35,6 @@ typedef struct gh_leak {
 /* The fixpoint on r (built by gh_retained_collect_leak) with l's release
  * facts: 0 or GOHEAP_ENOMEM. */
 int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk);
-void gh_leak_free(gh_leak *lk);
 
 /* -p goroutineleak: p (kind GOHEAP_PROFILE_GOROUTINE, p->leak set) holds
  * the leaked goroutines as the goroutine profile has them (retleak.c). */

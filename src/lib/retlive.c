@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goroutine_int.h"
+#include "gorshare.h"
 #include "heapwalk.h"
 #include "memsnap.h"
 #include "retlive.h"
@@ -44,7 +44,7 @@ typedef struct lv {
 
 int gh_ret_live_can(const gh_target *s)
 {
-	return GH_OPS_V2(s, stop) != NULL && GH_OPS_V2(s, resume) != NULL &&
+	return gh_target_can_stop(s) &&
 	       s->mem.ops == s->ops && s->mem_ready;
 }
 

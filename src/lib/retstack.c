@@ -27,6 +27,7 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -597,42 +598,6 @@ static int sema_walk(rb *b, uint64_t t, unsigned depth, size_t *budget)
 	return rc;
 }
 
-/* runtime.semtable in a stripped binary (its link-time address, 0 not
- * found): the one .bss address both runtime.semacquire1 and semrelease1
- * materialise (semroot, inlined: &semtable[addr >> 3 % semTabSize].root)
- * with the whole table inside .bss. */
-static uint64_t find_semtable(rb *b)
-{
-	gh_refvec a = { NULL, 0, 0 }, r = { NULL, 0, 0 };
-	const gh_section *bss = gh_exe_section(b->s->exe, ".bss");
-	uint64_t found = 0, len = (uint64_t)b->l->semtab_n *
-				  b->l->semtab_stride;
-	size_t i, j;
-	unsigned n = 0;
-
-	if (bss != NULL &&
-	    gh_ret_func_refs(b, "runtime.semacquire1", &a) == 0 &&
-	    gh_ret_func_refs(b, "runtime.semrelease1", &r) == 0)
-		for (i = 0; i < a.n; i++) {
-			uint64_t t = a.v[i].target;
-
-			if (!(a.v[i].kind & GH_REF_ADDR) || t == found ||
-			    t < bss->addr || t - bss->addr + len > bss->size)
-				continue;
-			for (j = 0; j < r.n; j++)
-				if (r.v[j].target == t &&
-				    (r.v[j].kind & GH_REF_ADDR))
-					break;
-			if (j == r.n)
-				continue;
-			found = t;
-			n++;
-		}
-	gh_refvec_free(&a);
-	gh_refvec_free(&r);
-	return n == 1 ? found : 0;
-}
-
 /* The releases whose semacquire does not hang its sudog on g.waiting:
  * every semaphore waiter of runtime.semtable (sema.go semTable). */
 static int leak_sema(rb *b)
@@ -647,14 +612,11 @@ static int leak_sema(rb *b)
 		b->r->sema_state = 1;
 		return 0;
 	}
-	if (gh_exe_symbol(b->s->exe, "runtime.semtable", &tab, NULL) != 0 ||
-	    tab == 0)
-		tab = find_semtable(b);
+	tab = gh_target_semtable(b->s);
 	if (tab == 0) {
 		b->r->sema_state = 2;
 		return 0;
 	}
-	tab += b->s->bias;
 	for (i = 0; i < l->semtab_n; i++) {
 		if (gh_mem_read_ptr(b->m, tab + (uint64_t)i * l->semtab_stride +
 				    l->semtab_treap, &t, "semtable") != 0) {

@@ -450,84 +450,31 @@ static gh_memstats *memstats_trailer(goheap_session *s)
 	return tmp.memstats;
 }
 
-/* goheap_profile_collect; objects: -p types' one line per object too;
- * flags: GOHEAP_COLLECT_* */
-static int collect(goheap_profile **out, goheap_session *s, int kind,
-		   int objects, unsigned flags)
+/* ---- one row per profile kind ------------------------------------------ */
+
+/*
+ * A kind's collector: fill p from s's target (objects: -p types' one line
+ * per object too; flags: GOHEAP_COLLECT_*).  Its stop policy is the
+ * target's (gh_target_snapshot: the snapshot kinds stop a live target
+ * briefly, unless --no-stop; the bucket lists are read running).
+ */
+typedef int (*collect_fn)(goheap_session *s, gh_profile *p, int objects,
+			  unsigned flags);
+/* A kind's writer: p in wo->format into b (w set up by write_setup). */
+typedef int (*write_fn)(goheap_session *s, const gh_profile *p,
+			const goheap_write_options *wo, gh_wctx *w, gh_buf *b);
+
+/* heap, allocs (walk.c), block, mutex: the bucket lists, under their own
+ * deadlines (the walk's and the MemStats trailer's) */
+static int collect_buckets(goheap_session *s, gh_profile *p, int objects,
+			   unsigned flags)
 {
-	gh_profile *p;
-	int rc;
+	int kind = p->kind, rc;
 
-	*out = NULL;
-	if (s == NULL || s->t.lay == NULL || s->t.sym == NULL)
-		return s != NULL ? gh_errf(&s->t.err, GOHEAP_EINVAL,
-					   "session is not open") :
-				   GOHEAP_EINVAL;
-	if (kind < GOHEAP_PROFILE_HEAP || kind > GOHEAP_PROFILE_GOROUTINELEAK)
-		return gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown profile kind %d",
-			       kind);
-	p = profile_new(s, kind);
-	if (p == NULL)
-		return gh_errf(&s->t.err, GOHEAP_ENOMEM, "out of memory");
-
-	if (kind == GOHEAP_PROFILE_GOROUTINELEAK) {
-		/* retleak.c: the graph's fixpoint, then the leaked
-		 * goroutines as a goroutine profile (p->leak set) */
-		p->kind = GOHEAP_PROFILE_GOROUTINE;
-		s->t.mem.deadline = s->time_limit > 0 ?
-				  gh_now() + s->time_limit : 0;
-		rc = gh_goroutineleak_collect(p, &s->t);
-		s->t.mem.deadline = 0;
-		if (rc != 0)
-			goto fail;
-		goto maps;
-	}
-	if (kind == GOHEAP_PROFILE_GOROUTINE) {
-		/* goroutine.c: allgs, stacks, labels */
-		s->t.mem.deadline = s->time_limit > 0 ?
-				  gh_now() + s->time_limit : 0;
-		rc = gh_gor_collect(p, &s->t);
-		s->t.mem.deadline = 0;
-		if (rc != 0)
-			goto fail;
-		goto maps;
-	}
-	if (kind == GOHEAP_PROFILE_MEMSTATS) {
-		/* memstats.c: readmemstats_m's words */
-		s->t.mem.deadline = s->time_limit > 0 ?
-				  gh_now() + s->time_limit : 0;
-		rc = gh_memstats_collect(p, &s->t);
-		s->t.mem.deadline = 0;
-		if (rc != 0)
-			goto fail;
-		*out = p;
-		return 0;
-	}
-	if (kind == GOHEAP_PROFILE_RETAINED) {
-		/* retained.c: the object graph, roots, dominators */
-		s->t.mem.deadline = s->time_limit > 0 ?
-				    gh_now() + s->time_limit : 0;
-		rc = gh_retained_collect(p, &s->t);
-		s->t.mem.deadline = 0;
-		if (rc != 0)
-			goto fail;
-		*out = p;
-		return 0;
-	}
-	if (kind == GOHEAP_PROFILE_TYPES) {
-		/* heapwalk.c: allspans, allocation bits, type headers */
-		s->t.mem.deadline = s->time_limit > 0 ?
-				  gh_now() + s->time_limit : 0;
-		rc = gh_types_collect(p, &s->t, objects);
-		s->t.mem.deadline = 0;
-		if (rc != 0)
-			goto fail;
-		*out = p;
-		return 0;
-	}
+	(void)objects;
 	rc = walk_limited(s, p, NULL);
 	if (rc != 0)
-		goto fail;
+		return rc;
 	/* heap?debug=1's trailer: ReadMemStats when the text is made, here
 	 * at collection, so that writing never reads the target */
 	if ((flags & GOHEAP_COLLECT_MEMSTATS) &&
@@ -542,17 +489,133 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 		p->cycles_per_second =
 			target_ticks_per_second(s, &p->cycles_estimated);
 	}
+	return 0;
+}
 
-maps:
-	rc = profile_maps(s, p);
-	if (rc != 0)
-		goto fail;
+/* goroutine.c: allgs, stacks, labels */
+static int collect_goroutine(goheap_session *s, gh_profile *p, int objects,
+			     unsigned flags)
+{
+	(void)objects;
+	(void)flags;
+	return gh_gor_collect(p, &s->t);
+}
+
+/* heapwalk.c: allspans, allocation bits, type headers */
+static int collect_types(goheap_session *s, gh_profile *p, int objects,
+			 unsigned flags)
+{
+	(void)flags;
+	return gh_types_collect(p, &s->t, objects);
+}
+
+/* memstats.c: readmemstats_m's words */
+static int collect_memstats(goheap_session *s, gh_profile *p, int objects,
+			    unsigned flags)
+{
+	(void)objects;
+	(void)flags;
+	return gh_memstats_collect(p, &s->t);
+}
+
+/* retained.c: the object graph, roots, dominators */
+static int collect_retained(goheap_session *s, gh_profile *p, int objects,
+			    unsigned flags)
+{
+	(void)objects;
+	(void)flags;
+	return gh_retained_collect(p, &s->t);
+}
+
+/* retleak.c: the graph's fixpoint, then the leaked goroutines as a
+ * goroutine profile (p->leak set; its kind becomes GOROUTINE) */
+static int collect_goroutineleak(goheap_session *s, gh_profile *p,
+				 int objects, unsigned flags)
+{
+	(void)objects;
+	(void)flags;
+	p->kind = GOHEAP_PROFILE_GOROUTINE;
+	return gh_goroutineleak_collect(p, &s->t);
+}
+
+static int write_buckets(goheap_session *s, const gh_profile *p,
+			 const goheap_write_options *wo, gh_wctx *w,
+			 gh_buf *b);
+static int write_goroutine(goheap_session *s, const gh_profile *p,
+			   const goheap_write_options *wo, gh_wctx *w,
+			   gh_buf *b);
+static int write_types(goheap_session *s, const gh_profile *p,
+		       const goheap_write_options *wo, gh_wctx *w, gh_buf *b);
+static int write_memstats(goheap_session *s, const gh_profile *p,
+			  const goheap_write_options *wo, gh_wctx *w,
+			  gh_buf *b);
+static int write_retained(goheap_session *s, const gh_profile *p,
+			  const goheap_write_options *wo, gh_wctx *w,
+			  gh_buf *b);
+
+/*
+ * The kinds, indexed by GOHEAP_PROFILE_*: collector, writer, whether the
+ * session's time limit is the collector's deadline (the bucket lists set
+ * their own), whether the executable's mappings are recorded (for pprof's
+ * Mapping messages).
+ */
+static const struct kind_row {
+	collect_fn collect;
+	write_fn write;
+	int deadline;
+	int maps;
+} kinds[] = {
+	[GOHEAP_PROFILE_HEAP] = { collect_buckets, write_buckets, 0, 1 },
+	[GOHEAP_PROFILE_ALLOCS] = { collect_buckets, write_buckets, 0, 1 },
+	[GOHEAP_PROFILE_BLOCK] = { collect_buckets, write_buckets, 0, 1 },
+	[GOHEAP_PROFILE_MUTEX] = { collect_buckets, write_buckets, 0, 1 },
+	[GOHEAP_PROFILE_GOROUTINE] = { collect_goroutine, write_goroutine,
+				       1, 1 },
+	[GOHEAP_PROFILE_TYPES] = { collect_types, write_types, 1, 0 },
+	[GOHEAP_PROFILE_MEMSTATS] = { collect_memstats, write_memstats, 1, 0 },
+	[GOHEAP_PROFILE_RETAINED] = { collect_retained, write_retained, 1, 0 },
+	/* a goroutine profile with p->leak set: written by write_goroutine */
+	[GOHEAP_PROFILE_GOROUTINELEAK] = { collect_goroutineleak,
+					   write_goroutine, 1, 1 },
+};
+
+/* goheap_profile_collect; objects: -p types' one line per object too;
+ * flags: GOHEAP_COLLECT_* */
+static int collect(goheap_profile **out, goheap_session *s, int kind,
+		   int objects, unsigned flags)
+{
+	const struct kind_row *k;
+	gh_profile *p;
+	int rc;
+
+	*out = NULL;
+	if (s == NULL || s->t.lay == NULL || s->t.sym == NULL)
+		return s != NULL ? gh_errf(&s->t.err, GOHEAP_EINVAL,
+					   "session is not open") :
+				   GOHEAP_EINVAL;
+	if (kind < 0 || (size_t)kind >= GH_ARRAY_LEN(kinds) ||
+	    kinds[kind].collect == NULL)
+		return gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown profile kind %d",
+			       kind);
+	k = &kinds[kind];
+	p = profile_new(s, kind);
+	if (p == NULL)
+		return gh_errf(&s->t.err, GOHEAP_ENOMEM, "out of memory");
+	if (k->deadline)
+		s->t.mem.deadline = s->time_limit > 0 ?
+				    gh_now() + s->time_limit : 0;
+	rc = k->collect(s, p, objects, flags);
+	if (k->deadline)
+		s->t.mem.deadline = 0;
+	if (rc == 0 && k->maps)
+		rc = profile_maps(s, p);
+	if (rc != 0) {
+		gh_profile_destroy(p);
+		free(p);
+		return rc;
+	}
 	*out = p;
 	return 0;
-fail:
-	gh_profile_destroy(p);
-	free(p);
-	return rc;
 }
 
 GOHEAP_EXTERN int goheap_profile_collect(goheap_profile **out,
@@ -701,6 +764,132 @@ static void write_stats_out(const goheap_write_options *wo,
 	wo->stats->encode_thread_seconds = ws->t_encode_thread;
 }
 
+/* fmt_memstats.c: text (or the default, top) or json only */
+static int write_memstats(goheap_session *s, const gh_profile *p,
+			  const goheap_write_options *wo, gh_wctx *w,
+			  gh_buf *b)
+{
+	(void)w;
+	if (p->memstats == NULL)
+		return gh_errf(&s->t.err, GOHEAP_EINVAL, "no MemStats in "
+			       "this profile");
+	if (wo->format == GOHEAP_FORMAT_JSON)
+		return gh_write_memstats_json(p->memstats, b);
+	if (wo->format != GOHEAP_FORMAT_TEXT &&
+	    wo->format != GOHEAP_FORMAT_TOP)
+		return gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED, "-p memstats "
+			       "is written as text (-f text) or json (-f "
+			       "json) only");
+	return gh_write_memstats(p->memstats, 0, b);
+}
+
+static int write_types(goheap_session *s, const gh_profile *p,
+		       const goheap_write_options *wo, gh_wctx *w, gh_buf *b)
+{
+	return gh_write_types(p, w, wo->format, b, &s->t.err);
+}
+
+static int write_retained(goheap_session *s, const gh_profile *p,
+			  const goheap_write_options *wo, gh_wctx *w,
+			  gh_buf *b)
+{
+	return gh_write_retained(p, w, wo->format, wo->version >= 3 ?
+				 wo->path : NULL, b, &s->t.err);
+}
+
+/* fmt_goroutine.c, fmt_golist.c */
+static int write_goroutine(goheap_session *s, const gh_profile *p,
+			   const goheap_write_options *wo, gh_wctx *w,
+			   gh_buf *b)
+{
+	if (p->gor_no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||
+			     wo->format == GOHEAP_FORMAT_LIST))
+		return gh_errf(&s->t.err, GOHEAP_EINVAL,
+			       "this goroutine profile was collected "
+			       "without tracebacks (goheap_options."
+			       "no_traceback): collect it again to "
+			       "write -f traceback or list");
+	if (p->leak != NULL && wo->format != GOHEAP_FORMAT_TRACEBACK &&
+	    wo->format != GOHEAP_FORMAT_LIST) {
+		/* -p goroutineleak: the leaked goroutines only (retleak.c);
+		 * -f traceback and list write them all, the leaked marked */
+		gh_profile v;
+		int rc = gh_leak_view(p, &v);
+
+		if (rc != 0)
+			return gh_errf(&s->t.err, rc, "out of memory");
+		if (wo->format == GOHEAP_FORMAT_TEXT)
+			rc = gh_write_text(&v, w, b, &s->t.err);
+		else if (wo->format == GOHEAP_FORMAT_PPROF)
+			rc = gh_write_pprof(&v, w, b, &s->t.err);
+		else if (wo->format == GOHEAP_FORMAT_TOP)
+			rc = gh_write_top(&v, w, b, &s->t.err);
+		else if (wo->format == GOHEAP_FORMAT_COLLAPSED)
+			rc = gh_write_goroutine_collapsed(&v, w, b, &s->t.err);
+		else
+			rc = gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED,
+				     "-p goroutineleak is written as text, "
+				     "traceback, list, pprof, top or "
+				     "collapsed");
+		gh_leak_view_free(&v);
+		return rc;
+	}
+	switch (wo->format) {
+	case GOHEAP_FORMAT_TEXT:
+		return gh_write_text(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_COLLAPSED:
+		return gh_write_goroutine_collapsed(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_TRACEBACK:
+		return gh_write_goroutine_traceback(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_LIST:
+		return gh_write_goroutine_list(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_PPROF:
+		return gh_write_pprof(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_TOP:
+		return gh_write_top(p, w, b, &s->t.err);
+	default:
+		return gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED,
+			       "goroutine profiles are written as text, "
+			       "pprof, top or collapsed so far");
+	}
+}
+
+/* heap, allocs, block, mutex */
+static int write_buckets(goheap_session *s, const gh_profile *p,
+			 const goheap_write_options *wo, gh_wctx *w,
+			 gh_buf *b)
+{
+	switch (wo->format) {
+	case GOHEAP_FORMAT_PPROF:
+		return gh_write_pprof(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_TEXT:
+		/* heap?debug=1 ends with runtime.MemStats, recorded at
+		 * collection (GOHEAP_COLLECT_MEMSTATS) */
+		if (p->kind == GOHEAP_PROFILE_HEAP ||
+		    p->kind == GOHEAP_PROFILE_ALLOCS)
+			w->memstats = p->memstats;
+		return gh_write_text(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_TOP:
+		return gh_write_top(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_COLLAPSED:
+		return gh_write_collapsed(p, w, b, &s->t.err);
+	case GOHEAP_FORMAT_TRACEBACK:
+	case GOHEAP_FORMAT_LIST:
+		return gh_errf(&s->t.err, GOHEAP_EINVAL, "formats traceback "
+			       "and list are for goroutine profiles (-p "
+			       "goroutine)");
+	case GOHEAP_FORMAT_OBJECTS:
+		return gh_errf(&s->t.err, GOHEAP_EINVAL, "format objects is "
+			       "for -p types");
+	case GOHEAP_FORMAT_JSON:
+		return gh_errf(&s->t.err, GOHEAP_EINVAL, "format json is for "
+			       "-p memstats");
+	default:
+		return gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown format %d",
+			       wo->format);
+	}
+}
+
 GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 				       const goheap_profile *p,
 				       const goheap_write_options *wo,
@@ -729,112 +918,12 @@ GOHEAP_EXTERN int goheap_profile_write(goheap_session *s,
 	if (rc != 0)
 		return rc;
 	w.memstats = NULL;
-	if (p->kind == GOHEAP_PROFILE_MEMSTATS) {
-		/* fmt_memstats.c: text (or the default, top) only */
-		if (p->memstats == NULL)
-			rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "no MemStats in "
-				     "this profile");
-		else if (wo->format == GOHEAP_FORMAT_JSON)
-			rc = gh_write_memstats_json(p->memstats, &b);
-		else if (wo->format != GOHEAP_FORMAT_TEXT &&
-			 wo->format != GOHEAP_FORMAT_TOP)
-			rc = gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED, "-p memstats "
-				     "is written as text (-f text) or json (-f "
-				     "json) only");
-		else
-			rc = gh_write_memstats(p->memstats, 0, &b);
-	} else if (p->kind == GOHEAP_PROFILE_TYPES) {
-		rc = gh_write_types(p, &w, wo->format, &b, &s->t.err);
-	} else if (p->kind == GOHEAP_PROFILE_RETAINED) {
-		rc = gh_write_retained(p, &w, wo->format, wo->version >= 3 ?
-				       wo->path : NULL, &b, &s->t.err);
-	} else if (p->kind == GOHEAP_PROFILE_GOROUTINE && p->leak != NULL &&
-		   wo->format != GOHEAP_FORMAT_TRACEBACK &&
-		   wo->format != GOHEAP_FORMAT_LIST) {
-		/* -p goroutineleak: the leaked goroutines only (retleak.c);
-		 * -f traceback and list write them all, the leaked marked */
-		gh_profile v;
-
-		rc = gh_leak_view(p, &v);
-		if (rc != 0)
-			rc = gh_errf(&s->t.err, rc, "out of memory");
-		else if (wo->format == GOHEAP_FORMAT_TEXT)
-			rc = gh_write_text(&v, &w, &b, &s->t.err);
-		else if (wo->format == GOHEAP_FORMAT_PPROF)
-			rc = gh_write_pprof(&v, &w, &b, &s->t.err);
-		else if (wo->format == GOHEAP_FORMAT_TOP)
-			rc = gh_write_top(&v, &w, &b, &s->t.err);
-		else if (wo->format == GOHEAP_FORMAT_COLLAPSED)
-			rc = gh_write_goroutine_collapsed(&v, &w, &b,
-							  &s->t.err);
-		else
-			rc = gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED,
-				     "-p goroutineleak is written as text, "
-				     "traceback, list, pprof, top or "
-				     "collapsed");
-		gh_leak_view_free(&v);
-	} else if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
-		/* fmt_goroutine.c */
-		if (p->gor_no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||
-				     wo->format == GOHEAP_FORMAT_LIST))
-			rc = gh_errf(&s->t.err, GOHEAP_EINVAL,
-				     "this goroutine profile was collected "
-				     "without tracebacks (goheap_options."
-				     "no_traceback): collect it again to "
-				     "write -f traceback or list");
-		else if (wo->format == GOHEAP_FORMAT_TEXT)
-			rc = gh_write_text(p, &w, &b, &s->t.err);
-		else if (wo->format == GOHEAP_FORMAT_COLLAPSED)
-			rc = gh_write_goroutine_collapsed(p, &w, &b, &s->t.err);
-		else if (wo->format == GOHEAP_FORMAT_TRACEBACK)
-			rc = gh_write_goroutine_traceback(p, &w, &b, &s->t.err);
-		else if (wo->format == GOHEAP_FORMAT_LIST)   /* fmt_golist.c */
-			rc = gh_write_goroutine_list(p, &w, &b, &s->t.err);
-		else if (wo->format == GOHEAP_FORMAT_PPROF)
-			rc = gh_write_pprof(p, &w, &b, &s->t.err);
-		else if (wo->format == GOHEAP_FORMAT_TOP)
-			rc = gh_write_top(p, &w, &b, &s->t.err);
-		else
-			rc = gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED,
-				     "goroutine profiles are written as text, "
-				     "pprof, top or collapsed so far");
-	} else
-	switch (wo->format) {
-	case GOHEAP_FORMAT_PPROF:
-		rc = gh_write_pprof(p, &w, &b, &s->t.err);
-		break;
-	case GOHEAP_FORMAT_TEXT:
-		/* heap?debug=1 ends with runtime.MemStats, recorded at
-		 * collection (GOHEAP_COLLECT_MEMSTATS) */
-		if (p->kind == GOHEAP_PROFILE_HEAP ||
-		    p->kind == GOHEAP_PROFILE_ALLOCS)
-			w.memstats = p->memstats;
-		rc = gh_write_text(p, &w, &b, &s->t.err);
-		break;
-	case GOHEAP_FORMAT_TOP:
-		rc = gh_write_top(p, &w, &b, &s->t.err);
-		break;
-	case GOHEAP_FORMAT_COLLAPSED:
-		rc = gh_write_collapsed(p, &w, &b, &s->t.err);
-		break;
-	case GOHEAP_FORMAT_TRACEBACK:
-	case GOHEAP_FORMAT_LIST:
-		rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "formats traceback and "
-			     "list are for goroutine profiles (-p goroutine)");
-		break;
-	case GOHEAP_FORMAT_OBJECTS:
-		rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "format objects is for "
-			     "-p types");
-		break;
-	case GOHEAP_FORMAT_JSON:
-		rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "format json is for "
-			     "-p memstats");
-		break;
-	default:
-		rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown format %d",
-			     wo->format);
-		break;
-	}
+	if (p->kind < 0 || (size_t)p->kind >= GH_ARRAY_LEN(kinds) ||
+	    kinds[p->kind].write == NULL)
+		rc = gh_errf(&s->t.err, GOHEAP_EINVAL, "unknown profile kind %d",
+			     p->kind);
+	else
+		rc = kinds[p->kind].write(s, p, wo, &w, &b);
 	if (rc == 0 && b.oom)
 		rc = gh_errf(&s->t.err, GOHEAP_ENOMEM, "out of memory writing");
 	if (rc != 0) {

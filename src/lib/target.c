@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <elf.h>
 
 #include "locate.h"
 #include "profile.h"
@@ -140,6 +141,46 @@ static int check_build_ids(gh_target *t)
 /* ---- runtime globals ------------------------------------------------- */
 
 /*
+ * The globals -p memstats and -p retained read besides: a symbol's address
+ * when the executable has it, else what the locator found (stripped), else
+ * 0, and the collector that needs one says so.
+ */
+static void find_more(gh_target *t)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} syms[] = {
+		{ "runtime.memstats", offsetof(gh_rtaddrs, memstats) },
+		{ "runtime.gcController", offsetof(gh_rtaddrs, gccontroller) },
+		{ "runtime.allp", offsetof(gh_rtaddrs, allp) },
+		{ "runtime.sched", offsetof(gh_rtaddrs, sched) },
+		{ "runtime.allm", offsetof(gh_rtaddrs, allm) },
+		{ "runtime.spanSetBlockPool",
+		  offsetof(gh_rtaddrs, spansetblockpool) },
+	};
+	uint64_t addr;
+	size_t i;
+
+	for (i = 0; i < GH_ARRAY_LEN(syms); i++)
+		if (gh_exe_symbol(t->exe, syms[i].name, &addr, NULL) == 0)
+			*(uint64_t *)((char *)&t->addrs + syms[i].off) =
+				addr + t->bias;
+	/* allglen: stripped, allgs' length word */
+	if (gh_exe_symbol(t->exe, "runtime.allglen", &addr, NULL) == 0)
+		t->addrs.allglen = addr + t->bias;
+	else
+		t->addrs.allglen = t->addrs.allgs != 0 ? t->addrs.allgs + 8 : 0;
+	/* the queued roots' (a symbol at 0 is none) */
+	if (gh_exe_symbol(t->exe, "runtime.allfin", &addr, NULL) == 0 &&
+	    addr != 0)
+		t->addrs.allfin = addr + t->bias;
+	if (gh_exe_symbol(t->exe, "runtime.gcCleanups", &addr, NULL) == 0 &&
+	    addr != 0)
+		t->addrs.gccleanups = addr + t->bias;
+}
+
+/*
  * Every runtime global a collector reads, in one place: from .symtab, or
  * in a stripped binary located by decoding the runtime's code (locate.c).
  * The required ones (the heap profile's) are an error when missing; the
@@ -171,6 +212,7 @@ static int find_globals(gh_target *t)
 		if (rc != 0)
 			return gh_err_prefix(&t->err, "%s (stripped)",
 					     t->exe_path);
+		find_more(t);
 		return 0;
 	}
 	snprintf(t->how, sizeof(t->how), "from .symtab");
@@ -220,7 +262,171 @@ static int find_globals(gh_target *t)
 		if (gh_exe_symbol(t->exe, "runtime.gcphase", &addr, NULL) == 0)
 			t->addrs.gcphase = addr + t->bias;
 	}
+	find_more(t);
 	return 0;
+}
+
+/* ---- -p retained's queues: a stripped binary's found through the code
+ * ---- that uses them (retroots.c reads them) */
+
+/* The data references (link-time addresses) of function name, by its
+ * pclntab bounds; -1 when it is not there or does not decode. */
+static int func_refs(gh_target *t, const char *name, gh_refvec *rv)
+{
+	uint64_t lo, hi;
+	const unsigned char *code;
+	gh_err e;
+
+	rv->n = 0;
+	if (gh_sym_func_entry(t->sym, name, &lo, &hi) != 0 || hi <= lo ||
+	    hi - lo > GH_LOCATE_MAX_FUNC || lo < t->bias)
+		return -1;
+	lo -= t->bias;
+	hi -= t->bias;
+	code = gh_exe_ptr(t->exe, lo, (size_t)(hi - lo));
+	memset(&e, 0, sizeof(e));
+	if (code == NULL || gh_decode_refs(gh_exe_machine(t->exe), code,
+					   (size_t)(hi - lo), lo, rv, &e) != 0)
+		return -1;
+	return 0;
+}
+
+/* In .bss or .noptrbss (allfin, a pointer to a type not in the heap,
+ * is no GC pointer: the linker puts it in .noptrbss), 8-aligned. */
+static int in_bss(gh_target *t, uint64_t a)
+{
+	static const char *const names[2] = { ".bss", ".noptrbss" };
+	unsigned i;
+
+	for (i = 0; i < 2 && a % 8 == 0; i++) {
+		const gh_section *sec = gh_exe_section(t->exe, names[i]);
+
+		if (sec != NULL && a >= sec->addr && a - sec->addr < sec->size)
+			return 1;
+	}
+	return 0;
+}
+
+static int has_ref(const gh_refvec *rv, uint64_t t, unsigned kind,
+		   unsigned size)
+{
+	size_t i;
+
+	for (i = 0; i < rv->n; i++)
+		if (rv->v[i].target == t && (rv->v[i].kind & kind) &&
+		    (size == 0 || rv->v[i].size == size))
+			return 1;
+	return 0;
+}
+
+/*
+ * runtime.allfin and runtime.gcCleanups (1.25+) without symbols (link-
+ * time addresses in *fin, *cq; 0: not found):
+ *   - allfin is the one .bss/.noptrbss word that runtime.markroot loads (8 bytes,
+ *     fixedRootFinalizers' loop) and runtime.queuefinalizer refers to
+ *     ("finc.alllink = allfin; allfin = finc"): queuefinalizer's other
+ *     globals (finq, finc, finlock) are not markroot's;
+ *   - gcCleanups is the one address runtime.runCleanups materialises (its
+ *     methods' receiver) whose .all (cq_all past it) markroot loads.
+ */
+static void find_queues(gh_target *tg, int a64, uint64_t *fin, uint64_t *cq)
+{
+	gh_refvec mr = { NULL, 0, 0 }, q = { NULL, 0, 0 };
+	uint64_t all = tg->lay->cq_all != 0 ? gh_rt_cq_all(tg->lay, a64) : 0;
+	size_t i;
+	unsigned nf = 0, nc = 0;
+
+	*fin = *cq = 0;
+	if (func_refs(tg, "runtime.markroot", &mr) == 0 &&
+	    func_refs(tg, "runtime.queuefinalizer", &q) == 0)
+		for (i = 0; i < mr.n; i++) {
+			uint64_t t = mr.v[i].target;
+
+			if (!(mr.v[i].kind & GH_REF_LOAD) || mr.v[i].size != 8 ||
+			    !in_bss(tg, t) || t == *fin ||
+			    !has_ref(&q, t, GH_REF_ADDR | GH_REF_LOAD |
+				     GH_REF_STORE, 0))
+				continue;
+			*fin = t;
+			nf++;
+		}
+	if (nf != 1)
+		*fin = 0;
+	if (all != 0 && *fin != 0 &&
+	    func_refs(tg, "runtime.runCleanups", &q) == 0)
+		for (i = 0; i < q.n; i++) {
+			uint64_t t = q.v[i].target;
+
+			if (!(q.v[i].kind & GH_REF_ADDR) || !in_bss(tg, t) ||
+			    t == *cq || !has_ref(&mr, t + all, GH_REF_LOAD, 8))
+				continue;
+			*cq = t;
+			nc++;
+		}
+	if (nc != 1)
+		*cq = 0;
+	gh_refvec_free(&mr);
+	gh_refvec_free(&q);
+}
+
+int gh_target_queues(gh_target *t, uint64_t *allfin, uint64_t *cq)
+{
+	*allfin = t->addrs.allfin;
+	*cq = t->lay->cq_all != 0 ? t->addrs.gccleanups : 0;
+	if (*allfin != 0 || gh_exe_has_symtab(t->exe))
+		return 0;
+	find_queues(t, gh_exe_machine(t->exe) == EM_AARCH64, allfin, cq);
+	if (*allfin != 0)
+		*allfin += t->bias;
+	if (*cq != 0)
+		*cq += t->bias;
+	return 1;
+}
+
+/* runtime.semtable in a stripped binary (its link-time address, 0 not
+ * found): the one .bss address both runtime.semacquire1 and semrelease1
+ * materialise (semroot, inlined: &semtable[addr >> 3 % semTabSize].root)
+ * with the whole table inside .bss. */
+static uint64_t find_semtable(gh_target *t)
+{
+	gh_refvec a = { NULL, 0, 0 }, r = { NULL, 0, 0 };
+	const gh_section *bss = gh_exe_section(t->exe, ".bss");
+	uint64_t found = 0, len = (uint64_t)t->lay->semtab_n *
+				  t->lay->semtab_stride;
+	size_t i, j;
+	unsigned n = 0;
+
+	if (bss != NULL &&
+	    func_refs(t, "runtime.semacquire1", &a) == 0 &&
+	    func_refs(t, "runtime.semrelease1", &r) == 0)
+		for (i = 0; i < a.n; i++) {
+			uint64_t x = a.v[i].target;
+
+			if (!(a.v[i].kind & GH_REF_ADDR) || x == found ||
+			    x < bss->addr || x - bss->addr + len > bss->size)
+				continue;
+			for (j = 0; j < r.n; j++)
+				if (r.v[j].target == x &&
+				    (r.v[j].kind & GH_REF_ADDR))
+					break;
+			if (j == r.n)
+				continue;
+			found = x;
+			n++;
+		}
+	gh_refvec_free(&a);
+	gh_refvec_free(&r);
+	return n == 1 ? found : 0;
+}
+
+uint64_t gh_target_semtable(gh_target *t)
+{
+	uint64_t tab;
+
+	if (gh_exe_symbol(t->exe, "runtime.semtable", &tab, NULL) != 0 ||
+	    tab == 0)
+		tab = find_semtable(t);
+	return tab != 0 ? tab + t->bias : 0;
 }
 
 /* ---- the brief stop of the snapshots ------------------------------------ */
@@ -428,4 +634,11 @@ void gh_target_fini(gh_target *t)
 int gh_target_can_stop(const gh_target *t)
 {
 	return GH_OPS_V2(t, stop) != NULL && GH_OPS_V2(t, resume) != NULL;
+}
+
+int gh_target_snapshot(const gh_target *t)
+{
+	if (!gh_target_can_stop(t))
+		return GH_SNAP_NONE;
+	return t->no_stop ? GH_SNAP_RUNNING : GH_SNAP_STOPPED;
 }

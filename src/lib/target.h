@@ -11,9 +11,9 @@
 
 #include "exe.h"
 #include "memsrc.h"
+#include "rtaddrs.h"
 #include "rtlayout.h"
 #include "sym.h"
-#include "walk.h"
 
 typedef struct gh_target {
 	gh_err err;
@@ -71,8 +71,34 @@ int gh_target_stop(gh_target *t, const char *what, const char *noun,
 int gh_target_resume(gh_target *t, struct goheap_profile *p, double t0,
 		     double t1, int rc);
 
+/*
+ * -p retained's queued roots: runtime.allfin and (1.25+) runtime.gcCleanups
+ * in *allfin and *cq (0: not found); a stripped binary's located through
+ * the machine code of runtime.markroot, queuefinalizer and runCleanups.
+ * 1 when that location was tried, 0 when the symbols answered.
+ */
+int gh_target_queues(gh_target *t, uint64_t *allfin, uint64_t *cq);
+
+/*
+ * -p goroutineleak's semaphore waiters: runtime.semtable's runtime
+ * address (0: not found); a stripped binary's located through the machine
+ * code of runtime.semacquire1 and semrelease1.
+ */
+uint64_t gh_target_semtable(gh_target *t);
+
 /* Whether the source can stop and resume the target. */
 int gh_target_can_stop(const gh_target *t);
+
+/*
+ * The one stop-or-not decision of the snapshots (goroutines, -p types,
+ * -p memstats, -p retained), the value of gh_profile's gor_snapshot:
+ * GH_SNAP_NONE, the source cannot stop and resume the target (a core, a
+ * stopped debugger's inferior): read as it is; GH_SNAP_STOPPED, a live
+ * target stopped briefly for a consistent read; GH_SNAP_RUNNING, --no-stop:
+ * read running (best-effort, marked in the output).
+ */
+enum { GH_SNAP_NONE = 0, GH_SNAP_STOPPED = 1, GH_SNAP_RUNNING = 2 };
+int gh_target_snapshot(const gh_target *t);
 
 /* The version-2 slots of the ops table, or NULL for a version-1 table. */
 #define GH_OPS_V2(t, slot) \

@@ -6,6 +6,7 @@
 
 #include "memsrc.h"
 #include "profile.h"
+#include "rtaddrs.h"
 #include "rtlayout.h"
 
 /* Hard limits that keep hostile memory from exhausting us. */
@@ -27,39 +28,6 @@
 #define GH_WALK_MAX_PC ((uint64_t)1 << 57)
 #define GH_WALK_SKIP_MAX 8u
 #define GH_WALK_SKIP_RATIO 10u
-
-/* Target addresses of the runtime globals the walker reads. */
-typedef struct gh_rtaddrs {
-	uint64_t mbuckets, bbuckets, xbuckets;   /* 0 when unknown */
-	uint64_t mprofcycle;                     /* 0 when unknown */
-	uint64_t memprofilerate;                 /* 0 when unknown */
-	/* block/mutex: runtime.ticks.val and runtime.mutexprofilerate; 0 when
-	 * unknown (then the rate is estimated / taken as 1, and -v says so) */
-	uint64_t ticks_val, mutexprofilerate;
-	/* 1: the program has no reader of the memory profile, so the linker
-	 * set runtime.disableMemoryProfiling (rtlayout memprof_reader). */
-	int linker_disabled;
-	/* goroutine profiles (from .symtab, or located in a stripped binary:
-	 * session.c find_globals; 0 when unknown): runtime.allgs, and
-	 * fingStatus (fing_size 4) or 1.19's fingRunning (fing_size 1) */
-	uint64_t allgs, fing;
-	unsigned fing_size;
-	/* runtime.debug.tracebacklabels (1.26+: the traceback's header
-	 * labels; 1.27's default is 1): runtime.debug + the row's offset,
-	 * or located in goroutineheader */
-	uint64_t tblabels;
-	/* -p types (heapwalk.c): runtime.mheap_ (stripped: located in
-	 * sweepone) */
-	uint64_t mheap;
-	/* runtime.gcphase (from .symtab; 0 when unknown: stripped) */
-	uint64_t gcphase;
-	/* -p memstats (memstats.c): runtime.memstats, gcController, allp
-	 * of stripped binaries (locate.c; 0 when unknown) */
-	uint64_t memstats, gccontroller, allp;
-	/* go_goroutines/go_threads (memstats.c): runtime.sched, allm of
-	 * stripped binaries (0 when unknown) */
-	uint64_t sched, allm;
-} gh_rtaddrs;
 
 /*
  * Fill p->recs/p->pcpool with the records that runtime.MemProfile(p, true)

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "goquote.h"
+#include "utf8.h"
 
 /* One release's tables (isprint.go): isPrint16/32 are sorted [lo, hi]
  * pairs, isNotPrint16/32 sorted exceptions inside them (isNotPrint32 holds
@@ -714,41 +715,6 @@ int gh_go_isprint(gh_unicode u, uint32_t r)
 	return isprint_in(set_of(u), r);
 }
 
-/* utf8.DecodeRuneInString: the width of the valid sequence at p (its rune
- * in *r), or 0 where Go returns (RuneError, 1): a stray continuation or
- * bad lead byte, a truncated sequence, an overlong form, a surrogate, a
- * rune above U+10FFFF. */
-static size_t decode(const unsigned char *p, size_t n, uint32_t *r)
-{
-	uint32_t c;
-	size_t k, i;
-
-	if (p[0] < 0x80) {
-		*r = p[0];
-		return 1;
-	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		k = 2, c = p[0] & 0x1fu;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		k = 3, c = p[0] & 0x0fu;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		k = 4, c = p[0] & 0x07u;
-	else
-		return 0;
-	if (k > n)
-		return 0;
-	for (i = 1; i < k; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (p[i] & 0x3fu);
-	}
-	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (k == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	*r = c;
-	return k;
-}
-
 static const char lowerhex[] = "0123456789abcdef";
 
 /* "\x" + 2, "\u" + 4 or "\U" + 8 lower-case hex digits of v. */
@@ -782,7 +748,7 @@ void gh_go_quote(gh_buf *b, const char *s, size_t n, gh_unicode u)
 			i = j;
 			continue;
 		}
-		w = decode(p + i, n - i, &r);
+		w = gh_utf8_decode(p + i, n - i, &r);
 		if (w == 0) {
 			/* RuneError of width 1: the byte itself (a valid
 			 * U+FFFD, width 3, is printable and kept) */

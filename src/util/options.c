@@ -6,7 +6,9 @@
  * Parsing prints nothing and exits nowhere: errors come back as a status
  * and a one-line message.  getopt_long is not used because it keeps global
  * state (optind) and prints its own messages, neither of which suits a
- * parser also called from inside gdb.
+ * parser also called from inside gdb.  The engine (optparse.h) also
+ * parses `go-heap watch`'s table, which lives with watch
+ * (src/watch/watch_options.c): libgoheap does not carry it.
  */
 #include "config.h"
 
@@ -17,8 +19,7 @@
 
 #include "goheap.h"
 #include "options.h"
-
-enum arg_kind { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL };
+#include "optparse.h"
 
 enum opt_id {
 	OPT_DRY_RUN,
@@ -39,32 +40,8 @@ enum opt_id {
 	OPT_SECONDS,
 	OPT_COUNT,
 	OPT_INTERVAL,
-	/* go-heap watch */
-	OPT_W_PROFILER,
-	OPT_W_INTERVAL,
-	OPT_W_LISTEN,
-	OPT_W_OUTPUT_DIR,
-	OPT_W_OUTPUT_MAX,
-	OPT_W_BUDGET,
-	OPT_W_WEB_CONFIG,
-	OPT_W_ENDPOINTS,
-	OPT_W_GOMETRICS,
-	OPT_W_PRESSURE,
-	OPT_W_PRESSURE_RSS,
-	OPT_W_PRESSURE_PERIOD,
 };
 
-struct opt_def {
-	const char *lname;
-	char letter;            /* 0 = long only */
-	enum arg_kind arg;
-	enum opt_id id;
-	const char *argname;
-	const char *help;
-	const char *values;     /* "a|b|c": the accepted words (completion), or NULL */
-	int cli_only;           /* 1: names the target or its files: not for a
-	                           front end that already holds a session (gdb) */
-};
 
 static const struct opt_def opts[] = {
 	{ "count", 0, ARG_REQUIRED, OPT_COUNT, "K",
@@ -136,75 +113,6 @@ static const struct opt_def opts[] = {
 
 #define GH_OPTS_LEN (sizeof(opts) / sizeof(opts[0]))
 
-/* go-heap watch's table, parsed by the same engine. */
-static const struct opt_def watch_opts[] = {
-	{ "endpoints", 0, ARG_REQUIRED, OPT_W_ENDPOINTS, "LIST",
-	  "what is served: metrics, profiles (heap, allocs,\n"
-	  "block, mutex, types, retained), goroutines,\n"
-	  "tracebacks (?debug=2: argument words),\n"
-	  "comma-separated, or\n"
-	  "all; default all on a loopback address or with\n"
-	  "authentication (--web.config.file), else metrics",
-	  NULL, 0 },
-	{ "go-heap-profiler", 0, ARG_REQUIRED, OPT_W_PROFILER, "MODE",
-	  "disabled: only list the Go processes;\n"
-	  "enabled (default): read those that profile already;\n"
-	  "force: also enable profiling where MemProfileRate is 0",
-	  "disabled|enabled|force", 0 },
-	{ "go-metrics", 0, ARG_REQUIRED, OPT_W_GOMETRICS, "MODE",
-	  "the Go collector's go_memstats_*, go_gc_duration_\n"
-	  "seconds, go_goroutines, go_threads, go_info per\n"
-	  "process: running (default: read without stopping\n"
-	  "it), stop (read during a brief ptrace stop:\n"
-	  "consistent), off",
-	  "off|running|stop", 0 },
-	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
-	  NULL, 0 },
-	{ "interval", 0, ARG_REQUIRED, OPT_W_INTERVAL, "DURATION",
-	  "collect every DURATION (60s; units s, ms, m, h)",
-	  NULL, 0 },
-	{ "listen", 0, ARG_REQUIRED, OPT_W_LISTEN, "ADDR:PORT",
-	  "serve HTTP there (127.0.0.1:9465; port 0 picks one,\n"
-	  "printed on stderr)",
-	  NULL, 0 },
-	{ "memory-pressure-period", 0, ARG_REQUIRED, OPT_W_PRESSURE_PERIOD,
-	  "DURATION",
-	  "--on-memory-pressure writes a process's profiles\n"
-	  "at most once per DURATION (10m)",
-	  NULL, 0 },
-	{ "memory-pressure-rss", 0, ARG_REQUIRED, OPT_W_PRESSURE_RSS, "BYTES",
-	  "--on-memory-pressure: also when a process's RSS\n"
-	  "reaches BYTES (suffixes K, M, G: KiB, MiB, GiB)",
-	  NULL, 0 },
-	{ "on-memory-pressure", 0, ARG_NONE, OPT_W_PRESSURE, NULL,
-	  "write heap, types and retained profiles to\n"
-	  "--output-dir when a process nears its memory limit:\n"
-	  "its cgroup v2 memory.high or memory.max (90%),\n"
-	  "memory.events 'high' rising, or --memory-pressure-rss",
-	  NULL, 0 },
-	{ "output-dir", 0, ARG_REQUIRED, OPT_W_OUTPUT_DIR, "DIR",
-	  "write each process's delta profile there every\n"
-	  "interval (PID-COMM-TIME.pb.gz)",
-	  NULL, 0 },
-	{ "output-max-bytes", 0, ARG_REQUIRED, OPT_W_OUTPUT_MAX, "N",
-	  "cap of DIR, oldest removed first (256 MiB)",
-	  NULL, 0 },
-	{ "target-budget", 0, ARG_REQUIRED, OPT_W_BUDGET, "DURATION",
-	  "time limit of one collection (2s); a process that\n"
-	  "reaches it is skipped for 1, 2, 4 ... 32 "
-	  "intervals",
-	  NULL, 0 },
-	{ "verbose", 'v', ARG_NONE, OPT_VERBOSE, NULL,
-	  "log targets and errors on stderr",
-	  NULL, 0 },
-	{ "web.config.file", 0, ARG_REQUIRED, OPT_W_WEB_CONFIG, "FILE",
-	  "TLS, basic auth, rate limit and headers from FILE,\n"
-	  "the Prometheus exporters' web configuration\n"
-	  "(re-read when it or a certificate changes)",
-	  NULL, 0 },
-};
-
-#define GH_WATCH_OPTS_LEN (sizeof(watch_opts) / sizeof(watch_opts[0]))
 
 static const char *const format_names[] = { "pprof", "text", "top",
 					    "collapsed", "traceback", "list",
@@ -217,7 +125,7 @@ static const char *const sample_names[] = { "alloc_objects", "alloc_space",
 					    "inuse_objects", "inuse_space" };
 static const char *const contention_names[] = { "contentions", "delay" };
 
-static int lookup(const char *const *names, size_t n, const char *s)
+int gh_opt_lookup(const char *const *names, size_t n, const char *s)
 {
 	size_t i;
 
@@ -279,7 +187,7 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 		}
 		break;
 	case OPT_FORMAT:
-		k = lookup(format_names, sizeof(format_names) /
+		k = gh_opt_lookup(format_names, sizeof(format_names) /
 			   sizeof(format_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown format '%s' (pprof, "
@@ -304,7 +212,7 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 		c->path = val;
 		break;
 	case OPT_PROFILE:
-		k = lookup(profile_names, sizeof(profile_names) /
+		k = gh_opt_lookup(profile_names, sizeof(profile_names) /
 			   sizeof(profile_names[0]), val);
 		if (k < 0) {
 			snprintf(err, errlen, "unknown profile '%s' (heap, "
@@ -318,9 +226,9 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 		c->quiet = 1;
 		break;
 	case OPT_SAMPLE_INDEX:
-		k = lookup(sample_names, 4, val);
+		k = gh_opt_lookup(sample_names, 4, val);
 		/* block and mutex profiles: indexes of their own */
-		if (k < 0 && (k = lookup(contention_names, 2, val)) >= 0)
+		if (k < 0 && (k = gh_opt_lookup(contention_names, 2, val)) >= 0)
 			k += GOHEAP_SAMPLE_CONTENTIONS;
 		if (k < 0) {
 			snprintf(err, errlen, "unknown sample index '%s' "
@@ -386,15 +294,6 @@ static int cli_apply(void *out, const struct opt_def *d, const char *val,
 	return 0;
 }
 
-/* A parse: the table, and what its options and operands do. */
-typedef struct parser {
-	const struct opt_def *tab;
-	size_t ntab;
-	int (*apply)(void *out, const struct opt_def *d, const char *val,
-		     char *err, size_t errlen);
-	int (*operand)(void *out, const char *arg, char *err, size_t errlen);
-	void *out;
-} parser;
 
 static const struct opt_def *find_long(const parser *p, const char *name,
 				       size_t len)
@@ -423,7 +322,7 @@ static const struct opt_def *find_short(const parser *p, char ch)
  * -x VALUE, "--" ends the options, "-" is an operand.  0, or 2 with a
  * one-line message in err.
  */
-static int parse(const parser *p, int argc, char **argv, int first,
+int gh_opt_parse(const parser *p, int argc, char **argv, int first,
 		 char *err, size_t errlen)
 {
 	int i, rc, only_pos = 0;
@@ -561,7 +460,7 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 	c->sample_index = GOHEAP_SAMPLE_DEFAULT;
 	c->top_n = 20;
 	c->force_rate = GOHEAP_DEFAULT_MEM_PROFILE_RATE;
-	rc = parse(&p, argc, argv, first, err, errlen);
+	rc = gh_opt_parse(&p, argc, argv, first, err, errlen);
 	if (rc != 0)
 		return rc;
 	/* A sample index belongs to its kind of profile: -p block -s delay,
@@ -597,252 +496,6 @@ int gh_cli_parse(gh_cli *c, int argc, char **argv, int first, char *err,
 	return growth_check(c, err, errlen);
 }
 
-/* ---- go-heap watch ------------------------------------------------------ */
-
-/* "60", "60s", "500ms", "5m", "1h": seconds in [0.001, 86400]. */
-static int parse_duration(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || !(v > 0))
-		return -1;
-	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
-		;
-	else if (strcmp(end, "ms") == 0)
-		v /= 1000;
-	else if (strcmp(end, "m") == 0)
-		v *= 60;
-	else if (strcmp(end, "h") == 0)
-		v *= 3600;
-	else
-		return -1;
-	if (v < 0.001 || v > 86400)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static const char *const ep_names[] = { "metrics", "profiles",
-					"goroutines", "tracebacks" };
-
-/* "metrics,profiles" (or all, none) into GH_EP_* bits: 0, or -1. */
-static int parse_endpoints(const char *val, int *out)
-{
-	const char *p = val, *q;
-	size_t k, n;
-	int mask = 0;
-
-	if (strcmp(val, "all") == 0 || strcmp(val, "none") == 0) {
-		*out = val[0] == 'a' ? GH_EP_ALL : 0;
-		return 0;
-	}
-	while (*p != '\0') {
-		q = strchr(p, ',');
-		n = q != NULL ? (size_t)(q - p) : strlen(p);
-		for (k = 0; k < 4; k++)
-			if (strlen(ep_names[k]) == n &&
-			    strncmp(p, ep_names[k], n) == 0)
-				break;
-		if (k == 4)
-			return -1;
-		mask |= 1 << k;
-		p += n;
-		if (*p == ',' && *++p == '\0')
-			return -1;
-	}
-	if (mask == 0)
-		return -1;
-	*out = mask;
-	return 0;
-}
-
-static int watch_apply(void *out, const struct opt_def *d, const char *val,
-		       char *err, size_t errlen)
-{
-	static const char *const modes[] = { "disabled", "enabled", "force" };
-	static const char *const gom_modes[] = { "off", "running", "stop" };
-	gh_watch_opts *w = out;
-	char *end;
-	int k;
-
-	switch (d->id) {
-	case OPT_HELP:
-		w->help = 1;
-		break;
-	case OPT_VERBOSE:
-		w->verbose++;
-		break;
-	case OPT_W_GOMETRICS:
-		k = lookup(gom_modes, 3, val);
-		if (k < 0) {
-			snprintf(err, errlen, "--go-metrics: unknown mode '%s' "
-				 "(off, running, stop)", val);
-			return 2;
-		}
-		w->gometrics = k;
-		break;
-	case OPT_W_PROFILER:
-		k = lookup(modes, 3, val);
-		if (k < 0) {
-			snprintf(err, errlen, "--go-heap-profiler: unknown "
-				 "mode '%s' (disabled, enabled, force)", val);
-			return 2;
-		}
-		w->mode = k;
-		break;
-	case OPT_W_INTERVAL:
-	case OPT_W_BUDGET:
-		if (parse_duration(val, d->id == OPT_W_INTERVAL ?
-				   &w->interval : &w->budget) != 0) {
-			snprintf(err, errlen, "--%s: '%s' is not a duration "
-				 "from 1ms to 24h (60, 60s, 500ms, 5m, 1h)",
-				 d->lname, val);
-			return 2;
-		}
-		break;
-	case OPT_W_LISTEN:
-		w->listen = val;
-		break;
-	case OPT_W_OUTPUT_DIR:
-		w->outdir = val;
-		break;
-	case OPT_W_PRESSURE:
-		w->pressure = 1;
-		break;
-	case OPT_W_PRESSURE_PERIOD:
-		if (parse_duration(val, &w->pressure_period) != 0) {
-			snprintf(err, errlen, "--%s: '%s' is not a duration "
-				 "from 1ms to 24h (60, 60s, 500ms, 5m, 1h)",
-				 d->lname, val);
-			return 2;
-		}
-		break;
-	case OPT_W_PRESSURE_RSS: {
-		unsigned long long v, mul = 1;
-
-		errno = 0;
-		v = strtoull(val, &end, 10);
-		if (*end == 'K' || *end == 'M' || *end == 'G') {
-			mul = *end == 'K' ? 1ULL << 10 : *end == 'M' ?
-			      1ULL << 20 : 1ULL << 30;
-			end++;
-		}
-		if (end == val || *end != '\0' || errno != 0 || v == 0 ||
-		    val[0] == '-' || v > (1ULL << 50) / mul) {
-			snprintf(err, errlen, "--memory-pressure-rss: '%s' is "
-				 "not a size in bytes (1G, 512M, ...)", val);
-			return 2;
-		}
-		w->pressure_rss = v * mul;
-		break;
-	}
-	case OPT_W_WEB_CONFIG:
-		w->webconfig = val;
-		break;
-	case OPT_W_ENDPOINTS:
-		if (parse_endpoints(val, &w->endpoints) != 0) {
-			snprintf(err, errlen, "--endpoints: '%s' is not a list "
-				 "of metrics, profiles, goroutines, tracebacks "
-				 "(or all, none)", val);
-			return 2;
-		}
-		break;
-	case OPT_W_OUTPUT_MAX:
-		errno = 0;
-		w->outmax = strtoull(val, &end, 10);
-		if (end == val || *end != '\0' || errno != 0 || w->outmax == 0 ||
-		    val[0] == '-') {
-			snprintf(err, errlen, "--output-max-bytes: N must be a "
-				 "positive integer, not '%s'", val);
-			return 2;
-		}
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-static int watch_operand(void *out, const char *arg, char *err,
-			 size_t errlen)
-{
-	gh_watch_opts *w = out;
-	char *end;
-	long pid;
-	int *np;
-
-	errno = 0;
-	pid = strtol(arg, &end, 10);
-	if (end == arg || *end != '\0' || errno != 0 || pid <= 0 ||
-	    pid > 0x7fffffff) {
-		snprintf(err, errlen, "'%s' is not a process id", arg);
-		return 2;
-	}
-	np = realloc(w->pids, (w->npids + 1) * sizeof(*np));
-	if (np == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return 2;
-	}
-	w->pids = np;
-	w->pids[w->npids++] = (int)pid;
-	return 0;
-}
-
-void gh_watch_endpoints_str(int mask, char *buf, size_t len)
-{
-	size_t k, used = 0;
-
-	buf[0] = '\0';
-	if (mask == GH_EP_ALL || mask == 0) {
-		snprintf(buf, len, "%s", mask ? "all" : "none");
-		return;
-	}
-	for (k = 0; k < 4; k++)
-		if (mask & (1 << k) && used < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? "," : "", ep_names[k]);
-}
-
-int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
-		   char *err, size_t errlen)
-{
-	parser p = { watch_opts, GH_WATCH_OPTS_LEN, watch_apply,
-		     watch_operand, w };
-
-	memset(w, 0, sizeof(*w));
-	w->listen = "127.0.0.1:9465";
-	w->interval = 60;
-	w->budget = 2;
-	w->mode = GH_WATCH_ENABLED;
-	w->gometrics = GH_GOM_RUNNING;
-	w->outmax = 256ULL << 20;
-	w->endpoints = -1;
-	w->pressure_period = 600;
-	if (parse(&p, argc, argv, first, err, errlen) != 0)
-		return 2;
-	if (w->pressure && w->outdir == NULL) {
-		snprintf(err, errlen, "--on-memory-pressure needs --output-dir "
-			 "DIR (where the profiles go)");
-		return 2;
-	}
-	if (!w->pressure && w->pressure_rss > 0) {
-		snprintf(err, errlen, "--memory-pressure-rss applies only to "
-			 "--on-memory-pressure");
-		return 2;
-	}
-	return 0;
-}
-
-void gh_watch_opts_free(gh_watch_opts *w)
-{
-	free(w->pids);
-	w->pids = NULL;
-	w->npids = 0;
-}
-
 /* The left column of an option's help line: "-x, --long ARG". */
 static void help_left(char *left, size_t len, const struct opt_def *d)
 {
@@ -863,7 +516,7 @@ static void help_left(char *left, size_t len, const struct opt_def *d)
  * as wide as the widest left column needs, and each "\n" in a help text
  * continued in that column.
  */
-static void help_rows(char *buf, size_t len, const struct opt_def *tab,
+void gh_opt_help_rows(char *buf, size_t len, const struct opt_def *tab,
 		      size_t ntab)
 {
 	size_t used = 0, i, width = 0;
@@ -952,23 +605,10 @@ void gh_cli_help(char *buf, size_t len, const char *prog, int standalone)
 	PUT("Write the heap profile of a running Go process or core dump, "
 	    "read from outside it.\n\n");
 #undef PUT
-	help_rows(buf + used, len - used, opts, GH_OPTS_LEN);
+	gh_opt_help_rows(buf + used, len - used, opts, GH_OPTS_LEN);
 	used += strlen(buf + used);
 	if (used < len)
 		snprintf(buf + used, len - used, "\nExit status: 0 ok, 1 error, "
 			 "2 usage, 3 memory profiling disabled in the target "
 			 "(see --force).\n");
-}
-
-void gh_watch_help(char *buf, size_t len)
-{
-	size_t used;
-
-	snprintf(buf, len, "Usage: go-heap watch [OPTIONS] [PID...]\n"
-		 "Export the heap profiles of the given Go processes, or of "
-		 "every Go\nprocess on the host, to Prometheus (/metrics) and "
-		 "pprof clients\n(/pprof/PID/heap|allocs|block|mutex, like "
-		 "net/http/pprof).\n\n");
-	used = strlen(buf);
-	help_rows(buf + used, len - used, watch_opts, GH_WATCH_OPTS_LEN);
 }

@@ -26,63 +26,7 @@
 #include <stdlib.h>
 
 #include "tabwriter.h"
-
-/* ---- UTF-8 --------------------------------------------------------------- */
-
-/*
- * The byte sequence length of a valid UTF-8 sequence starting at p, or 1
- * for an invalid or truncated one: unicode/utf8's first/acceptRanges
- * tables written as a switch.
- */
-static size_t utf8_seq_len(const unsigned char *p, size_t avail)
-{
-	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-	size_t size, k;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		size = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		size = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		size = 4;
-	else
-		return 1;
-	if (size > avail)
-		return 1;
-	/* Overlong forms, surrogates and > U+10FFFF fail on byte two. */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 1;
-	for (k = 2; k < size; k++)
-		if (p[k] < 0x80 || p[k] > 0xbf)
-			return 1;
-	return size;
-}
-
-size_t gh_utf8_rune_count(const unsigned char *p, size_t n)
-{
-	size_t i = 0, count = 0;
-
-	while (i < n) {
-		/* ASCII needs no decoding: the common case in symbols. */
-		if (p[i] < 0x80) {
-			i++;
-		} else {
-			i += utf8_seq_len(p + i, n - i);
-		}
-		count++;
-	}
-	return count;
-}
+#include "utf8.h"
 
 /* ---- storage --------------------------------------------------------------- */
 

@@ -79,7 +79,5 @@ int gh_tabwriter_flush(gh_tabwriter *tw);
 /* Release the writer's memory (not the output buffer). */
 void gh_tabwriter_free(gh_tabwriter *tw);
 
-/* utf8.RuneCount: runes in p[0..n), an invalid byte counting as one. */
-size_t gh_utf8_rune_count(const unsigned char *p, size_t n);
 
 #endif

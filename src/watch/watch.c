@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 
 #include "goheap.h"
-#include "options.h"
+#include "watch_options.h"
 #include "watch.h"
 #include "watch_http.h"
 #include "watch_metrics.h"

@@ -54,7 +54,7 @@
 
 #include "goheap.h"
 #include "gomath.h"
-#include "options.h"
+#include "watch_options.h"
 #include "watch_targets.h"
 #include "watch_util.h"
 

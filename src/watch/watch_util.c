@@ -14,32 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utf8.h"
 #include "watch_util.h"
 
 size_t utf8_seq_len(const unsigned char *s, size_t n)
 {
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c < 0xc2 || c > 0xf4)
-		return 0;          /* continuation, overlong 2-byte, > U+10FFFF */
-	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-	if (c == 0xe0)
-		lo = 0xa0;         /* overlong 3-byte */
-	else if (c == 0xed)
-		hi = 0x9f;         /* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;         /* overlong 4-byte */
-	else if (c == 0xf4)
-		hi = 0x8f;         /* above U+10FFFF */
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
+	return gh_utf8_decode(s, n, NULL);   /* src/util/utf8.c */
 }
 
 static const char replacement[] = "\xef\xbf\xbd";  /* U+FFFD */

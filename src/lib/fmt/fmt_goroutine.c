@@ -13,6 +13,7 @@
 #include "fmt_common.h"
 #include "goroutine.h"
 #include "tabwriter.h"
+#include "utf8.h"
 
 /* "%lld" and "%#llx" without printf (a traceback has a line per frame) */
 static void put_udec(gh_buf *b, uint64_t v)
@@ -252,7 +253,7 @@ static void tb_quoted(gh_buf *b, const char *s, size_t n, int bad_hex)
 	while (i < n) {
 		uint32_t r = p[i];
 
-		k = gh_gor_utf8_len(p + i, n - i);
+		k = gh_utf8_decode(p + i, n - i, NULL);
 		if (k == 0 && bad_hex) {
 			gh_buf_printf(b, "\\x%02x", p[i]);
 			i++;

@@ -622,31 +622,13 @@ static void write_objects(const gh_retained *r, gh_buf *out)
 static int write_path(const gh_retained *r, const char *want, gh_buf *out,
 		      gh_err *err)
 {
-	uint32_t v = NONE, n = 0, i, *chain, *parent;
-	char *end;
-	unsigned long long a;
+	uint32_t v, n, *chain;
+	int rc;
 
-	if (want[0] == '0' && (want[1] == 'x' || want[1] == 'X')) {
-		a = strtoull(want, &end, 16);
-		if (*end != '\0')
-			return gh_errf(err, GOHEAP_EINVAL, "--path %s: not an "
-				       "address", want);
-		v = gh_retained_find(r, a);
-		if (v == NONE)
-			return gh_errf(err, GOHEAP_EINVAL, "--path %s: no "
-				       "allocated object there", want);
-	} else {
-		for (i = 0; i < r->nobj; i++)
-			if (r->idom[i] != NONE &&
-			    strcmp(gh_retained_label(r, i), want) == 0 &&
-			    (v == NONE || r->ret[i] > r->ret[v]))
-				v = i;
-		if (v == NONE)
-			return gh_errf(err, GOHEAP_EINVAL, "--path %s: no "
-				       "reachable object of that type or "
-				       "shape", want);
-	}
-	if (r->idom[v] == NONE) {
+	rc = gh_retained_path(r, want, &v, &chain, &n, err);
+	if (rc != 0)
+		return rc;
+	if (chain == NULL) {
 		gh_buf_printf(out, "0x%llx %s (%llu bytes): unreachable, "
 			      "garbage the next GC frees\n",
 			      (unsigned long long)r->addr[v],
@@ -654,16 +636,6 @@ static int write_path(const gh_retained *r, const char *want, gh_buf *out,
 			      (unsigned long long)gh_retained_size(r, v));
 		return 0;
 	}
-	chain = malloc(((size_t)r->nobj + 1) * sizeof(*chain));
-	parent = gh_retained_parents(r);
-	if (chain == NULL || parent == NULL) {
-		free(chain);
-		free(parent);
-		return gh_errf(err, GOHEAP_ENOMEM, "out of memory");
-	}
-	for (i = v; i < r->nobj + r->nroot; i = parent[i])
-		chain[n++] = i;
-	free(parent);
 	gh_buf_printf(out, "a shortest path from the roots (%s) to "
 		      "0x%llx %s, %llu bytes, retaining %llu bytes in %u "
 		      "objects:\n", "globals first, then specials, tiny "

@@ -44,6 +44,7 @@
 
 #include "fmt_common.h"
 #include "tabwriter.h"
+#include "utf8.h"
 #include "memstats.h"
 #include "retleak.h"
 
