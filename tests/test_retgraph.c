@@ -133,6 +133,7 @@ static void test_sort_objects(void **state)
 		free(r.addr);
 		free(r.size8);
 		free(r.ent);
+		free(r.pg);     /* the page index (gh_ret_sort_objects) */
 	}
 }
 
@@ -176,6 +177,7 @@ static void test_sorted_runs_untouched(void **state)
 	free(r.addr);
 	free(r.size8);
 	free(r.ent);
+	free(r.pg);     /* the page index (gh_ret_sort_objects) */
 }
 
 /* The CSR as the builder makes it: each object's edges then its node

@@ -174,6 +174,13 @@ static char *type_name(gh_types *t, gh_mem *m, const gh_rtlayout *l,
 		free(name);
 		return NULL;
 	}
+	/* a control byte (a newline would split the line formats' rows):
+	 * no Go type name has one, so the type data is damaged */
+	for (i = 0; name[i] != '\0'; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f) {
+			free(name);
+			return NULL;
+		}
 	return name;
 }
 
