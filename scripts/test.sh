@@ -166,6 +166,16 @@ if [ "${GOHEAP_STRICT_SKIPS:-${CI:-}}" = 1 ] || [ "${GOHEAP_STRICT_SKIPS:-${CI:-
     fail=$((fail + n)); skip=$((skip - n)); rc=1
   fi
 fi
+# Every failing check again, each with its log's name, just above the closing line: a CI page
+# that shows only the end of the output still says what failed (not only which script).
+if [ "$fail" -gt 0 ]; then
+  echo "---- failed checks ----"
+  for l in tests/*.log fuzz-smoke.out valgrind.out "$san"/tests/*.log; do
+    [ -e "$l" ] || continue
+    grep -E '^(FAIL:|ERROR:|\[  FAILED  \] [^0-9])' "$l" 2>/dev/null | cut -c1-300 |
+      sed "s|^|  ${l#"$top"/}: |" || true
+  done | head -n 40
+fi
 echo "checks: $pass passed, $fail failed, $skip skipped"
 say "done$( [ "$load" = 1 ] && echo ' (under --load)')"
 exit $rc
