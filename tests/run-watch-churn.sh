@@ -257,12 +257,22 @@ def stat_state(pid):
     except OSError:
         return b""
 
-def spawn(name, *args):
+def spawn(name, *args, stdin=subprocess.DEVNULL):
     p = subprocess.Popen([os.path.join(names, name)] + list(args), stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+                         stderr=subprocess.DEVNULL, stdin=stdin)
     with lock:
         spawned.add(p.pid)
     return p
+
+def exec_once_listed(name, *args):
+    """A program that execs (-exec-on-line) once watch lists it: (process, listed).  The exec is
+    the test's to time, not a timer's (a 1.5 s timer lost the race with a round on a busy
+    machine: the program exec'd before watch had ever seen it)."""
+    p = spawn(name, "-exec-on-line", *args, stdin=subprocess.PIPE)
+    listed = wait_until(lambda: p.pid in targets(metrics()), 60)
+    p.stdin.write(b"go\n")
+    p.stdin.flush()
+    return p, listed
 
 short = [b"churnprog", b"latin1-\xe9t\xe9", "a監視デーモン".encode(), b'q"b\\s\nx']
 
@@ -380,8 +390,7 @@ def sh_go(n):
 
 def go_sleep():
     sleep = os.path.realpath(b"/bin/sleep")
-    p = spawn(b"churnprog", "-exec-after", "1.5s", "-exec", "/bin/sleep", "--", "%d" % secs)
-    listed = wait_until(lambda: p.pid in targets(metrics()), 20)
+    p, listed = exec_once_listed(b"churnprog", "-exec", "/bin/sleep", "--", "%d" % secs)
     ok = wait_until(lambda: exe_is(p.pid, sleep))
     t = targets(wait_rounds(2))
     st, body = get("/pprof/%d/heap" % p.pid)
@@ -392,8 +401,7 @@ def go_sleep():
 def go_go():
     """Go -> another Go program (another file)"""
     other = os.path.join(names, b"churn-b")
-    p = spawn(b"churn-a", "-exec-after", "1.5s", "-exec", other, "--", "-life", "%ds" % secs)
-    listed = wait_until(lambda: p.pid in targets(metrics()), 20)
+    p, listed = exec_once_listed(b"churn-a", "-exec", other, "--", "-life", "%ds" % secs)
     ok = wait_until(lambda: exe_is(p.pid, other))
     b = wait_rounds(2)
     t = targets(b)
@@ -405,8 +413,7 @@ def go_go():
 def go_self():
     """a Go program that execs its own file: a new target (watch -v says so), no error"""
     me = os.path.join(names, b"churn-a")
-    p = spawn(b"churn-a", "-exec-after", "1.5s", "-exec", me, "--", "-life", "%ds" % secs)
-    listed = wait_until(lambda: p.pid in targets(metrics()), 20)
+    p, listed = exec_once_listed(b"churn-a", "-exec", me, "--", "-life", "%ds" % secs)
     again = p.stdout.readline() and p.stdout.readline().startswith(b"READY")
     b = wait_rounds(2)
     werr = open(os.path.join(d, "watch.err"), "rb").read()
@@ -572,6 +579,8 @@ st=$?
 errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$vlog" | tail -n 1)
 leaks=$(grep -E '(definitely|indirectly|possibly) lost: [1-9]' "$vlog" | head -n 1)
 what=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%d programs started, %d /pprof requests for exited PIDs, exec checks %d of %d passed" % (r["spawned"], sum(r["probes"].values()), sum(1 for c in r["checks"] if c[1]), len(r["checks"])))' "$d/vg.json" 2>/dev/null)
+# the exec checks are not asserted under valgrind (its watch is 20-50x slower): their misses shown
+python3 -c 'import json,sys; [print("# valgrind phase, not asserted: " + c[2][:200]) for c in json.load(open(sys.argv[1]))["checks"] if not c[1]]' "$d/vg.json" 2>/dev/null
 if [ "$st" -eq 0 ] && [ "${errs:-x}" = 0 ] && [ -z "$leaks" ]; then
 	gh_pass "valgrind: 0 errors, no leaks (${what:-no figures from the driver})"
 else
