@@ -586,6 +586,7 @@ if [ "$st" -eq 0 ] && [ "${errs:-x}" = 0 ] && [ -z "$leaks" ]; then
 else
 	gh_fail "valgrind: exit $st, ${errs:-?} errors${leaks:+, $leaks}"
 	# the first report whatever its kind (past valgrind's own header)
-	grep -E '^==[0-9]+== ' "$vlog" | grep -vE '^==[0-9]+== *$' | sed -n '7,40p' | sed 's/^/    | /'
+	grep -E '^==[0-9]+== ' "$vlog" | grep -vE '^==[0-9]+== *$' |
+		sed -n '/Command:/,$p' | sed -n '2,40p' | grep -v 'Parent PID:' | sed 's/^/    | /'
 fi
 gh_summary

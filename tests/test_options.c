@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "gh.h"
 #include "goheap.h"
 #include "options.h"
 #include "watch_options.h"
@@ -18,6 +19,23 @@
 static int parse(gh_cli *c, char *err, size_t n, int argc, char **argv)
 {
 	return gh_cli_parse(c, argc, argv, 1, err, n);
+}
+
+/* An error message wrapped in a wider one whose argument is the message
+ * itself (memstats.c: "-p memstats: reading %s", tg->err.msg): gh_errf
+ * must not format into its own source (valgrind caught the overlap in a
+ * watch round; the result was undefined). */
+static void test_errf_wraps_its_own_message(void **state)
+{
+	gh_err e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	gh_errf(&e, GOHEAP_EUNMAPPED, "reading runtime.memstats: %s", "address not mapped");
+	assert_int_equal(gh_errf(&e, GOHEAP_ECORRUPT, "-p memstats: %s (%d)", e.msg, 7),
+			 GOHEAP_ECORRUPT);
+	assert_string_equal(e.msg, "-p memstats: reading runtime.memstats: address not mapped (7)");
+	assert_int_equal(e.code, GOHEAP_ECORRUPT);
 }
 
 static void test_defaults(void **state)
@@ -281,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_watch),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_errf_wraps_its_own_message),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

@@ -41,14 +41,19 @@ GOHEAP_EXTERN void goheap_free(void *ptr)
 
 int gh_errf(gh_err *err, int code, const char *fmt, ...)
 {
+	char tmp[sizeof(err->msg)];
 	va_list ap;
 
 	if (err == NULL)
 		return code;
-	err->code = code;
+	/* formatted aside first: an argument may be err->msg itself (a
+	 * message wrapped in a wider one), and vsnprintf into its own
+	 * source is undefined (valgrind saw mempcpy's overlap in watch) */
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
+	err->code = code;
+	memcpy(err->msg, tmp, sizeof(err->msg));
 	return code;
 }
 
