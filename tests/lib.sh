@@ -18,11 +18,22 @@
 #   GOHEAP_READY_TIMEOUT      seconds to wait for READY (default 60)
 #   GOHEAP_WAIT_SCALE         gh_wait_for's deadlines are this many times their quiet-machine
 #                             seconds (default 6: a bound on a hang, never a speed check)
+#   GOHEAP_OLDEST_TOO         scripts that keep every toolchain of GOHEAP_GO_VERSIONS; set, the
+#                             others run on its newest only (the sanitizer pass's sample)
 #   GOHEAP_KEEP=1             keep the temporary directory (its path is printed)
 
 # Every Go release the suite runs on: one line to extend (scripts/install-deps.sh fetches the
 # ones Debian ships outside bookworm; a release here must have a row in src/lib/rtlayout.c).
 GH_GO_ALL="1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27"
+
+# GOHEAP_OLDEST_TOO (set by scripts/test.sh's sanitizer pass): the scripts named there run on
+# every toolchain of GOHEAP_GO_VERSIONS; every other script on its newest only.
+if [ -n "${GOHEAP_OLDEST_TOO+x}" ] && [ -n "${GOHEAP_GO_VERSIONS:-}" ]; then
+	case " $GOHEAP_OLDEST_TOO " in
+	*" ${0##*/} "*) ;;
+	*) GOHEAP_GO_VERSIONS=${GOHEAP_GO_VERSIONS##* } ;;
+	esac
+fi
 
 GH_PASSED=0
 GH_FAILED=0
