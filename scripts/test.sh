@@ -92,7 +92,21 @@ make -j"$(nproc)" >/dev/null
 
 # 1. The suite: unit tests, then the integration scripts on every toolchain (about 10 minutes
 #    on 2 cores with warm caches: see README "Testing").
-if ! phase "make check" check.out make -j"$(nproc)" check; then
+# Jobs: twice the CPUs.  Many scripts spend their time waiting (a program's READY, a watch
+# round, a Prometheus scrape), and on a busy machine the suite's share of the CPU grows with
+# its runnable processes: -j2 left a CPU idle behind a waiting script.  The longest scripts
+# (a --load run's figures) start first, so that the end of the run is not one long script
+# alone.
+jobs=${GOHEAP_CHECK_JOBS:-$(( $(nproc) * 2 ))}
+first="run-package.sh run-core.sh run-goroutine.sh run-retained.sh run-types.sh run-gdb.sh run-force.sh run-retained-mem.sh run-retained-roots.sh run-memstats.sh run-mutate.sh"
+ordered() {  # the tests of this tree, the long ones first ($1: a filter of their names)
+  local all t
+  all=$(make -s --no-print-directory print-tests | tr ' ' '\n' | grep -vE "${1:-^$}" || true)
+  for t in $first; do echo "$all" | grep -E "/$t\$" || true; done
+  echo "$all" | grep -vE "/($(echo $first | sed 's/ /|/g; s/\./\\./g'))\$" || true
+}
+all_tests=$(ordered | tr '\n' ' ')
+if ! phase "make check (-j$jobs)" check.out make -j"$jobs" check TESTS="$all_tests"; then
   rc=1
   sed -n '/^# TOTAL/,/^# ERROR/p' check.out || true
   echo "---- failing logs ----"; failing_logs . 60
@@ -110,7 +124,7 @@ phase "check-valgrind" valgrind.out make check-valgrind || { rc=1; echo "---- ch
 #    san_oldest_too); run-gdb.sh is left out there (gdb cannot load an ASan library).
 all_go=$(sed -n 's/^GH_GO_ALL="\(.*\)"$/\1/p' "$top/tests/lib.sh")
 san_go="${all_go%% *} ${all_go##* }"
-san_tests=$(make -s --no-print-directory print-tests | tr ' ' '\n' | grep -v 'run-gdb' | tr '\n' ' ')
+san_tests=$(ordered 'run-gdb' | tr '\n' ' ')
 # The walkers of the target's memory, whose layouts differ most between the oldest and the
 # newest release (buckets, spans and types, the object graph, goroutines, block/mutex), run on
 # both; the other scripts (the front ends, watch, force, packaging, the samples of -p retained's
@@ -125,7 +139,7 @@ san_run() {
   { [ -f Makefile ] || "$top/configure" --enable-werror --enable-sanitizers >/dev/null; } &&
   make -j"$(nproc)" >/dev/null &&
   GOHEAP_GO_VERSIONS="$san_go" GOHEAP_OLDEST_TOO="$san_oldest_too" \
-    make -j"$(nproc)" check TESTS="$san_tests"
+    make -j"$jobs" check TESTS="$san_tests"
 }
 if ! phase "sanitizer build ($san, toolchains $san_go)" "$san/check.out" san_run; then
   rc=1
