@@ -60,7 +60,8 @@ compare() {
 	rl_new_objects "$d/objects.out" "$d/graph.txt" notiny >"$d/new"
 	read -r nnew bnew rnew <<<"$(sed -n 2p "$d/new")"
 	if [ "$nnew" -gt 3 ] || [ "$rnew" != True ]; then
-		gh_fail "$tag: $nnew objects ($bnew B) not in the dump (reachable: $rnew): more than a new M's"
+		gh_fail "$tag: $nnew objects ($bnew B) not in the dump (reachable: $rnew): more than a new M's: $(
+			for a in $(sed -n 1p "$d/new" | cut -d' ' -f1-4); do grep -m1 "^$a " "$d/objects.out"; done | tr '\n' ';')"
 		return
 	fi
 	got=$(awk -v skip=" $(sed -n 1p "$d/new") " '$4 != "tiny" && index(skip, " " $1 " ") == 0 {n++; b += $2; if ($3 == 1) {rn++; rb += $2}} END {print n, b, rn + 0, rb + 0}' \
