@@ -1,18 +1,38 @@
 /*
  * watch_pressure.c - go-heap watch --on-memory-pressure.
  *
- * Once a second, for each Go process the fleet watches: its cgroup v2
- * (the "0::PATH" line of /proc/PID/cgroup, under the cgroup2 mount) gives
- * memory.current, memory.high, memory.max and memory.events' "high"
- * counter; /proc/PID/statm its RSS.  It is under pressure when the
- * "high" counter rose since the last check (the kernel throttled it over
- * memory.high), when memory.current reached 90% of memory.high (or of
- * memory.max without one), or when its RSS reached --memory-pressure-rss.
+ * Once a second, for each Go process the fleet watches, its memory cgroup
+ * is found from /proc/PID/cgroup and this process's /proc/self/mountinfo
+ * (where each hierarchy is mounted, and which part of it):
+ *   - cgroup v2 (the "0::PATH" line, when the directory has memory files):
+ *     memory.current, memory.high, memory.max and memory.events' "high"
+ *     counter;
+ *   - else cgroup v1 (the "N:...memory...:PATH" line; hybrid hosts bind
+ *     the memory controller to v1 and leave v2 without it): the working
+ *     set, memory.usage_in_bytes minus memory.stat's total_inactive_file
+ *     (the kubelet's figure: clean page cache the kernel reclaims before
+ *     it kills anyone is not pressure), against memory.soft_limit_in_bytes
+ *     (v2's memory.high equivalent) or else the lower of
+ *     memory.limit_in_bytes and memory.stat's hierarchical_memory_limit
+ *     (a parent's limit); v1 writes "no limit" as a huge page-rounded
+ *     number (2^63 - 4096 with 4 KiB pages), taken as none here from 2^62.
+ * /proc/PID/statm gives its RSS.  It is under pressure when the v2 "high"
+ * counter rose since the last check (the kernel throttled it over
+ * memory.high), when the usage (v2: memory.current, v1: the working set)
+ * reached 90% of the limit, or when its RSS reached --memory-pressure-rss.
  * Then, at most once per process per --memory-pressure-period, its heap
  * (inuse, the whole profile), types and retained profiles are collected
  * with the fleet's session (the brief stop each) and written to
  * --output-dir as PID-COMM-TIME-pressure-KIND.pb.gz, and one line on
  * stderr says why.
+ *
+ * The paths in /proc/PID/cgroup are relative to this process's cgroup
+ * namespace, and are looked up in this process's mounts: a target in
+ * another mount namespace (a container) is found as long as its cgroup is
+ * below the part of the hierarchy mounted here; one that is not (this
+ * process in a container with its own cgroup namespace or a cgroupfs
+ * mounted from a subdirectory, the target outside it) has no cgroup
+ * check, only the RSS threshold (-v says so once).
  */
 #include "config.h"
 
@@ -29,6 +49,17 @@
 
 #define CHECK_EVERY 1.0
 #define FRACTION 0.9
+/* v1's "no limit": PAGE_COUNTER_MAX pages, LONG_MAX rounded down to a
+ * page (9223372036854771712 with 4 KiB pages); anything from 2^62 on is
+ * taken as none. */
+#define V1_NO_LIMIT (1ULL << 62)
+
+/* Where a cgroup hierarchy is mounted here: the mount point and the part
+ * of the hierarchy it shows (mountinfo's root, "/" for the whole). */
+typedef struct cgmount {
+	char *dir;
+	char *root;
+} cgmount;
 
 typedef struct pstate {
 	int pid;
@@ -37,7 +68,7 @@ typedef struct pstate {
 	int have_events;
 	double last;                 /* when profiles were last written */
 	int written;
-	int seen;
+	int seen;                    /* -v said where its limits are read */
 } pstate;
 
 struct wp_state {
@@ -46,7 +77,99 @@ struct wp_state {
 	size_t n, cap;
 	double next;
 	unsigned long long sets;
+	cgmount v2, v1;              /* cgroup2; v1's memory controller */
 };
+
+/* mountinfo's octal escapes (\040 for a space, \011, \012, \134) undone
+ * in place. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* Whether the comma-separated list has the word w. */
+static int has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	const char *q;
+
+	for (q = list; q != NULL; q = strchr(q, ',')) {
+		if (*q == ',')
+			q++;
+		if (strncmp(q, w, n) == 0 && (q[n] == ',' || q[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+static int set_mount(cgmount *m, const char *dir, const char *root)
+{
+	if (m->dir != NULL)              /* the first mount of it */
+		return 0;
+	m->dir = strdup(dir);
+	m->root = strdup(root);
+	return m->dir != NULL && m->root != NULL ? 0 : -1;
+}
+
+/* The cgroup2 mount and the cgroup v1 mount with the memory controller,
+ * from /proc/self/mountinfo ("ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS
+ * [TAGS...] - FSTYPE SOURCE SUPEROPTS"), read once: 0, or -1 (out of
+ * memory).  Without mountinfo, the usual places. */
+static int find_mounts(wp_state *p)
+{
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *f[6], *sep, *save, *t;
+	size_t cap = 0;
+	int i, rc = 0;
+
+	while (fp != NULL && rc == 0 && getline(&line, &cap, fp) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		sep = strstr(line, " - ");
+		if (sep == NULL)
+			continue;
+		*sep = '\0';
+		save = NULL;
+		for (i = 0, t = strtok_r(line, " ", &save); t != NULL && i < 5;
+		     t = strtok_r(NULL, " ", &save))
+			f[i++] = t;
+		if (i < 5)
+			continue;
+		save = NULL;
+		f[5] = strtok_r(sep + 3, " ", &save);            /* fstype */
+		t = f[5] != NULL ? strtok_r(NULL, " ", &save) : NULL;
+		t = t != NULL ? strtok_r(NULL, " ", &save) : NULL;  /* opts */
+		if (f[5] == NULL)
+			continue;
+		unescape(f[3]);
+		unescape(f[4]);
+		if (strcmp(f[5], "cgroup2") == 0)
+			rc = set_mount(&p->v2, f[4], f[3]);
+		else if (strcmp(f[5], "cgroup") == 0 && t != NULL &&
+			 has_word(t, "memory"))
+			rc = set_mount(&p->v1, f[4], f[3]);
+	}
+	free(line);
+	if (fp != NULL)
+		fclose(fp);
+	if (rc == 0 && fp == NULL) {
+		rc = set_mount(&p->v2, "/sys/fs/cgroup", "/");
+		if (rc == 0)
+			rc = set_mount(&p->v1, "/sys/fs/cgroup/memory", "/");
+	}
+	return rc;
+}
 
 wp_state *wp_new(const wp_config *cfg)
 {
@@ -55,8 +178,10 @@ wp_state *wp_new(const wp_config *cfg)
 	if (p == NULL)
 		return NULL;
 	p->cfg = *cfg;
-	if (p->cfg.cgroup_root == NULL)
-		p->cfg.cgroup_root = "/sys/fs/cgroup";
+	if (find_mounts(p) != 0) {
+		wp_free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -65,6 +190,10 @@ void wp_free(wp_state *p)
 	if (p == NULL)
 		return;
 	free(p->v);
+	free(p->v2.dir);
+	free(p->v2.root);
+	free(p->v1.dir);
+	free(p->v1.root);
 	free(p);
 }
 
@@ -121,7 +250,7 @@ static pstate *state_of(wp_state *p, int pid)
 	return &p->v[p->n++];
 }
 
-/* A cgroup v2 memory file's value: a number, or "max" (0 here: none). */
+/* A cgroup memory file's value: a number, or v2's "max" (0 here: none). */
 static int cg_value(const char *dir, const char *file,
 		    unsigned long long *out)
 {
@@ -134,12 +263,54 @@ static int cg_value(const char *dir, const char *file,
 	return 0;
 }
 
-/* The process's cgroup v2 directory, or -1 (no v2 hierarchy, or no
- * memory files there: the root cgroup has none). */
-static int cg_dir(const wp_state *p, int pid, char *dir, size_t len)
+/* The value of "KEY N" in a memory.stat read into buf, or 0. */
+static unsigned long long stat_value(const char *buf, const char *key)
 {
-	char path[64], buf[4096], *l;
+	size_t n = strlen(key);
+	const char *q;
+
+	for (q = buf; q != NULL && *q != '\0'; q = strchr(q, '\n')) {
+		if (*q == '\n')
+			q++;
+		if (strncmp(q, key, n) == 0 && q[n] == ' ')
+			return strtoull(q + n + 1, NULL, 10);
+	}
+	return 0;
+}
+
+/* dir = the directory of the cgroup at path (as /proc/PID/cgroup names
+ * it) under mount m: 0, or -1 when m does not show that part of the
+ * hierarchy. */
+static int cg_path(const cgmount *m, const char *path, char *dir, size_t len)
+{
+	size_t n;
+
+	if (m->dir == NULL)
+		return -1;
+	if (strcmp(m->root, "/") == 0) {
+		snprintf(dir, len, "%s%s", m->dir, strcmp(path, "/") == 0 ?
+			 "" : path);
+		return 0;
+	}
+	n = strlen(m->root);
+	if (strncmp(path, m->root, n) != 0 ||
+	    (path[n] != '/' && path[n] != '\0'))
+		return -1;
+	snprintf(dir, len, "%s%s", m->dir, path + n);
+	return 0;
+}
+
+/* The process's memory cgroup directory: 2 (v2, with memory files: the
+ * root cgroup has none, nor a v2 hierarchy without the memory controller),
+ * 1 (v1's memory controller), 0 (none found; *unseen set when the line
+ * names a cgroup that is not below the mounts here) or -1 (no process). */
+static int cg_dir(const wp_state *p, int pid, char *dir, size_t len,
+		  int *unseen)
+{
+	char path[64], buf[8192], *l, *c;
+	char v1dir[4200] = "";
 	unsigned long long v;
+	int v2 = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
 	if (read_small(path, buf, sizeof(buf)) <= 0)
@@ -149,13 +320,28 @@ static int cg_dir(const wp_state *p, int pid, char *dir, size_t len)
 
 		if (nl != NULL)
 			*nl = '\0';
-		if (strncmp(l, "0::", 3) == 0) {
-			snprintf(dir, len, "%s%s", p->cfg.cgroup_root, l + 3);
-			return cg_value(dir, "memory.current", &v) == 0 ? 0 : -1;
+		c = strchr(l, ':');              /* N:CONTROLLERS:PATH */
+		if (c != NULL && strncmp(l, "0::", 3) == 0) {
+			if (cg_path(&p->v2, l + 3, dir, len) != 0)
+				*unseen = 1;
+			else if (cg_value(dir, "memory.current", &v) == 0)
+				v2 = 1;
+		} else if (c != NULL && (l = strchr(c + 1, ':')) != NULL) {
+			*l = '\0';
+			if (has_word(c + 1, "memory") &&
+			    cg_path(&p->v1, l + 1, v1dir, sizeof(v1dir)) != 0)
+				*unseen = 1;
 		}
 		l = nl != NULL ? nl + 1 : NULL;
 	}
-	return -1;
+	if (v2)
+		return 2;
+	if (v1dir[0] != '\0' &&
+	    cg_value(v1dir, "memory.usage_in_bytes", &v) == 0) {
+		snprintf(dir, len, "%s", v1dir);
+		return 1;
+	}
+	return 0;
 }
 
 static unsigned long long rss_of(int pid)
@@ -170,38 +356,94 @@ static unsigned long long rss_of(int pid)
 	return res * (unsigned long long)sysconf(_SC_PAGESIZE);
 }
 
+/* cgroup v2: why it is under pressure ("" if it is not). */
+static void reason_v2(pstate *s, const char *dir, char *why, size_t len)
+{
+	char path[4300], buf[4096], *h;
+	unsigned long long cur = 0, high = 0, max = 0, ev, lim;
+
+	cg_value(dir, "memory.current", &cur);
+	cg_value(dir, "memory.high", &high);
+	cg_value(dir, "memory.max", &max);
+	snprintf(path, sizeof(path), "%s/memory.events", dir);
+	if (read_small(path, buf, sizeof(buf)) > 0 &&
+	    (h = strstr(buf, "high ")) != NULL &&
+	    (h == buf || h[-1] == '\n')) {
+		ev = strtoull(h + 5, NULL, 10);
+		if (s->have_events && ev > s->high_events)
+			snprintf(why, len, "cgroup %s: memory.events high "
+				 "%llu -> %llu (throttled over memory.high "
+				 "%llu)", dir, s->high_events, ev, high);
+		s->high_events = ev;
+		s->have_events = 1;
+	}
+	lim = high != 0 ? high : max;
+	if (why[0] == '\0' && lim != 0 && (double)cur >= FRACTION * (double)lim)
+		snprintf(why, len, "cgroup %s: memory.current %llu >= 90%% of "
+			 "memory.%s %llu", dir, cur, high != 0 ? "high" : "max",
+			 lim);
+}
+
+/* cgroup v1: why it is under pressure ("" if it is not). */
+static void reason_v1(const char *dir, char *why, size_t len)
+{
+	char path[4300], buf[8192];
+	unsigned long long use = 0, lim = 0, soft = 0, fail = 0, hier, inact;
+	unsigned long long ws;
+	const char *what = "limit_in_bytes";
+
+	cg_value(dir, "memory.usage_in_bytes", &use);
+	cg_value(dir, "memory.limit_in_bytes", &lim);
+	cg_value(dir, "memory.soft_limit_in_bytes", &soft);
+	cg_value(dir, "memory.failcnt", &fail);
+	snprintf(path, sizeof(path), "%s/memory.stat", dir);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		buf[0] = '\0';
+	inact = stat_value(buf, "total_inactive_file");
+	hier = stat_value(buf, "hierarchical_memory_limit");
+	if (lim == 0 || lim >= V1_NO_LIMIT)
+		lim = 0;
+	if (hier != 0 && hier < V1_NO_LIMIT && (lim == 0 || hier < lim)) {
+		lim = hier;
+		what = "stat's hierarchical_memory_limit";
+	}
+	if (soft != 0 && soft < V1_NO_LIMIT && (lim == 0 || soft < lim)) {
+		lim = soft;
+		what = "soft_limit_in_bytes";
+	}
+	ws = use > inact ? use - inact : 0;
+	if (lim != 0 && (double)ws >= FRACTION * (double)lim)
+		snprintf(why, len, "cgroup v1 %s: working set %llu "
+			 "(memory.usage_in_bytes %llu - total_inactive_file "
+			 "%llu) >= 90%% of memory.%s %llu; memory.failcnt %llu",
+			 dir, ws, use, inact, what, lim, fail);
+}
+
 /* Why pid is under pressure ("" if it is not). */
 static void pressure_reason(wp_state *p, pstate *s, int pid, char *why,
 			    size_t len)
 {
-	char dir[4200], path[4300], buf[4096], *h;
-	unsigned long long cur = 0, high = 0, max = 0, ev, rss, lim;
+	char dir[4200];
+	unsigned long long rss;
+	int unseen = 0, kind;
 
 	why[0] = '\0';
-	if (cg_dir(p, pid, dir, sizeof(dir)) == 0) {
-		cg_value(dir, "memory.current", &cur);
-		cg_value(dir, "memory.high", &high);
-		cg_value(dir, "memory.max", &max);
-		snprintf(path, sizeof(path), "%s/memory.events", dir);
-		if (read_small(path, buf, sizeof(buf)) > 0 &&
-		    (h = strstr(buf, "high ")) != NULL &&
-		    (h == buf || h[-1] == '\n')) {
-			ev = strtoull(h + 5, NULL, 10);
-			if (s->have_events && ev > s->high_events)
-				snprintf(why, len, "cgroup %s: memory.events "
-					 "high %llu -> %llu (throttled over "
-					 "memory.high %llu)", dir,
-					 s->high_events, ev, high);
-			s->high_events = ev;
-			s->have_events = 1;
-		}
-		lim = high != 0 ? high : max;
-		if (why[0] == '\0' && lim != 0 &&
-		    (double)cur >= FRACTION * (double)lim)
-			snprintf(why, len, "cgroup %s: memory.current %llu >= "
-				 "90%% of memory.%s %llu", dir, cur,
-				 high != 0 ? "high" : "max", lim);
+	kind = cg_dir(p, pid, dir, sizeof(dir), &unseen);
+	if (p->cfg.verbose && !s->seen && kind >= 0) {
+		s->seen = 1;
+		if (kind > 0)
+			fprintf(stderr, "go-heap watch: %d: memory pressure: "
+				"cgroup v%d %s\n", pid, kind, dir);
+		else
+			fprintf(stderr, "go-heap watch: %d: memory pressure: "
+				"no memory cgroup%s; RSS only\n", pid,
+				unseen ? " below the cgroup mounts here "
+				"(another cgroup namespace?)" : "");
 	}
+	if (kind == 2)
+		reason_v2(s, dir, why, len);
+	else if (kind == 1)
+		reason_v1(dir, why, len);
 	if (why[0] == '\0' && p->cfg.rss > 0 &&
 	    (rss = rss_of(pid)) >= p->cfg.rss)
 		snprintf(why, len, "RSS %llu >= --memory-pressure-rss %llu",

@@ -4,8 +4,9 @@
 // more (Item: 656 bytes with pointers, so 1.22+ types each one exactly by its malloc header)
 // and prints "ADDED <step> <total> <start ns> <end ns>" (CLOCK_REALTIME) once they are in.
 // main.steady (a global slice of Steady) never changes.  Nothing else allocates an Item or a
-// Steady.  -pressure: allocate 1 MiB Blobs into main.blobs every 20 ms without end (memory
-// pressure tests).
+// Steady.  -pressure: allocate -pressure-mib 1 MiB Blobs into main.blobs every -pressure-every
+// (1 every 20 ms by default) without end (memory pressure tests: until the kernel kills it in
+// a cgroup with a limit).
 package main
 
 import (
@@ -51,7 +52,9 @@ func add(n int) {
 func main() {
 	base := flag.Int("base", 1000, "Items made at the start")
 	step := flag.Int("step", 500, "Items added per SIGUSR1")
-	pressure := flag.Bool("pressure", false, "allocate 1 MiB every 20 ms without end")
+	pressure := flag.Bool("pressure", false, "allocate Blobs without end")
+	pmib := flag.Int("pressure-mib", 1, "-pressure: 1 MiB Blobs per tick")
+	pevery := flag.Duration("pressure-every", 20*time.Millisecond, "-pressure: the tick")
 	flag.Parse()
 	// heap profiling on (the runtime sets the rate to 0 in a program that
 	// never references runtime.MemProfile)
@@ -69,12 +72,14 @@ func main() {
 	if *pressure {
 		go func() {
 			for {
-				b := &Blob{}
-				for i := 0; i < len(b.data); i += 4096 {
-					b.data[i] = 1 // resident: the RSS grows too
+				for k := 0; k < *pmib; k++ {
+					b := &Blob{}
+					for i := 0; i < len(b.data); i += 4096 {
+						b.data[i] = 1 // resident: the RSS grows too
+					}
+					blobs = append(blobs, b)
 				}
-				blobs = append(blobs, b)
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(*pevery)
 			}
 		}()
 	}
