@@ -49,6 +49,10 @@
 
 #define CHECK_EVERY 1.0
 #define FRACTION 0.9
+/* A process at NEAR of a limit or more is checked every CHECK_NEAR s: at
+ * 5 MiB/s, 90% to the kill of a 96 MiB limit is 2 s. */
+#define NEAR 0.75
+#define CHECK_NEAR 0.25
 /* v1's "no limit": PAGE_COUNTER_MAX pages, LONG_MAX rounded down to a
  * page (9223372036854771712 with 4 KiB pages); anything from 2^62 on is
  * taken as none. */
@@ -69,6 +73,7 @@ typedef struct pstate {
 	double last;                 /* when profiles were last written */
 	int written;
 	int seen;                    /* -v said where its limits are read */
+	int told;                    /* -v said it is still under pressure */
 } pstate;
 
 struct wp_state {
@@ -357,7 +362,8 @@ static unsigned long long rss_of(int pid)
 }
 
 /* cgroup v2: why it is under pressure ("" if it is not). */
-static void reason_v2(pstate *s, const char *dir, char *why, size_t len)
+static void reason_v2(pstate *s, const char *dir, char *why, size_t len,
+		      double *near)
 {
 	char path[4300], buf[4096], *h;
 	unsigned long long cur = 0, high = 0, max = 0, ev, lim;
@@ -378,6 +384,8 @@ static void reason_v2(pstate *s, const char *dir, char *why, size_t len)
 		s->have_events = 1;
 	}
 	lim = high != 0 ? high : max;
+	if (lim != 0)
+		*near = (double)cur / (double)lim;
 	if (why[0] == '\0' && lim != 0 && (double)cur >= FRACTION * (double)lim)
 		snprintf(why, len, "cgroup %s: memory.current %llu >= 90%% of "
 			 "memory.%s %llu", dir, cur, high != 0 ? "high" : "max",
@@ -385,7 +393,7 @@ static void reason_v2(pstate *s, const char *dir, char *why, size_t len)
 }
 
 /* cgroup v1: why it is under pressure ("" if it is not). */
-static void reason_v1(const char *dir, char *why, size_t len)
+static void reason_v1(const char *dir, char *why, size_t len, double *near)
 {
 	char path[4300], buf[8192];
 	unsigned long long use = 0, lim = 0, soft = 0, fail = 0, hier, inact;
@@ -412,6 +420,8 @@ static void reason_v1(const char *dir, char *why, size_t len)
 		what = "soft_limit_in_bytes";
 	}
 	ws = use > inact ? use - inact : 0;
+	if (lim != 0)
+		*near = (double)ws / (double)lim;
 	if (lim != 0 && (double)ws >= FRACTION * (double)lim)
 		snprintf(why, len, "cgroup v1 %s: working set %llu "
 			 "(memory.usage_in_bytes %llu - total_inactive_file "
@@ -419,12 +429,13 @@ static void reason_v1(const char *dir, char *why, size_t len)
 			 dir, ws, use, inact, what, lim, fail);
 }
 
-/* Why pid is under pressure ("" if it is not). */
+/* Why pid is under pressure ("" if it is not); *near = the highest
+ * fraction of a limit it is at (0 if none). */
 static void pressure_reason(wp_state *p, pstate *s, int pid, char *why,
-			    size_t len)
+			    size_t len, double *near)
 {
 	char dir[4200];
-	unsigned long long rss;
+	unsigned long long rss = 0;
 	int unseen = 0, kind;
 
 	why[0] = '\0';
@@ -440,12 +451,17 @@ static void pressure_reason(wp_state *p, pstate *s, int pid, char *why,
 				unseen ? " below the cgroup mounts here "
 				"(another cgroup namespace?)" : "");
 	}
+	*near = 0;
 	if (kind == 2)
-		reason_v2(s, dir, why, len);
+		reason_v2(s, dir, why, len, near);
 	else if (kind == 1)
-		reason_v1(dir, why, len);
-	if (why[0] == '\0' && p->cfg.rss > 0 &&
-	    (rss = rss_of(pid)) >= p->cfg.rss)
+		reason_v1(dir, why, len, near);
+	if (p->cfg.rss > 0 && (why[0] == '\0' || *near < NEAR)) {
+		rss = rss_of(pid);
+		if ((double)rss / (double)p->cfg.rss > *near)
+			*near = (double)rss / (double)p->cfg.rss;
+	}
+	if (why[0] == '\0' && p->cfg.rss > 0 && rss >= p->cfg.rss)
 		snprintf(why, len, "RSS %llu >= --memory-pressure-rss %llu",
 			 rss, p->cfg.rss);
 }
@@ -549,6 +565,7 @@ int wp_step(wp_state *p, wt_fleet *f, double now)
 	wt_view *v = NULL;
 	long n, i;
 	char why[4400];
+	double near;
 
 	if (now < p->next)
 		return 0;
@@ -559,22 +576,28 @@ int wp_step(wp_state *p, wt_fleet *f, double now)
 
 		if (s == NULL)
 			break;
-		pressure_reason(p, s, v[i].pid, why, sizeof(why));
+		pressure_reason(p, s, v[i].pid, why, sizeof(why), &near);
+		if (near >= NEAR)
+			p->next = now + CHECK_NEAR;
 		if (why[0] == '\0')
 			continue;
 		if (s->written && now - s->last < p->cfg.period) {
-			if (p->cfg.verbose)
+			if (p->cfg.verbose && !s->told)
 				fprintf(stderr, "go-heap watch: %d: memory "
 					"pressure (%s); profiles written "
 					"%.0f s ago\n", v[i].pid, why,
 					now - s->last);
+			s->told = 1;
 			continue;
 		}
 		s->written = 1;
+		s->told = 0;
 		s->last = now;
 		if (write_set(p, f, &v[i], why) > 0)
 			p->sets++;
-		/* the views' strings may have moved */
+		/* the views' strings may have moved; the rest are checked
+		 * in the loop's next turn */
+		p->next = 0;
 		break;
 	}
 	free(v);
