@@ -30,7 +30,9 @@
 #     each): growprog -pressure growing 1 MiB every 200 ms until the kernel's OOM killer ends
 #     it (exit 137, memory.oom_control's oom_kill) leaves its set before that, a steady one in
 #     the other cgroup (watch -v names its v1 cgroup) none; neither writable: SKIP; the
-#     cgroups are removed at the end (trap);
+#     cgroups are removed at the end (trap); GOMEMLIMIT: growprog -pressure -memlimit 64 MiB
+#     (1 MiB every 200 ms, no other limit) leaves one set, a steady one with the same limit none,
+#     and watch -v read both limits as the programs' runtimes report them;
 #   - usage: a core (one instant) and -p heap --seconds are refused with one line and exit 2.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -433,6 +435,31 @@ if [ "$last" -ge 0 ] && gh_build_or_fail "pressure" growprog "${GH_GO_NAMES[$las
 		if gh_start "$GH_BIN"; then
 			spid=$GH_PID
 			pressure_run "$tag: --memory-pressure-rss 80M" "$ppid" "$spid" --memory-pressure-rss 80M
+			gh_stop "$spid"
+		fi
+		gh_stop "$ppid"
+	fi
+	# GOMEMLIMIT (debug.SetMemoryLimit 64 MiB), no cgroup limit and no RSS threshold: 1 MiB every
+	# 200 ms against a steady program with the same limit; watch -v prints the limit it read
+	# for each, which must be the runtime's own (debug.SetMemoryLimit(-1), the GOMEMLIMIT line)
+	if gh_start "$GH_BIN" -pressure -pressure-every 200ms -memlimit $((64 << 20)); then
+		ppid=$GH_PID
+		pgo=$GH_OUT
+		if gh_start "$GH_BIN" -memlimit $((64 << 20)); then
+			spid=$GH_PID
+			sgo=$GH_OUT
+			pressure_run "$tag: GOMEMLIMIT" "$ppid" "$spid" -v
+			pl=$(awk '/^GOMEMLIMIT/ { print $2 }' "$pgo")
+			sl=$(awk '/^GOMEMLIMIT/ { print $2 }' "$sgo")
+			if [ "$pl" = $((64 << 20)) ] && [ "$sl" = "$pl" ] &&
+				grep -q "^go-heap watch: $ppid: memory pressure: GOMEMLIMIT $pl " "$d/pw.err" &&
+				grep -q "^go-heap watch: $spid: memory pressure: GOMEMLIMIT $sl " "$d/pw.err" &&
+				grep -q "^go-heap watch: $ppid (.*): memory pressure (GOMEMLIMIT $pl: the runtime holds [0-9]* (mappedReady) >= 90%" "$d/pw.err"; then
+				gh_pass "$tag: GOMEMLIMIT: watch read each program's limit as its runtime reports it ($pl), and the set was written for the runtime's own count: $(grep "^go-heap watch: $ppid (.*): memory pressure (" "$d/pw.err" | cut -c1-220)"
+			else
+				gh_fail "$tag: GOMEMLIMIT: the programs say $pl and $sl; watch read:"
+				grep 'GOMEMLIMIT' "$d/pw.err" | head -4 | sed 's/^/    | /'
+			fi
 			gh_stop "$spid"
 		fi
 		gh_stop "$ppid"

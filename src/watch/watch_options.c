@@ -75,7 +75,8 @@ static const struct opt_def watch_opts[] = {
 	  "--output-dir when a process nears its memory limit:\n"
 	  "90% of its cgroup v2 memory.high or memory.max\n"
 	  "(or memory.events 'high' rising), of its cgroup v1\n"
-	  "soft or hard limit (the working set), or\n"
+	  "soft or hard limit (the working set), of its\n"
+	  "GOMEMLIMIT (what its runtime counts), or\n"
 	  "--memory-pressure-rss",
 	  NULL, 0 },
 	{ "output-dir", 0, ARG_REQUIRED, OPT_W_OUTPUT_DIR, "DIR",

@@ -38,6 +38,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,8 @@ typedef struct pstate {
 	int written;
 	int seen;                    /* -v said where its limits are read */
 	int told;                    /* -v said it is still under pressure */
+	int ml_told;                 /* -v said GOMEMLIMIT: 1 cannot be read,
+	                                2 its value */
 } pstate;
 
 struct wp_state {
@@ -429,10 +432,51 @@ static void reason_v1(const char *dir, char *why, size_t len, double *near)
 			 dir, ws, use, inact, what, lim, fail);
 }
 
+/* GOMEMLIMIT: why it is under pressure ("" if it is not). */
+static void reason_memlimit(wp_state *p, wt_fleet *f, pstate *s, int pid,
+			    char *why, size_t len, double *near)
+{
+	goheap_memlimit m = GOHEAP_MEMLIMIT_INIT;
+	char err[300];
+	uint64_t live;
+	int rc = wt_memory_limit(f, pid, &m, err, sizeof(err));
+
+	if (rc < 0 && p->cfg.verbose && !(s->ml_told & 1)) {
+		s->ml_told |= 1;
+		fprintf(stderr, "go-heap watch: %d: memory pressure: "
+			"GOMEMLIMIT not read: %s\n", pid, err);
+	}
+	if (rc != 0 || m.limit <= 0 || m.limit == INT64_MAX)
+		return;
+	if (p->cfg.verbose && !(s->ml_told & 2)) {
+		s->ml_told |= 2;
+		fprintf(stderr, "go-heap watch: %d: memory pressure: GOMEMLIMIT "
+			"%lld (the runtime holds %llu)\n", pid,
+			(long long)m.limit,
+			(unsigned long long)m.mapped_ready);
+	}
+	/* what the runtime itself compares with the limit (mgcscavenge.go,
+	 * mgcpacer.go): mappedReady; the last GC's live heap + the non-heap
+	 * memory (memoryLimitHeapGoal's split) says how much of it a GC
+	 * could not free, but it moves once per GC: a growing program's
+	 * heapMarked jumps from half the limit to past it in one cycle */
+	live = m.heap_marked + m.nonheap;
+	if ((double)m.mapped_ready / (double)m.limit > *near)
+		*near = (double)m.mapped_ready / (double)m.limit;
+	if ((double)m.mapped_ready >= FRACTION * (double)m.limit)
+		snprintf(why, len, "GOMEMLIMIT %lld: the runtime holds %llu "
+			 "(mappedReady) >= 90%%; the heap the last GC marked "
+			 "%llu + non-heap %llu = %llu", (long long)m.limit,
+			 (unsigned long long)m.mapped_ready,
+			 (unsigned long long)m.heap_marked,
+			 (unsigned long long)m.nonheap,
+			 (unsigned long long)live);
+}
+
 /* Why pid is under pressure ("" if it is not); *near = the highest
  * fraction of a limit it is at (0 if none). */
-static void pressure_reason(wp_state *p, pstate *s, int pid, char *why,
-			    size_t len, double *near)
+static void pressure_reason(wp_state *p, wt_fleet *f, pstate *s, int pid,
+			    char *why, size_t len, double *near)
 {
 	char dir[4200];
 	unsigned long long rss = 0;
@@ -464,6 +508,8 @@ static void pressure_reason(wp_state *p, pstate *s, int pid, char *why,
 	if (why[0] == '\0' && p->cfg.rss > 0 && rss >= p->cfg.rss)
 		snprintf(why, len, "RSS %llu >= --memory-pressure-rss %llu",
 			 rss, p->cfg.rss);
+	if (why[0] == '\0')
+		reason_memlimit(p, f, s, pid, why, len, near);
 }
 
 /* Write buf to DIR/NAME through NAME.tmp (O_EXCL, never following a
@@ -576,7 +622,7 @@ int wp_step(wp_state *p, wt_fleet *f, double now)
 
 		if (s == NULL)
 			break;
-		pressure_reason(p, s, v[i].pid, why, sizeof(why), &near);
+		pressure_reason(p, f, s, v[i].pid, why, sizeof(why), &near);
 		if (near >= NEAR)
 			p->next = now + CHECK_NEAR;
 		if (why[0] == '\0')

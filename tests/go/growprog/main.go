@@ -6,7 +6,8 @@
 // main.steady (a global slice of Steady) never changes.  Nothing else allocates an Item or a
 // Steady.  -pressure: allocate -pressure-mib 1 MiB Blobs into main.blobs every -pressure-every
 // (1 every 20 ms by default) without end (memory pressure tests: until the kernel kills it in
-// a cgroup with a limit).
+// a cgroup with a limit).  -memlimit N: debug.SetMemoryLimit(N) (GOMEMLIMIT) at the start; READY
+// is then followed by "GOMEMLIMIT <the runtime's limit: debug.SetMemoryLimit(-1)>".
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"time"
 )
@@ -55,6 +57,7 @@ func main() {
 	pressure := flag.Bool("pressure", false, "allocate Blobs without end")
 	pmib := flag.Int("pressure-mib", 1, "-pressure: 1 MiB Blobs per tick")
 	pevery := flag.Duration("pressure-every", 20*time.Millisecond, "-pressure: the tick")
+	memlimit := flag.Int64("memlimit", 0, "debug.SetMemoryLimit (bytes; 0: leave it)")
 	flag.Parse()
 	// heap profiling on (the runtime sets the rate to 0 in a program that
 	// never references runtime.MemProfile)
@@ -67,8 +70,15 @@ func main() {
 	for i := 0; i < 300; i++ {
 		steady = append(steady, &Steady{p: &x})
 	}
+	if *memlimit > 0 {
+		debug.SetMemoryLimit(*memlimit)
+	}
 	runtime.GC()
 	fmt.Printf("READY %d\n", os.Getpid())
+	if *memlimit > 0 {
+		// the runtime's own value (a negative argument only reads it)
+		fmt.Printf("GOMEMLIMIT %d\n", debug.SetMemoryLimit(-1))
+	}
 	if *pressure {
 		go func() {
 			for {
