@@ -124,8 +124,11 @@ static int has_word(const char *list, const char *w)
 
 static int set_mount(cgmount *m, const char *dir, const char *root)
 {
-	if (m->dir != NULL)              /* the first mount of it */
+	/* the first mount of it, unless a later one covers the same point */
+	if (m->dir != NULL && strcmp(m->dir, dir) != 0)
 		return 0;
+	free(m->dir);
+	free(m->root);
 	m->dir = strdup(dir);
 	m->root = strdup(root);
 	return m->dir != NULL && m->root != NULL ? 0 : -1;
@@ -236,7 +239,8 @@ static pstate *state_of(wp_state *p, int pid)
 
 	for (i = 0; i < p->n; i++)
 		if (p->v[i].pid == pid) {
-			if (p->v[i].start != st) {   /* a new process */
+			if (p->v[i].start != st && st != 0) {  /* a new
+							       * process */
 				memset(&p->v[i], 0, sizeof(p->v[i]));
 				p->v[i].pid = pid;
 				p->v[i].start = st;
@@ -286,25 +290,38 @@ static unsigned long long stat_value(const char *buf, const char *key)
 	return 0;
 }
 
+/* Whether a path has a ".." component. */
+static int has_dotdot(const char *s)
+{
+	for (; (s = strstr(s, "/..")) != NULL; s += 3)
+		if (s[3] == '/' || s[3] == '\0')
+			return 1;
+	return 0;
+}
+
 /* dir = the directory of the cgroup at path (as /proc/PID/cgroup names
  * it) under mount m: 0, or -1 when m does not show that part of the
- * hierarchy. */
+ * hierarchy.  Both are relative to this process's cgroup namespace: in a
+ * namespace of its own, a hierarchy mounted whole has the root "/../.."
+ * and a cgroup outside the namespace the path "/../../X", stripped alike;
+ * what is left must not climb out of the mount ("/../X" under a cgroupfs
+ * mounted inside the namespace). */
 static int cg_path(const cgmount *m, const char *path, char *dir, size_t len)
 {
-	size_t n;
+	size_t n = 0;
 
 	if (m->dir == NULL)
 		return -1;
-	if (strcmp(m->root, "/") == 0) {
-		snprintf(dir, len, "%s%s", m->dir, strcmp(path, "/") == 0 ?
-			 "" : path);
-		return 0;
+	if (strcmp(m->root, "/") != 0) {
+		n = strlen(m->root);
+		if (strncmp(path, m->root, n) != 0 ||
+		    (path[n] != '/' && path[n] != '\0'))
+			return -1;
 	}
-	n = strlen(m->root);
-	if (strncmp(path, m->root, n) != 0 ||
-	    (path[n] != '/' && path[n] != '\0'))
+	if (has_dotdot(path + n))
 		return -1;
-	snprintf(dir, len, "%s%s", m->dir, path + n);
+	snprintf(dir, len, "%s%s", m->dir, strcmp(path + n, "/") == 0 ? "" :
+		 path + n);
 	return 0;
 }
 

@@ -1172,9 +1172,14 @@ int wt_memory_limit(wt_fleet *f, int pid, goheap_memlimit *out, char *err,
 	}
 	if (t->s == NULL && count_go(f) > KEEP_SESSIONS)
 		return 1;
-	if (target_check(f, t) != 0 || !t->is_go || ensure_session(t) != 0) {
-		snprintf(err, errlen, "the process changed or cannot be "
-			 "opened");
+	rc = target_check(f, t);
+	if (rc != 0 || !t->is_go) {
+		snprintf(err, errlen, "%s", rc < 0 ? "the process exited" :
+			 "the process exec'd another program");
+		return -1;
+	}
+	if (ensure_session(t) != 0) {
+		snprintf(err, errlen, "%s", t->err);
 		return -1;
 	}
 	rc = goheap_memory_limit(t->s, out);
