@@ -32,7 +32,8 @@
 #     the other cgroup (watch -v names its v1 cgroup) none; neither writable: SKIP; the
 #     cgroups are removed at the end (trap); GOMEMLIMIT: growprog -pressure -memlimit 64 MiB
 #     (1 MiB every 200 ms, no other limit) leaves one set, a steady one with the same limit none,
-#     and watch -v read both limits as the programs' runtimes report them;
+#     and watch -v read both limits as the programs' runtimes report them, and the steady one's
+#     mappedReady as its runtime/metrics (total - heap/released) gives it (within 64 KiB);
 #   - usage: a core (one instant) and -p heap --seconds are refused with one line and exit 2.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -459,6 +460,16 @@ if [ "$last" -ge 0 ] && gh_build_or_fail "pressure" growprog "${GH_GO_NAMES[$las
 			else
 				gh_fail "$tag: GOMEMLIMIT: the programs say $pl and $sl; watch read:"
 				grep 'GOMEMLIMIT' "$d/pw.err" | head -4 | sed 's/^/    | /'
+			fi
+			# what the runtime counts, of the steady program (it allocates nothing after
+			# printing it): runtime/metrics' total - heap/released, as watch read it; within
+			# 64 KiB (a scavenger chunk: the background scavenger may return one meanwhile)
+			sm=$(awk '/^MAPPEDREADY/ { print $2 }' "$sgo")
+			wm=$(sed -n "s/^go-heap watch: $spid: memory pressure: GOMEMLIMIT [0-9]* (the runtime holds \([0-9]*\))\$/\1/p" "$d/pw.err")
+			if [ -n "$sm" ] && [ -n "$wm" ] && [ $((sm > wm ? sm - wm : wm - sm)) -le 65536 ]; then
+				gh_pass "$tag: GOMEMLIMIT: the steady program's mappedReady as watch read it, $wm, is its runtime/metrics total - heap/released, $sm (difference $((wm - sm)))"
+			else
+				gh_fail "$tag: GOMEMLIMIT: the steady program's mappedReady: watch read '$wm', runtime/metrics says '$sm'"
 			fi
 			gh_stop "$spid"
 		fi

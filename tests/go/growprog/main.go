@@ -7,7 +7,8 @@
 // Steady.  -pressure: allocate -pressure-mib 1 MiB Blobs into main.blobs every -pressure-every
 // (1 every 20 ms by default) without end (memory pressure tests: until the kernel kills it in
 // a cgroup with a limit).  -memlimit N: debug.SetMemoryLimit(N) (GOMEMLIMIT) at the start; READY
-// is then followed by "GOMEMLIMIT <the runtime's limit: debug.SetMemoryLimit(-1)>".
+// is then followed by "GOMEMLIMIT <the runtime's limit: debug.SetMemoryLimit(-1)>" and "MAPPEDREADY
+// <runtime/metrics' /memory/classes/total:bytes - heap/released:bytes>".
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"syscall"
 	"time"
 )
@@ -78,6 +80,11 @@ func main() {
 	if *memlimit > 0 {
 		// the runtime's own value (a negative argument only reads it)
 		fmt.Printf("GOMEMLIMIT %d\n", debug.SetMemoryLimit(-1))
+		// what the runtime compares with it: total - heap/released
+		s := []metrics.Sample{{Name: "/memory/classes/total:bytes"},
+			{Name: "/memory/classes/heap/released:bytes"}}
+		metrics.Read(s)
+		fmt.Printf("MAPPEDREADY %d\n", s[0].Value.Uint64()-s[1].Value.Uint64())
 	}
 	if *pressure {
 		go func() {
