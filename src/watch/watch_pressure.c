@@ -300,8 +300,8 @@ static int has_dotdot(const char *s)
 }
 
 /* dir = the directory of the cgroup at path (as /proc/PID/cgroup names
- * it) under mount m: 0, or -1 when m does not show that part of the
- * hierarchy.  Both are relative to this process's cgroup namespace: in a
+ * it) under mount m: 0, -1 when m does not show that part of the
+ * hierarchy, or -2 when the hierarchy is not mounted here.  Both are relative to this process's cgroup namespace: in a
  * namespace of its own, a hierarchy mounted whole has the root "/../.."
  * and a cgroup outside the namespace the path "/../../X", stripped alike;
  * what is left must not climb out of the mount ("/../X" under a cgroupfs
@@ -311,7 +311,7 @@ static int cg_path(const cgmount *m, const char *path, char *dir, size_t len)
 	size_t n = 0;
 
 	if (m->dir == NULL)
-		return -1;
+		return -2;
 	if (strcmp(m->root, "/") != 0) {
 		n = strlen(m->root);
 		if (strncmp(path, m->root, n) != 0 ||
@@ -335,7 +335,7 @@ static int cg_dir(const wp_state *p, int pid, char *dir, size_t len,
 	char path[64], buf[8192], *l, *c;
 	char v1dir[4200] = "";
 	unsigned long long v;
-	int v2 = 0;
+	int v2 = 0, rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
 	if (read_small(path, buf, sizeof(buf)) <= 0)
@@ -347,14 +347,16 @@ static int cg_dir(const wp_state *p, int pid, char *dir, size_t len,
 			*nl = '\0';
 		c = strchr(l, ':');              /* N:CONTROLLERS:PATH */
 		if (c != NULL && strncmp(l, "0::", 3) == 0) {
-			if (cg_path(&p->v2, l + 3, dir, len) != 0)
+			rc = cg_path(&p->v2, l + 3, dir, len);
+			if (rc == -1)
 				*unseen = 1;
-			else if (cg_value(dir, "memory.current", &v) == 0)
+			else if (rc == 0 &&
+				 cg_value(dir, "memory.current", &v) == 0)
 				v2 = 1;
 		} else if (c != NULL && (l = strchr(c + 1, ':')) != NULL) {
 			*l = '\0';
 			if (has_word(c + 1, "memory") &&
-			    cg_path(&p->v1, l + 1, v1dir, sizeof(v1dir)) != 0)
+			    cg_path(&p->v1, l + 1, v1dir, sizeof(v1dir)) == -1)
 				*unseen = 1;
 		}
 		l = nl != NULL ? nl + 1 : NULL;
@@ -513,6 +515,8 @@ static void pressure_reason(wp_state *p, wt_fleet *f, pstate *s, int pid,
 				"(another cgroup namespace?)" : "");
 	}
 	*near = 0;
+	if (kind < 0)                /* gone (its /proc/PID/cgroup with it) */
+		return;
 	if (kind == 2)
 		reason_v2(s, dir, why, len, near);
 	else if (kind == 1)
