@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "watch_cgroup.h"
 #include "watch_pressure.h"
 #include "watch_util.h"
 
@@ -88,40 +89,6 @@ struct wp_state {
 	cgmount v2, v1;              /* cgroup2; v1's memory controller */
 };
 
-/* mountinfo's octal escapes (\040 for a space, \011, \012, \134) undone
- * in place. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s != '\0'; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
-/* Whether the comma-separated list has the word w. */
-static int has_word(const char *list, const char *w)
-{
-	size_t n = strlen(w);
-	const char *q;
-
-	for (q = list; q != NULL; q = strchr(q, ',')) {
-		if (*q == ',')
-			q++;
-		if (strncmp(q, w, n) == 0 && (q[n] == ',' || q[n] == '\0'))
-			return 1;
-	}
-	return 0;
-}
-
 static int set_mount(cgmount *m, const char *dir, const char *root)
 {
 	/* the first mount of it, unless a later one covers the same point */
@@ -135,41 +102,22 @@ static int set_mount(cgmount *m, const char *dir, const char *root)
 }
 
 /* The cgroup2 mount and the cgroup v1 mount with the memory controller,
- * from /proc/self/mountinfo ("ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS
- * [TAGS...] - FSTYPE SOURCE SUPEROPTS"), read once: 0, or -1 (out of
- * memory).  Without mountinfo, the usual places. */
+ * from /proc/self/mountinfo, read once: 0, or -1 (out of memory).
+ * Without mountinfo, the usual places. */
 static int find_mounts(wp_state *p)
 {
 	FILE *fp = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL, *f[6], *sep, *save, *t;
+	const char *dir, *root;
+	char *line = NULL;
 	size_t cap = 0;
-	int i, rc = 0;
+	int rc = 0, kind;
 
 	while (fp != NULL && rc == 0 && getline(&line, &cap, fp) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		sep = strstr(line, " - ");
-		if (sep == NULL)
-			continue;
-		*sep = '\0';
-		save = NULL;
-		for (i = 0, t = strtok_r(line, " ", &save); t != NULL && i < 5;
-		     t = strtok_r(NULL, " ", &save))
-			f[i++] = t;
-		if (i < 5)
-			continue;
-		save = NULL;
-		f[5] = strtok_r(sep + 3, " ", &save);            /* fstype */
-		t = f[5] != NULL ? strtok_r(NULL, " ", &save) : NULL;
-		t = t != NULL ? strtok_r(NULL, " ", &save) : NULL;  /* opts */
-		if (f[5] == NULL)
-			continue;
-		unescape(f[3]);
-		unescape(f[4]);
-		if (strcmp(f[5], "cgroup2") == 0)
-			rc = set_mount(&p->v2, f[4], f[3]);
-		else if (strcmp(f[5], "cgroup") == 0 && t != NULL &&
-			 has_word(t, "memory"))
-			rc = set_mount(&p->v1, f[4], f[3]);
+		kind = wcg_mountinfo_line(line, &dir, &root);
+		if (kind == WCG_V2)
+			rc = set_mount(&p->v2, dir, root);
+		else if (kind == WCG_V1_MEMORY)
+			rc = set_mount(&p->v1, dir, root);
 	}
 	free(line);
 	if (fp != NULL)
@@ -275,55 +223,6 @@ static int cg_value(const char *dir, const char *file,
 	return 0;
 }
 
-/* The value of "KEY N" in a memory.stat read into buf, or 0. */
-static unsigned long long stat_value(const char *buf, const char *key)
-{
-	size_t n = strlen(key);
-	const char *q;
-
-	for (q = buf; q != NULL && *q != '\0'; q = strchr(q, '\n')) {
-		if (*q == '\n')
-			q++;
-		if (strncmp(q, key, n) == 0 && q[n] == ' ')
-			return strtoull(q + n + 1, NULL, 10);
-	}
-	return 0;
-}
-
-/* Whether a path has a ".." component. */
-static int has_dotdot(const char *s)
-{
-	for (; (s = strstr(s, "/..")) != NULL; s += 3)
-		if (s[3] == '/' || s[3] == '\0')
-			return 1;
-	return 0;
-}
-
-/* dir = the directory of the cgroup at path (as /proc/PID/cgroup names
- * it) under mount m: 0, -1 when m does not show that part of the
- * hierarchy, or -2 when the hierarchy is not mounted here.  Both are relative to this process's cgroup namespace: in a
- * namespace of its own, a hierarchy mounted whole has the root "/../.."
- * and a cgroup outside the namespace the path "/../../X", stripped alike;
- * what is left must not climb out of the mount ("/../X" under a cgroupfs
- * mounted inside the namespace). */
-static int cg_path(const cgmount *m, const char *path, char *dir, size_t len)
-{
-	size_t n = 0;
-
-	if (m->dir == NULL)
-		return -2;
-	if (strcmp(m->root, "/") != 0) {
-		n = strlen(m->root);
-		if (strncmp(path, m->root, n) != 0 ||
-		    (path[n] != '/' && path[n] != '\0'))
-			return -1;
-	}
-	if (has_dotdot(path + n))
-		return -1;
-	snprintf(dir, len, "%s%s", m->dir, strcmp(path + n, "/") == 0 ? "" :
-		 path + n);
-	return 0;
-}
 
 /* The process's memory cgroup directory: 2 (v2, with memory files: the
  * root cgroup has none, nor a v2 hierarchy without the memory controller),
@@ -332,41 +231,33 @@ static int cg_path(const cgmount *m, const char *path, char *dir, size_t len)
 static int cg_dir(const wp_state *p, int pid, char *dir, size_t len,
 		  int *unseen)
 {
-	char path[64], buf[8192], *l, *c;
-	char v1dir[4200] = "";
+	char path[64], buf[8192], v1dir[4200];
+	const char *v2p, *v1p;
 	unsigned long long v;
-	int v2 = 0, rc;
+	int rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
 	if (read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	for (l = buf; l != NULL && *l != '\0';) {
-		char *nl = strchr(l, '\n');
-
-		if (nl != NULL)
-			*nl = '\0';
-		c = strchr(l, ':');              /* N:CONTROLLERS:PATH */
-		if (c != NULL && strncmp(l, "0::", 3) == 0) {
-			rc = cg_path(&p->v2, l + 3, dir, len);
-			if (rc == -1)
-				*unseen = 1;
-			else if (rc == 0 &&
-				 cg_value(dir, "memory.current", &v) == 0)
-				v2 = 1;
-		} else if (c != NULL && (l = strchr(c + 1, ':')) != NULL) {
-			*l = '\0';
-			if (has_word(c + 1, "memory") &&
-			    cg_path(&p->v1, l + 1, v1dir, sizeof(v1dir)) == -1)
-				*unseen = 1;
-		}
-		l = nl != NULL ? nl + 1 : NULL;
+	wcg_proc_cgroup(buf, &v2p, &v1p);
+	if (v2p != NULL) {
+		rc = wcg_path(p->v2.dir, p->v2.root, v2p, dir, len);
+		if (rc == 0 && cg_value(dir, "memory.current", &v) == 0)
+			return 2;
+		if (rc == -1)
+			*unseen = 1;
 	}
-	if (v2)
-		return 2;
-	if (v1dir[0] != '\0' &&
-	    cg_value(v1dir, "memory.usage_in_bytes", &v) == 0) {
-		snprintf(dir, len, "%s", v1dir);
-		return 1;
+	if (v1p != NULL) {
+		rc = wcg_path(p->v1.dir, p->v1.root, v1p, v1dir,
+			      sizeof(v1dir));
+		if (rc == 0 &&
+		    cg_value(v1dir, "memory.usage_in_bytes", &v) == 0) {
+			snprintf(dir, len, "%s", v1dir);
+			*unseen = 0;
+			return 1;
+		}
+		if (rc == -1)
+			*unseen = 1;
 	}
 	return 0;
 }
@@ -429,8 +320,8 @@ static void reason_v1(const char *dir, char *why, size_t len, double *near)
 	snprintf(path, sizeof(path), "%s/memory.stat", dir);
 	if (read_small(path, buf, sizeof(buf)) <= 0)
 		buf[0] = '\0';
-	inact = stat_value(buf, "total_inactive_file");
-	hier = stat_value(buf, "hierarchical_memory_limit");
+	inact = wcg_stat_value(buf, "total_inactive_file");
+	hier = wcg_stat_value(buf, "hierarchical_memory_limit");
 	if (lim == 0 || lim >= V1_NO_LIMIT)
 		lim = 0;
 	if (hier != 0 && hier < V1_NO_LIMIT && (lim == 0 || hier < lim)) {
