@@ -549,6 +549,36 @@ typedef struct goheap_gometrics {
 GOHEAP_EXTERN int goheap_profile_gometrics(const goheap_profile *p,
 					   goheap_gometrics *out);
 
+/*
+ * GOMEMLIMIT as the target's runtime holds it (runtime.gcController,
+ * mgcpacer.go), read running (no stop: each word is the runtime's atomic,
+ * the set is not one instant) from Go 1.19 on: the limit and what the
+ * runtime counts against it (mappedReady: /memory/classes/total:bytes -
+ * heap/released:bytes), and the part of that a GC cannot free, as
+ * memoryLimitHeapGoal splits it: the heap marked live by the last GC
+ * plus the non-heap memory (mappedReady - heapFree - heapAlloc, with
+ * heapAlloc = totalAlloc - totalFree).  doc/watch.md.
+ */
+typedef struct goheap_memlimit {
+	size_t size;               /* sizeof(goheap_memlimit) */
+	int64_t limit;             /* gcController.memoryLimit: bytes;
+	                              INT64_MAX when none is set */
+	uint64_t mapped_ready;     /* gcController.mappedReady */
+	uint64_t heap_marked;      /* gcController.heapMarked */
+	uint64_t heap_alloc;       /* totalAlloc - totalFree */
+	uint64_t heap_free;        /* gcController.heapFree */
+	uint64_t nonheap;          /* mappedReady - heapFree - heapAlloc */
+} goheap_memlimit;
+
+#define GOHEAP_MEMLIMIT_INIT { .size = sizeof(goheap_memlimit) }
+
+/* Fill *out (out->size set by the caller: GOHEAP_MEMLIMIT_INIT) from s's
+ * target.  0, or GOHEAP_EINVAL, GOHEAP_EUNSUPPORTED (a release or word
+ * size without the layout), GOHEAP_ENOSYM (runtime.gcController not
+ * found), a read's error; goheap_errmsg says which. */
+GOHEAP_EXTERN int goheap_memory_limit(goheap_session *s,
+				      goheap_memlimit *out);
+
 /* Time spent in the stages of goheap_profile_write, in seconds. */
 typedef struct goheap_write_stats {
 	size_t size;               /* sizeof(goheap_write_stats) */

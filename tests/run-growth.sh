@@ -23,13 +23,24 @@
 #     window show the same +500 (go tool pprof), and /metrics is answered during the wait;
 #   - watch --on-memory-pressure --output-dir (newest toolchain): growprog -pressure (1 MiB made
 #     resident every 20 ms) and a steady growprog: in a cgroup v2 the test makes with
-#     memory.high 48 MiB (else SKIP with the reason), and with --memory-pressure-rss 80M, the
-#     pressured program leaves one set (heap, types, retained: main.Blob, root main.blobs) in
-#     8 s (--memory-pressure-period 1h: not two), the steady one none;
+#     memory.high 48 MiB, and with --memory-pressure-rss 80M, the pressured program leaves one
+#     set (heap, types, retained: main.Blob, root main.blobs) in 8 s (--memory-pressure-period
+#     1h: not two), the steady one none; where /sys/fs/cgroup is no writable v2 with the memory
+#     controller, two cgroup v1 memory cgroups the test makes (96 MiB memory.limit_in_bytes
+#     each): growprog -pressure growing 1 MiB every 200 ms until the kernel's OOM killer ends
+#     it (exit 137, memory.oom_control's oom_kill) leaves its set before that, a steady one in
+#     the other cgroup (watch -v names its v1 cgroup) none; neither writable: SKIP; the
+#     cgroups are removed at the end (trap); GOMEMLIMIT: growprog -pressure -memlimit 64 MiB
+#     (1 MiB every 200 ms, no other limit) leaves one set, a steady one with the same limit none,
+#     and watch -v read both limits as the programs' runtimes report them, and the steady one's
+#     mappedReady as its runtime/metrics (total - heap/released) gives it (within 64 KiB);
 #   - usage: a core (one instant) and -p heap --seconds are refused with one line and exit 2.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
+# the cgroups the pressure part makes, removed at exit once their programs are killed
+GH_CGROUPS=()
+trap 'gh_cleanup; for c in "${GH_CGROUPS[@]+"${GH_CGROUPS[@]}"}"; do rmdir "$c" 2>/dev/null; done' EXIT
 gh_need_python
 gh_sample "${GOHEAP_GROWTH_VERSIONS:-1.22 1.27}"
 gh_need_toolchains
@@ -281,13 +292,20 @@ pressure_run() {
 	n=$(ls "$d/pout" | grep -c -- "^$ppid-.*-pressure-")
 	k=$(ls "$d/pout" | grep -c -- "^$spid-.*-pressure-")
 	if [ "$n" = 3 ] && [ "$k" = 0 ]; then
-		gh_pass "$ptag: the pressured program left one set (heap, types, retained), the steady one none: $(grep 'memory pressure' "$d/pw.err" | head -1 | cut -c1-160)"
+		gh_pass "$ptag: the pressured program left one set (heap, types, retained), the steady one none: $(grep 'memory pressure (' "$d/pw.err" | head -1 | cut -c1-160)"
 	else
 		gh_fail "$ptag: pressured program left $n files (want 3), steady one $k (want 0)"
 		gh_show "$d/pw.err" 5
 		ls "$d/pout" | sed 's/^/    | /'
 		return
 	fi
+	pressure_profiles "$ptag" "$ppid"
+}
+
+# pressure_profiles TAG PID: PID's set in $d/pout reads in go tool pprof with the program's types
+# and root.
+pressure_profiles() {
+	local ptag=$1 ppid=$2
 	"$root/bin/go" tool pprof -top -sample_index=space "$d/pout/$ppid"-*-pressure-types.pb.gz >"$d/pt.top" 2>&1
 	"$root/bin/go" tool pprof -traces "$d/pout/$ppid"-*-pressure-retained.pb.gz >"$d/pr.traces" 2>&1
 	"$root/bin/go" tool pprof -top "$d/pout/$ppid"-*-pressure-heap.pb.gz >"$d/ph.top" 2>&1
@@ -299,6 +317,79 @@ pressure_run() {
 	fi
 }
 
+# pressure_v1 TAG CG: two cgroup v1 memory cgroups CG.grow (made by the caller) and CG.steady,
+# memory.limit_in_bytes 96 MiB each; growprog -pressure growing 1 MiB every 200 ms in the first
+# until the kernel kills it, a steady growprog in the second, both watched once a second. The
+# first must leave one set before the kill: its working set passes 90% of the limit (86.4 MiB)
+# about 2 s, two checks, before the kill at 96 MiB; a check delayed that long on a loaded machine
+# misses it (the race doc/watch.md describes: a kill within one check interval). No timing is
+# asserted: the kill is waited for (OOM: exit 137, oom_kill in memory.oom_control where the
+# kernel counts it), then the files.
+pressure_v1() {
+	local ptag=$1 cgg=$2.grow cgs=$2.steady gpid spid wpid rc n k ok kills q keep=()
+	GH_CGROUPS+=("$cgg")
+	if ! mkdir "$cgs" 2>/dev/null; then
+		gh_fail "$ptag: cannot make $cgs"
+		return
+	fi
+	GH_CGROUPS+=("$cgs")
+	if ! echo $((96 << 20)) >"$cgg/memory.limit_in_bytes" || ! echo $((96 << 20)) >"$cgs/memory.limit_in_bytes"; then
+		gh_fail "$ptag: cannot set memory.limit_in_bytes in $cgg, $cgs"
+		return
+	fi
+	rm -rf "$d/pout"
+	sh -c "echo \$\$ >'$cgs/cgroup.procs' && exec '$GH_BIN'" >"$d/v1s.out" 2>&1 </dev/null &
+	spid=$!
+	GH_PIDS+=("$spid")
+	sh -c "echo \$\$ >'$cgg/cgroup.procs' && exec '$GH_BIN' -pressure -pressure-mib 1 -pressure-every 200ms" >"$d/v1g.out" 2>&1 </dev/null &
+	gpid=$!
+	GH_PIDS+=("$gpid")
+	if ! gh_wait_for 20 grep -q '^READY' "$d/v1g.out" || ! gh_wait_for 20 grep -q '^READY' "$d/v1s.out"; then
+		gh_fail "$ptag: growprog not READY in its cgroup"
+		gh_show "$d/v1g.out" 3
+		return
+	fi
+	"$GH_GOHEAP" watch -v --listen 127.0.0.1:0 --interval 60s --on-memory-pressure \
+		--memory-pressure-period 1h --output-dir "$d/pout" "$gpid" "$spid" \
+		>"$d/pw.out" 2>"$d/pw.err" &
+	wpid=$!
+	GH_PIDS+=("$wpid")
+	# the growing program leaves its cgroup when the kernel kills it (about 19 s on a quiet
+	# machine)
+	gh_wait_for 60 eval "[ -z \"\$(cat '$cgg/cgroup.procs')\" ]"
+	sleep 2         # a second set would come within the period if the limit were not kept
+	gh_stop "$wpid"
+	kill -0 "$gpid" 2>/dev/null && kill "$gpid" 2>/dev/null   # not ended by the kernel
+	wait "$gpid"
+	rc=$?
+	for q in "${GH_PIDS[@]}"; do
+		[ "$q" = "$gpid" ] || keep+=("$q")
+	done
+	GH_PIDS=("${keep[@]+"${keep[@]}"}")
+	kills=$(awk '$1 == "oom_kill" { print $2 }' "$cgg/memory.oom_control")
+	if [ "$rc" = 137 ] && [ "${kills:-1}" -ge 1 ]; then
+		gh_pass "$ptag: growprog -pressure grew to its 96 MiB limit and the kernel killed it (exit 137, oom_kill ${kills:-not counted}, memory.failcnt $(cat "$cgg/memory.failcnt"))"
+	else
+		gh_fail "$ptag: growprog -pressure ended with status $rc, oom_kill ${kills:-not counted} (want 137 and an OOM kill)"
+	fi
+	ok=1
+	grep -q "^go-heap watch: $spid: memory pressure: cgroup v1 $cgs\$" "$d/pw.err" || ok=0
+	grep -q "^go-heap watch: $gpid: memory pressure: cgroup v1 $cgg\$" "$d/pw.err" || ok=0
+	n=$(ls "$d/pout" 2>/dev/null | grep -c -- "^$gpid-.*-pressure-")
+	k=$(ls "$d/pout" 2>/dev/null | grep -c -- "^$spid-.*-pressure-")
+	if [ "$ok" = 1 ] && [ "$n" = 3 ] && [ "$k" = 0 ] &&
+		grep -q "^go-heap watch: $gpid (.*): memory pressure (cgroup v1 $cgg: working set .*): wrote 3 of 3" "$d/pw.err"; then
+		gh_pass "$ptag: the growing program left one set (heap, types, retained) before the kill, the steady one (read in $cgs) none: $(grep "^go-heap watch: $gpid (.*): memory pressure (" "$d/pw.err" | cut -c1-300)"
+		pressure_profiles "$ptag" "$gpid"
+	else
+		gh_fail "$ptag: growing program left $n files (want 3), steady one $k (want 0), both read in v1 cgroups: $ok (want 1)"
+		gh_show "$d/pw.err" 8
+		ls "$d/pout" 2>/dev/null | sed 's/^/    | /'
+	fi
+	gh_stop "$spid"
+	rmdir "$cgg" "$cgs" 2>/dev/null
+}
+
 last=$((${#GH_GO_NAMES[@]} - 1))
 if [ "$last" -ge 0 ] && gh_build_or_fail "pressure" growprog "${GH_GO_NAMES[$last]}" "${GH_GO_ROOTS[$last]}" default; then
 	root=${GH_GO_ROOTS[$last]}
@@ -307,12 +398,16 @@ if [ "$last" -ge 0 ] && gh_build_or_fail "pressure" growprog "${GH_GO_NAMES[$las
 	tag="pressure ${GH_GO_NAMES[$last]}"
 	# cgroup v2: a cgroup the test makes, memory.high 48 MiB
 	cg=/sys/fs/cgroup
+	# cgroup v1: the memory hierarchy's mount point, when it is mounted whole here
+	v1=$(awk '$5 != "" && $4 == "/" { for (i = 7; i <= NF && $i != "-"; i++); if ($(i+1) == "cgroup" && $(i+3) ~ /(^|,)memory(,|$)/) { print $5; exit } }' /proc/self/mountinfo)
+	why2=
 	if [ ! -f "$cg/cgroup.controllers" ]; then
-		gh_skip "$tag: cgroup: no cgroup v2 hierarchy at $cg ($(stat -f -c %T "$cg" 2>/dev/null): v1 or hybrid); the RSS threshold is tested instead"
+		why2="no cgroup v2 hierarchy at $cg ($(stat -f -c %T "$cg" 2>/dev/null): v1 or hybrid)"
 	elif ! grep -qw memory "$cg/cgroup.controllers" || ! mkdir "$cg/go-heap-growth.$$" 2>/dev/null; then
-		gh_skip "$tag: cgroup: $cg has no memory controller or is not writable here; the RSS threshold is tested instead"
+		why2="$cg has no memory controller or is not writable here"
 	else
 		cgd="$cg/go-heap-growth.$$"
+		GH_CGROUPS+=("$cgd")
 		grep -qw memory "$cg/cgroup.subtree_control" || echo +memory >"$cg/cgroup.subtree_control" 2>/dev/null
 		if echo $((48 << 20)) >"$cgd/memory.high" 2>/dev/null; then
 			sh -c "echo \$\$ >'$cgd/cgroup.procs' && exec '$GH_BIN' -pressure" >"$d/cg.out" 2>&1 &
@@ -328,12 +423,54 @@ if [ "$last" -ge 0 ] && gh_build_or_fail "pressure" growprog "${GH_GO_NAMES[$las
 		fi
 		rmdir "$cgd" 2>/dev/null
 	fi
+	if [ -n "$why2" ] && [ -z "$v1" ]; then
+		gh_skip "$tag: cgroup: $why2, and no cgroup v1 memory hierarchy mounted whole; the RSS threshold is tested instead"
+	elif [ -n "$why2" ] && ! mkdir "$v1/go-heap-growth.$$.grow" 2>/dev/null; then
+		gh_skip "$tag: cgroup: $why2, and the cgroup v1 memory hierarchy at $v1 is not writable here; the RSS threshold is tested instead"
+	elif [ -n "$why2" ]; then
+		pressure_v1 "$tag: cgroup v1" "$v1/go-heap-growth.$$"
+	fi
 	# the RSS threshold: 1 MiB resident every 20 ms against a program that stays still
 	if gh_start "$GH_BIN" -pressure; then
 		ppid=$GH_PID
 		if gh_start "$GH_BIN"; then
 			spid=$GH_PID
 			pressure_run "$tag: --memory-pressure-rss 80M" "$ppid" "$spid" --memory-pressure-rss 80M
+			gh_stop "$spid"
+		fi
+		gh_stop "$ppid"
+	fi
+	# GOMEMLIMIT (debug.SetMemoryLimit 64 MiB), no cgroup limit and no RSS threshold: 1 MiB every
+	# 200 ms against a steady program with the same limit; watch -v prints the limit it read
+	# for each, which must be the runtime's own (debug.SetMemoryLimit(-1), the GOMEMLIMIT line)
+	if gh_start "$GH_BIN" -pressure -pressure-every 200ms -memlimit $((64 << 20)); then
+		ppid=$GH_PID
+		pgo=$GH_OUT
+		if gh_start "$GH_BIN" -memlimit $((64 << 20)); then
+			spid=$GH_PID
+			sgo=$GH_OUT
+			pressure_run "$tag: GOMEMLIMIT" "$ppid" "$spid" -v
+			pl=$(awk '/^GOMEMLIMIT/ { print $2 }' "$pgo")
+			sl=$(awk '/^GOMEMLIMIT/ { print $2 }' "$sgo")
+			if [ "$pl" = $((64 << 20)) ] && [ "$sl" = "$pl" ] &&
+				grep -q "^go-heap watch: $ppid: memory pressure: GOMEMLIMIT $pl " "$d/pw.err" &&
+				grep -q "^go-heap watch: $spid: memory pressure: GOMEMLIMIT $sl " "$d/pw.err" &&
+				grep -q "^go-heap watch: $ppid (.*): memory pressure (GOMEMLIMIT $pl: the runtime holds [0-9]* (mappedReady) >= 90%" "$d/pw.err"; then
+				gh_pass "$tag: GOMEMLIMIT: watch read each program's limit as its runtime reports it ($pl), and the set was written for the runtime's own count: $(grep "^go-heap watch: $ppid (.*): memory pressure (" "$d/pw.err" | cut -c1-220)"
+			else
+				gh_fail "$tag: GOMEMLIMIT: the programs say $pl and $sl; watch read:"
+				grep 'GOMEMLIMIT' "$d/pw.err" | head -4 | sed 's/^/    | /'
+			fi
+			# what the runtime counts, of the steady program (it allocates nothing after
+			# printing it): runtime/metrics' total - heap/released, as watch read it; within
+			# 64 KiB (a scavenger chunk: the background scavenger may return one meanwhile)
+			sm=$(awk '/^MAPPEDREADY/ { print $2 }' "$sgo")
+			wm=$(sed -n "s/^go-heap watch: $spid: memory pressure: GOMEMLIMIT [0-9]* (the runtime holds \([0-9]*\))\$/\1/p" "$d/pw.err")
+			if [ -n "$sm" ] && [ -n "$wm" ] && [ $((sm > wm ? sm - wm : wm - sm)) -le 65536 ]; then
+				gh_pass "$tag: GOMEMLIMIT: the steady program's mappedReady as watch read it, $wm, is its runtime/metrics total - heap/released, $sm (difference $((wm - sm)))"
+			else
+				gh_fail "$tag: GOMEMLIMIT: the steady program's mappedReady: watch read '$wm', runtime/metrics says '$sm'"
+			fi
 			gh_stop "$spid"
 		fi
 		gh_stop "$ppid"

@@ -894,3 +894,45 @@ GOHEAP_EXTERN int goheap_profile_gometrics(const goheap_profile *p,
 	out->snapshot = m->snapshot;
 	return 0;
 }
+
+int gh_memlimit_read(gh_target *tg, goheap_memlimit *out)
+{
+	const gh_rtlayout *l = tg->lay;
+	unsigned char g[512];
+	uint64_t addr, freed;
+	size_t len;
+	int rc;
+
+	if (!l->mstats_verified || tg->mem.ptr_size != 8)
+		return gh_errf(&tg->err, GOHEAP_EUNSUPPORTED, "GOMEMLIMIT: "
+			       "unsupported runtime layout for go1.%d on a "
+			       "%u-bit target (64-bit go1.19 and go1.21 to "
+			       "go1.27 are known)", tg->ver.minor,
+			       tg->mem.ptr_size * 8);
+	rc = global(tg, "runtime.gcController", tg->addrs.gccontroller, &addr);
+	if (rc != 0)
+		return rc;
+	len = l->gcc_mappedready + 8;
+	if (len > sizeof(g))
+		return gh_errf(&tg->err, GOHEAP_EVERSION, "unsupported runtime "
+			       "layout: runtime.gcControllerState of %zu "
+			       "bytes", len);
+	gh_mem_invalidate(&tg->mem);
+	rc = gh_mem_read(&tg->mem, addr, g, len, "runtime.gcController");
+	gh_mem_invalidate(&tg->mem);
+	if (rc != 0)
+		return gh_errf(&tg->err, rc, "GOMEMLIMIT: reading %s",
+			       tg->err.msg[0] ? tg->err.msg :
+			       "runtime.gcController");
+	out->limit = (int64_t)le64(g + l->gcc_memorylimit);
+	out->mapped_ready = le64(g + l->gcc_mappedready);
+	out->heap_marked = le64(g + l->gcc_heapmarked);
+	out->heap_free = le64(g + l->gcc_heapfree);
+	freed = le64(g + l->gcc_totalfree);
+	out->heap_alloc = le64(g + l->gcc_totalalloc);
+	out->heap_alloc = out->heap_alloc > freed ? out->heap_alloc - freed : 0;
+	/* the words are read at slightly different times: never below 0 */
+	out->nonheap = out->mapped_ready > out->heap_free + out->heap_alloc ?
+		       out->mapped_ready - out->heap_free - out->heap_alloc : 0;
+	return 0;
+}

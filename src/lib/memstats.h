@@ -78,6 +78,10 @@ typedef struct gh_memstats {
  */
 int gh_memstats_collect(gh_profile *p, gh_target *tg);
 
+/* goheap_memory_limit's words of runtime.gcController, read running: 0, or
+ * a GOHEAP_E* code with tg->err set. */
+int gh_memlimit_read(gh_target *tg, goheap_memlimit *out);
+
 /* fmt_memstats.c: the trailer's lines as runtime/pprof writes them
  * (pprof.go writeHeapInternal), with its leading blank line when
  * trailer is 1; then, in -p memstats (trailer 0), what the numbers

@@ -653,6 +653,30 @@ GOHEAP_EXTERN int goheap_set_no_stop(goheap_session *s, int no_stop)
 	return 0;
 }
 
+GOHEAP_EXTERN int goheap_memory_limit(goheap_session *s,
+				      goheap_memlimit *out)
+{
+	goheap_memlimit m;
+	size_t n;
+	int rc;
+
+	if (s == NULL || out == NULL || out->size < sizeof(size_t))
+		return s != NULL ? gh_errf(&s->t.err, GOHEAP_EINVAL,
+					   "goheap_memlimit: size not set "
+					   "(GOHEAP_MEMLIMIT_INIT)") :
+		       GOHEAP_EINVAL;
+	memset(&m, 0, sizeof(m));
+	m.size = sizeof(m);
+	s->t.mem.deadline = s->time_limit > 0 ? gh_now() + s->time_limit : 0;
+	rc = gh_memlimit_read(&s->t, &m);
+	s->t.mem.deadline = 0;
+	/* an older caller's smaller struct gets the fields it knows */
+	n = out->size < sizeof(m) ? out->size : sizeof(m);
+	memcpy((char *)out + sizeof(size_t), (char *)&m + sizeof(size_t),
+	       n - sizeof(size_t));
+	return rc;
+}
+
 GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p)
 {
 	gh_profile_destroy(p);

@@ -73,8 +73,11 @@ static const struct opt_def watch_opts[] = {
 	{ "on-memory-pressure", 0, ARG_NONE, OPT_W_PRESSURE, NULL,
 	  "write heap, types and retained profiles to\n"
 	  "--output-dir when a process nears its memory limit:\n"
-	  "its cgroup v2 memory.high or memory.max (90%),\n"
-	  "memory.events 'high' rising, or --memory-pressure-rss",
+	  "90% of its cgroup v2 memory.high or memory.max\n"
+	  "(or memory.events 'high' rising), of its cgroup v1\n"
+	  "soft or hard limit (the working set), of its\n"
+	  "GOMEMLIMIT (what its runtime counts), or\n"
+	  "--memory-pressure-rss",
 	  NULL, 0 },
 	{ "output-dir", 0, ARG_REQUIRED, OPT_W_OUTPUT_DIR, "DIR",
 	  "write each process's delta profile there every\n"

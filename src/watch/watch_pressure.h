@@ -13,7 +13,6 @@ typedef struct wp_config {
 	const char *outdir;
 	unsigned long long rss;     /* bytes; 0: no RSS threshold */
 	double period;              /* at most once per process per period */
-	const char *cgroup_root;    /* cgroup v2 mount, "/sys/fs/cgroup" */
 	int verbose;
 } wp_config;
 

@@ -1160,6 +1160,38 @@ int wt_write(wt_fleet *f, int pid, const goheap_profile *p,
 	return rc;
 }
 
+int wt_memory_limit(wt_fleet *f, int pid, goheap_memlimit *out, char *err,
+		    size_t errlen)
+{
+	target *t = find_target(f, pid);
+	int rc;
+
+	if (t == NULL || !t->is_go) {
+		snprintf(err, errlen, "not a Go process of the fleet");
+		return -1;
+	}
+	if (t->s == NULL && count_go(f) > KEEP_SESSIONS)
+		return 1;
+	rc = target_check(f, t);
+	if (rc != 0 || !t->is_go) {
+		snprintf(err, errlen, "%s", rc < 0 ? "the process exited" :
+			 "the process exec'd another program");
+		return -1;
+	}
+	if (ensure_session(t) != 0) {
+		snprintf(err, errlen, "%s", t->err);
+		return -1;
+	}
+	rc = goheap_memory_limit(t->s, out);
+	if (rc != 0)
+		snprintf(err, errlen, "%s", goheap_errmsg(t->s));
+	if (target_check(f, t) != 0) {
+		snprintf(err, errlen, "the process exec'd during the read");
+		rc = -1;
+	}
+	return rc != 0 ? -1 : 0;
+}
+
 void wt_release(wt_fleet *f, int pid)
 {
 	target *t = find_target(f, pid);

@@ -103,5 +103,16 @@ int wt_write(wt_fleet *f, int pid, const goheap_profile *p,
 	     size_t *len, char *err, size_t errlen);
 /* Done with pid's session for now (closed when the fleet is large). */
 void wt_release(wt_fleet *f, int pid);
+/*
+ * pid's GOMEMLIMIT and what its runtime counts against it
+ * (goheap_memory_limit: read running, no stop), through the fleet's
+ * session when it has one open: 0; 1 when none is open (a fleet larger
+ * than the sessions it keeps: opening one each second would cost more
+ * than the check; the next round's opens one), or -1 with the detail in
+ * err (not a Go process of the fleet, a release without the layout, the
+ * program changed during the read).
+ */
+int wt_memory_limit(wt_fleet *f, int pid, goheap_memlimit *out, char *err,
+		    size_t errlen);
 
 #endif

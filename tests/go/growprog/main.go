@@ -4,8 +4,11 @@
 // more (Item: 656 bytes with pointers, so 1.22+ types each one exactly by its malloc header)
 // and prints "ADDED <step> <total> <start ns> <end ns>" (CLOCK_REALTIME) once they are in.
 // main.steady (a global slice of Steady) never changes.  Nothing else allocates an Item or a
-// Steady.  -pressure: allocate 1 MiB Blobs into main.blobs every 20 ms without end (memory
-// pressure tests).
+// Steady.  -pressure: allocate -pressure-mib 1 MiB Blobs into main.blobs every -pressure-every
+// (1 every 20 ms by default) without end (memory pressure tests: until the kernel kills it in
+// a cgroup with a limit).  -memlimit N: debug.SetMemoryLimit(N) (GOMEMLIMIT) at the start; READY
+// is then followed by "GOMEMLIMIT <the runtime's limit: debug.SetMemoryLimit(-1)>" and "MAPPEDREADY
+// <runtime/metrics' /memory/classes/total:bytes - heap/released:bytes>".
 package main
 
 import (
@@ -14,6 +17,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"syscall"
 	"time"
 )
@@ -51,7 +56,10 @@ func add(n int) {
 func main() {
 	base := flag.Int("base", 1000, "Items made at the start")
 	step := flag.Int("step", 500, "Items added per SIGUSR1")
-	pressure := flag.Bool("pressure", false, "allocate 1 MiB every 20 ms without end")
+	pressure := flag.Bool("pressure", false, "allocate Blobs without end")
+	pmib := flag.Int("pressure-mib", 1, "-pressure: 1 MiB Blobs per tick")
+	pevery := flag.Duration("pressure-every", 20*time.Millisecond, "-pressure: the tick")
+	memlimit := flag.Int64("memlimit", 0, "debug.SetMemoryLimit (bytes; 0: leave it)")
 	flag.Parse()
 	// heap profiling on (the runtime sets the rate to 0 in a program that
 	// never references runtime.MemProfile)
@@ -64,17 +72,31 @@ func main() {
 	for i := 0; i < 300; i++ {
 		steady = append(steady, &Steady{p: &x})
 	}
+	if *memlimit > 0 {
+		debug.SetMemoryLimit(*memlimit)
+	}
 	runtime.GC()
 	fmt.Printf("READY %d\n", os.Getpid())
+	if *memlimit > 0 {
+		// the runtime's own value (a negative argument only reads it)
+		fmt.Printf("GOMEMLIMIT %d\n", debug.SetMemoryLimit(-1))
+		// what the runtime compares with it: total - heap/released
+		s := []metrics.Sample{{Name: "/memory/classes/total:bytes"},
+			{Name: "/memory/classes/heap/released:bytes"}}
+		metrics.Read(s)
+		fmt.Printf("MAPPEDREADY %d\n", s[0].Value.Uint64()-s[1].Value.Uint64())
+	}
 	if *pressure {
 		go func() {
 			for {
-				b := &Blob{}
-				for i := 0; i < len(b.data); i += 4096 {
-					b.data[i] = 1 // resident: the RSS grows too
+				for k := 0; k < *pmib; k++ {
+					b := &Blob{}
+					for i := 0; i < len(b.data); i += 4096 {
+						b.data[i] = 1 // resident: the RSS grows too
+					}
+					blobs = append(blobs, b)
 				}
-				blobs = append(blobs, b)
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(*pevery)
 			}
 		}()
 	}
