@@ -21,6 +21,11 @@
 #     waiter's sudog is on the Cond's notifyList only; Mutex, RWMutex and WaitGroup waiters are
 #     found in runtime.semtable, in a stripped build through semacquire1's code);
 #   - the record of the receive leak says its goroutine alone keeps its 4096-byte buffer alive;
+#   - the bytes and objects each leak site keeps alive, and the total, equal what the program's
+#     own debug.WriteHeapDump gives (written at its quiet point, -dump): tests/heapdump.py
+#     --leakheld, an independent graph from the dump's objects, pointer fields and roots, with
+#     the leaked goroutines' frames no roots and their sudogs' pointers to what they wait on
+#     (the addresses the program printed) hidden, as the runtime's leak GC does;
 #   - the core's text equals the live text;
 #   - on 1.27, the default build run with -select too: main waits in select {}, which the runtime
 #     counts in the total and writes as an empty record "1 @", as go-heap does;
@@ -56,6 +61,8 @@ one() {
 	d="$GH_TMP/${tag//\//-}"
 	mkdir -p "$d"
 	mkfifo "$d/in"
+	# the program's heap dump at its quiet point (but with -select)
+	[ $# -eq 0 ] && set -- -dump "$d/heap.dump"
 	"$bin" "$@" <"$d/in" >"$d/out" 2>"$d/err" &
 	pid=$!
 	exec 7>"$d/in"
@@ -138,6 +145,33 @@ one() {
 	else
 		gh_fail "$tag: live: main.leakRecv.func1's held bytes: '${held}' (want its 4096-byte buffer, less than 8192)"
 		grep '^# go-heap' "$d/gh.txt" | head -12
+	fi
+	# the same from the program's own heap dump (the leaks go-heap found: before 1.26 the Cond's
+	# waiter is not judged, its frames are a root there too)
+	if [ -s "$d/heap.dump" ]; then
+		local args
+		args=$(awk -v g=" $got" '$1 == "LEAK" && index(g " ", " " $2 " ") { printf "%s=%s ", $2, $4 }' "$d/out")
+		# shellcheck disable=SC2086
+		if python3 "$GH_TESTS/heapdump.py" --leakheld "$d/heap.dump" "$minor" \
+			"$([ "$minor" -ge 26 ] && echo 1 || echo 0)" $args >"$d/dump.held" 2>"$d/dump.err"; then
+			local want have
+			want=$(awk '$1 == "HELD" { b[$3] += $4; o[$3] += $5 }
+				$1 == "LEAKTOTAL" { t = $2 " " $3 }
+				END { for (s in b) print s, b[s], o[s]; print "total", t }' "$d/dump.held" | sort)
+			have=$(sed -n -e 's/^# go-heap: record [0-9]*, \([^ ]*\) ([0-9]* goroutines): \([0-9]*\) bytes in \([0-9]*\) objects.*/\1 \2 \3/p' \
+				-e 's/^# go-heap: [0-9]* leaked goroutines keep \([0-9]*\) bytes in \([0-9]*\) objects.*/total \1 \2/p' "$d/gh.txt" | sort)
+			if [ -n "$want" ] && [ "$want" = "$have" ]; then
+				gh_pass "$tag: live: the bytes each leak site keeps alive equal the program's heap dump's graph ($(echo "$want" | grep -c .) lines: $(echo "$want" | grep '^total'))"
+			else
+				gh_fail "$tag: live: the leaks' held bytes differ from the program's heap dump's graph"
+				diff <(echo "$want") <(echo "$have") | head -20
+			fi
+		else
+			gh_fail "$tag: the heap dump's graph (heapdump.py --leakheld)"
+			gh_show "$d/dump.err" 5
+		fi
+	elif [ $# -gt 0 ] && [ "$1" = -dump ]; then
+		gh_fail "$tag: the program wrote no heap dump"
 	fi
 	own=0
 	if [ -s "$d/own.txt" ] && ! grep -q NOPROFILE "$d/own.txt"; then
