@@ -420,6 +420,68 @@ out:
 	return rc;
 }
 
+int gh_leak_label_roots(gh_retained *r, const gh_rtlayout *l, size_t *n)
+{
+	gh_leak lk;
+	const char **why = NULL;
+	size_t i;
+	int rc;
+
+	*n = 0;
+	rc = gh_leak_find(r, l, &lk);
+	if (rc != 0 || lk.ngoids == 0)
+		goto out;
+	*n = lk.ngoids;
+	rc = GOHEAP_ENOMEM;
+	why = gh_calloc(lk.ngoids, sizeof(*why));
+	if (why == NULL)
+		goto out;
+	for (i = 0; i < r->ngw; i++) {
+		const gh_ret_gwait *w = &r->gw[i];
+		uint64_t *f = bsearch(&w->goid, lk.goids, lk.ngoids,
+				      sizeof(*lk.goids), u64_cmp);
+
+		if (f != NULL)
+			why[f - lk.goids] = w->waitreason < l->nwaitreason ?
+				l->waitreason_strings[w->waitreason] : "waiting";
+	}
+	for (i = 0; i < r->nroot; i++) {
+		gh_root *o = &r->roots[i];
+		uint64_t *f;
+		char old[320], pre[32];
+		size_t np;
+
+		if (o->kind != GH_ROOT_STACK)
+			continue;
+		f = bsearch(&o->goid, lk.goids, lk.ngoids, sizeof(*lk.goids),
+			    u64_cmp);
+		if (f == NULL)
+			continue;
+		/* retstack.c's emit: "goroutine N" then ": f", ": sched.ctxt",
+		 * ": defer records" or nothing (the rest of the stack) */
+		snprintf(old, sizeof(old), "%s",
+			 (const char *)r->names.data + o->name);
+		np = (size_t)snprintf(pre, sizeof(pre), "goroutine %llu",
+				      (unsigned long long)o->goid);
+		if (strncmp(old, pre, np) != 0)
+			np = 0;
+		o->kind = GH_ROOT_LEAKED;
+		o->name = r->names.len;
+		gh_buf_printf(&r->names, "leaked goroutine %llu [%s]%s",
+			      (unsigned long long)o->goid,
+			      why[f - lk.goids] ? why[f - lk.goids] : "waiting",
+			      np ? old + np : "");
+		gh_buf_putc(&r->names, '\0');
+		if (r->names.oom)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(why);
+	gh_leak_free(&lk);
+	return rc;
+}
+
 /* The goroutines lk lists marked leaked (for -f traceback, which like
  * the runtime's debug=2 writes them all; gh_leak_view keeps only them),
  * and p's records kept for them alone. */
