@@ -27,9 +27,14 @@
 #     the leaked goroutines' frames no roots and their sudogs' pointers to what they wait on
 #     (the addresses the program printed) hidden, as the runtime's leak GC does;
 #   - the core's text equals the live text;
+#   - -p retained (live) names the leaked goroutines' frames roots of their own kind: its header
+#     counts as many leaked goroutines as -p goroutineleak found, and the receive leak's frame is
+#     the row "root leaked goroutine N [chan receive]: main.leakRecv.func1" holding its buffer;
 #   - on 1.27, the default build run with -select too: main waits in select {}, which the runtime
 #     counts in the total and writes as an empty record "1 @", as go-heap does;
-#   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too.
+#   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too,
+#     and its /metrics' go_goroutines_leaked for the process (--goroutineleak-interval 1s: polled
+#     until it appears, no timing asserted) is the number of goroutines -p goroutineleak found.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -81,11 +86,13 @@ one() {
 	"$GH_GOHEAP" -p goroutineleak -f text "$pid" >"$d/gh.txt" 2>"$d/gh.err" &&
 		"$GH_GOHEAP" -p goroutineleak -f traceback "$pid" >"$d/gh2.txt" 2>>"$d/gh.err"
 	local rc=$? core= wa=
+	"$GH_GOHEAP" -p retained -n 400 "$pid" >"$d/ret.txt" 2>>"$d/gh.err" || rc=$?
 	# watch's /pprof/PID/goroutineleak (net/http/pprof's debug=1), on the newest release
 	if [ "$minor" -ge 27 ] && [ "$stripped" = 0 ] && ! command -v curl >/dev/null 2>&1; then
 		gh_skip "$tag: watch: curl not installed"
 	elif [ "$minor" -ge 27 ] && [ "$stripped" = 0 ]; then
-		"$GH_GOHEAP" watch --interval 1s --listen 127.0.0.1:0 "$pid" >"$d/watch.out" 2>"$d/watch.err" </dev/null &
+		"$GH_GOHEAP" watch --interval 1s --goroutineleak-interval 1s --listen 127.0.0.1:0 "$pid" \
+			>"$d/watch.out" 2>"$d/watch.err" </dev/null &
 		wa=$!
 		GH_PIDS+=("$wa")
 		for i in $(seq 100); do
@@ -95,6 +102,13 @@ one() {
 		local addr
 		addr=$(sed -n 's/.*listening on //p' "$d/watch.err" | head -n 1)
 		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak?debug=1" >"$d/watch.txt"
+		# go_goroutines_leaked: after the round that checks it (polled, not timed)
+		for i in $(seq 600); do
+			curl -s --max-time 60 "http://$addr/metrics" >"$d/watch.metrics"
+			grep -q "^go_goroutines_leaked{pid=\"$pid\"" "$d/watch.metrics" && break
+			kill -0 "$wa" 2>/dev/null || break
+			sleep 0.2
+		done
 		kill "$wa" 2>/dev/null
 		wait "$wa" 2>/dev/null
 	fi
@@ -137,6 +151,17 @@ one() {
 		gh_show "$d/gh2.txt" 40
 	fi
 	grep -v '^# go-heap:' "$d/gh.txt" >"$d/gh.go.txt"
+	# -p retained: the leaked goroutines' roots of their own kind
+	local nret rrow recv
+	nret=$(sed -n 's/^leaked goroutines (-p goroutineleak[^)]*): \([0-9]*\), .*/\1/p' "$d/ret.txt")
+	recv=$(ids "$d/out" LEAK chanrecv)
+	rrow=$(awk -v g="${recv% }" '$0 ~ "root leaked goroutine " g " \\[chan receive\\]: main\\.leakRecv\\.func1$" { print $2 }' "$d/ret.txt")
+	if [ "$nret" = "$(echo $got | wc -w)" ] && [ -n "$rrow" ] && [ "$rrow" -ge 4096 ]; then
+		gh_pass "$tag: live: -p retained counts $nret leaked goroutines, their frames roots of their own kind (\"root leaked goroutine ${recv% } [chan receive]: main.leakRecv.func1\" retains $rrow bytes)"
+	else
+		gh_fail "$tag: live: -p retained: leaked goroutines '$nret' (want $(echo $got | wc -w)), the receive leak's root row retains '$rrow'"
+		grep -n 'leaked' "$d/ret.txt" | head -5
+	fi
 	# what the leaks keep alive: leakRecv's goroutine alone holds the 4096-byte buffer it made
 	local held
 	held=$(sed -n 's/^# go-heap: record [0-9]*, main\.leakRecv\.func1 ([0-9]* goroutines): \([0-9]*\) bytes.*/\1/p' "$d/gh.txt")
@@ -195,6 +220,14 @@ one() {
 			else
 				gh_fail "$tag: watch: /pprof/PID/goroutineleak?debug=1 differs from the program's"
 				gh_show "$d/watch.txt" 5
+			fi
+			local wn
+			wn=$(sed -n "s/^go_goroutines_leaked{pid=\"$pid\".*} \([0-9]*\)\$/\1/p" "$d/watch.metrics")
+			if [ -n "$wn" ] && [ "$wn" = "$(echo $got | wc -w)" ]; then
+				gh_pass "$tag: watch: /metrics go_goroutines_leaked{pid=\"$pid\",...} $wn, the goroutines -p goroutineleak found"
+			else
+				gh_fail "$tag: watch: /metrics go_goroutines_leaked '$wn', want $(echo $got | wc -w)"
+				grep -i 'leak' "$d/watch.metrics" "$d/watch.err" | head -5
 			fi
 		fi
 		if [ "$(leaked "$d/own2.txt")" = "$got" ]; then
