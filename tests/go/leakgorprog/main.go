@@ -21,6 +21,8 @@
 // is parked, before READY (tests/heapdump.py --leakheld: the bytes the
 // leaks hold, from the dump alone).
 //
+// With -hold, main sleeps at the end of stdin instead of returning.
+//
 // With -select, main waits in select {} after READY and another goroutine
 // reads the commands (the runtime's record of goroutine 1 in select {}).
 //
@@ -52,6 +54,10 @@ var (
 )
 
 var bufSize = 4096
+
+// -hold: at the end of stdin main sleeps (tests/run-goroutineleak-arm64.sh
+// runs it under qemu with stdin /dev/null until SIGABRT writes its core)
+var hold bool
 
 type lockedThing struct {
 	sync.Mutex
@@ -237,6 +243,7 @@ func writeProfile(path string, debugLevel int) {
 func main() {
 	sel := flag.Bool("select", false, "main waits in select {}, the commands are read by another goroutine")
 	dump := flag.String("dump", "", "write debug.WriteHeapDump to this file at the quiet point, before READY")
+	flag.BoolVar(&hold, "hold", false, "at the end of stdin, sleep instead of exiting")
 	flag.Parse()
 	debug.SetGCPercent(-1)
 	gmu.Lock()
@@ -285,5 +292,8 @@ func commands() {
 		case len(f) == 1 && f[0] == "quit":
 			os.Exit(0)
 		}
+	}
+	if hold {
+		time.Sleep(1 << 62)
 	}
 }
