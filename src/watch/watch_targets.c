@@ -905,8 +905,10 @@ static void leak_check(wt_fleet *f, target *t)
 	rc = goheap_profile_collect(&p, t->s, GOHEAP_PROFILE_GOROUTINELEAK);
 	goheap_set_time_limit(t->s, t->budget);
 	t->leak_seconds = gh_now() - now;
-	/* one record per leaked goroutine (goheap.h) */
-	t->leaked = rc == 0 ? (long long)goheap_profile_nrecords(p) : -1;
+	/* one record per leaked goroutine (goheap.h); none when the process
+	 * exited or exec'd meanwhile (not this program's) */
+	t->leaked = rc == 0 && target_check(f, t) == 0 ?
+		    (long long)goheap_profile_nrecords(p) : -1;
 	if (rc != 0 && f->cfg.verbose)
 		fprintf(stderr, "go-heap watch: pid %d: goroutineleak: %s\n",
 			t->pid, goheap_errmsg(t->s));
