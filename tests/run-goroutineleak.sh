@@ -32,7 +32,8 @@
 #     the row "root leaked goroutine N [chan receive]: main.leakRecv.func1" holding its buffer;
 #   - on 1.27, the default build run with -select too: main waits in select {}, which the runtime
 #     counts in the total and writes as an empty record "1 @", as go-heap does;
-#   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too,
+#   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too
+#     (?debug=2 marks the same goroutines leaked, no debug is gzip'd pprof, ?seconds=2 a 400),
 #     and its /metrics' go_goroutines_leaked for the process (--goroutineleak-interval 1s: polled
 #     until it appears, no timing asserted) is the number of goroutines -p goroutineleak found.
 set -u
@@ -102,6 +103,11 @@ one() {
 		local addr
 		addr=$(sed -n 's/.*listening on //p' "$d/watch.err" | head -n 1)
 		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak?debug=1" >"$d/watch.txt"
+		# net/http/pprof's other arguments: debug=2 (tracebacks), debug=0 (pprof), seconds (refused)
+		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak?debug=2" >"$d/watch2.txt"
+		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak" >"$d/watch.pb.gz"
+		curl -s --max-time 60 -o /dev/null -w '%{http_code}' \
+			"http://$addr/pprof/$pid/goroutineleak?seconds=2" >"$d/watch.sec"
 		# go_goroutines_leaked: after the round that checks it (polled, not timed)
 		for i in $(seq 600); do
 			curl -s --max-time 60 "http://$addr/metrics" >"$d/watch.metrics"
@@ -220,6 +226,13 @@ one() {
 			else
 				gh_fail "$tag: watch: /pprof/PID/goroutineleak?debug=1 differs from the program's"
 				gh_show "$d/watch.txt" 5
+			fi
+			if [ "$(leaked "$d/watch2.txt")" = "$got" ] &&
+				[ "$(head -c 2 "$d/watch.pb.gz" | od -An -tx1 | tr -d ' \n')" = 1f8b ] &&
+				[ "$(cat "$d/watch.sec")" = 400 ]; then
+				gh_pass "$tag: watch: ?debug=2 marks the same goroutines (leaked), no debug is a gzip'd pprof, ?seconds=2 is refused (400)"
+			else
+				gh_fail "$tag: watch: ?debug=2's (leaked) '$(leaked "$d/watch2.txt")' (want $got), ?debug=0 not gzip, or ?seconds=2 answered $(cat "$d/watch.sec")"
 			fi
 			local wn
 			wn=$(sed -n "s/^go_goroutines_leaked{pid=\"$pid\".*} \([0-9]*\)\$/\1/p" "$d/watch.metrics")
