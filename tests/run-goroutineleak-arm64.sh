@@ -9,9 +9,9 @@
 # (tests/run-retained-arm64.sh's way).  From the core and the executable:
 #   - the goroutines -f traceback marks "(leaked)" are leaks the program made (no look-alike:
 #     a global's channel or mutex, channels held by goroutines waiting on a global, in read(2),
-#     in time.Sleep), and every leak the release allows finding is there (before 1.26 not the
-#     Cond's waiter; Mutex, RWMutex and WaitGroup waiters found in runtime.semtable, in a
-#     stripped build through semacquire1's arm64 code);
+#     in time.Sleep, Conds a global holds), and every leak is there (before 1.26 the Cond's
+#     holder found backwards from its waiter's sudog; Mutex, RWMutex and WaitGroup waiters
+#     found in runtime.semtable, in a stripped build through semacquire1's arm64 code);
 #   - the bytes and objects each leak site keeps alive, and the total, equal the program's heap
 #     dump's graph (tests/heapdump.py --leakheld);
 #   - -p retained names the leaked goroutines' frames roots of their own kind: as many as
@@ -73,11 +73,9 @@ check() {
 	got=$(leaked "$d/gh2.txt")
 	made=$(ids "$d/run.out" LEAK)
 	waits=$(ids "$d/run.out" WAIT)
-	if [ "$minor" -ge 26 ]; then
-		expect=$made
-	else
-		expect=$(ids "$d/run.out" LEAK chanrecv chansend select mutex rwmutex.rlock rwmutex.lock waitgroup)
-	fi
+	# every leak, on every release (before 1.26 the Cond's holder found backwards from its
+	# waiter's sudog: retleak.c cond_waits)
+	expect=$made
 	if [ -n "$made" ] && subset "$got" "$made" && subset "$expect" "$got"; then
 		gh_pass "$tag: core: leaked goroutines $got(the program made $made; look-alikes $waits not reported)"
 	else

@@ -4,9 +4,9 @@
 #
 # tests/go/leakgorprog leaks a goroutine of each kind (a channel receive and send on a channel
 # nothing else holds, a select, sync.Mutex, RWMutex.RLock and Lock, WaitGroup, Cond) and parks
-# eight that only look leaked (on a global's channel, a locked global mutex, a channel held by a
+# ten that only look leaked (on a global's channel, a locked global mutex, a channel held by a
 # goroutine itself waiting on a global, one held by a goroutine in a read(2) system call, one
-# held by a goroutine in time.Sleep); it prints the goroutine ids of each.  For each toolchain
+# held by a goroutine in time.Sleep, Conds a global holds through a pointer and in place); it prints the goroutine ids of each.  For each toolchain
 # (GOHEAP_LEAK_VERSIONS, default "1.19 1.22 1.26 1.27", within GOHEAP_GO_VERSIONS), the default
 # and the stripped (-s -w) build, and on 1.26 a GOEXPERIMENT=goroutineleakprofile build too:
 #   - go-heap reads it live (-f text, -f traceback), then from a gcore core;
@@ -17,9 +17,10 @@
 #     program's record for record (go-heap's own "# go-heap:" lines aside), and the goroutines
 #     -f traceback marks "(leaked)" are the ones the program's debug=2 marks;
 #   - everywhere: the goroutines go-heap reports leaked are leaks the program made (no
-#     look-alike), and every leak the release allows finding is there (before 1.26 a Cond
-#     waiter's sudog is on the Cond's notifyList only; Mutex, RWMutex and WaitGroup waiters are
-#     found in runtime.semtable, in a stripped build through semacquire1's code);
+#     look-alike), and every leak is there, on every release (before 1.26 a Cond waiter's
+#     sudog is on the Cond's notifyList only: its holder found backwards; Mutex, RWMutex and
+#     WaitGroup waiters are found in runtime.semtable, in a stripped build through
+#     semacquire1's code);
 #   - the record of the receive leak says its goroutine alone keeps its 4096-byte buffer alive;
 #   - the bytes and objects each leak site keeps alive, and the total, equal what the program's
 #     own debug.WriteHeapDump gives (written at its quiet point, -dump): tests/heapdump.py
@@ -145,11 +146,9 @@ one() {
 	made=$(ids "$d/out" LEAK)
 	waits=$(ids "$d/out" WAIT)
 	# what this release and build allow finding
-	if [ "$minor" -ge 26 ]; then
-		expect=$made
-	else
-		expect=$(ids "$d/out" LEAK chanrecv chansend select mutex rwmutex.rlock rwmutex.lock waitgroup)
-	fi
+	# every leak, on every release (before 1.26 the Cond's holder found backwards from its
+	# waiter's sudog: retleak.c cond_waits)
+	expect=$made
 	if subset "$got" "$made" && subset "$expect" "$got"; then
 		gh_pass "$tag: live: leaked goroutines $got(the program made $made; look-alikes $waits not reported)"
 	else
@@ -177,8 +176,7 @@ one() {
 		gh_fail "$tag: live: main.leakRecv.func1's held bytes: '${held}' (want its 4096-byte buffer, less than 8192)"
 		grep '^# go-heap' "$d/gh.txt" | head -12
 	fi
-	# the same from the program's own heap dump (the leaks go-heap found: before 1.26 the Cond's
-	# waiter is not judged, its frames are a root there too)
+	# the same from the program's own heap dump (the leaks go-heap found)
 	if [ -s "$d/heap.dump" ]; then
 		local args
 		args=$(awk -v g=" $got" '$1 == "LEAK" && index(g " ", " " $2 " ") { printf "%s=%s ", $2, $4 }' "$d/out")

@@ -140,6 +140,177 @@ static int sw_cmp(const void *x, const void *y)
 	return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
+/* A (node, predecessor) pair of the graph's reverse edges into sudogs. */
+typedef struct rpair {
+	uint32_t to, from;
+} rpair;
+
+static int rp_cmp(const void *x, const void *y)
+{
+	const rpair *a = x, *b = y;
+
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/*
+ * Before 1.26 a Cond waiter's sudog is on the Cond's notifyList only
+ * (notifyListWait sets neither g.waiting nor sudog.elem): what it waits on
+ * is found backwards.  Its sudog S: the one object its frame of
+ * runtime.notifyListWait (sync.runtime_notifyListWait) points to (the
+ * local s, live across the park).
+ * The objects pointing to S are the notifyList's holder (head, tail) and
+ * the previous waiter's sudog (next), whose own holders are followed: the
+ * one object at the end is the Cond's (or what embeds it), as 1.26's
+ * sudog.elem would name it.  Anything else (a global or another root
+ * pointing at a sudog, two ends, no frame) leaves the waiter not judged.
+ * cond[2 * i], cond[2 * i + 1]: gw i's sudog and that object, or 0, 0.
+ */
+static int cond_waits(const gh_retained *r, const gh_rtlayout *l,
+		      uint64_t *cond)
+{
+	uint64_t nn = (uint64_t)r->nobj + r->nroot, e;
+	uint32_t *snode = NULL, *st = NULL;
+	uint8_t *is_s = NULL, *is_wroot = NULL;
+	rpair *rp = NULL;
+	size_t i, j, nrp = 0, caprp = 0, ncw = 0, capst = 0;
+	int rc = GOHEAP_ENOMEM;
+
+	for (i = 0; i < r->ngw; i++)
+		if (r->gw[i].waitreason < l->nwaitreason &&
+		    strcmp(l->waitreason_strings[r->gw[i].waitreason],
+			   "sync.Cond.Wait") == 0)
+			ncw++;
+	if (ncw == 0)
+		return 0;
+	snode = gh_calloc(r->ngw, sizeof(*snode));
+	is_s = gh_calloc(r->nobj ? r->nobj : 1, 1);
+	is_wroot = gh_calloc(r->nroot ? r->nroot : 1, 1);
+	if (snode == NULL || is_s == NULL || is_wroot == NULL)
+		goto out;
+	/* each waiter's S, from its notifyListWait frame's one edge */
+	for (i = 0; i < r->ngw; i++)
+		snode[i] = GH_RET_NONE;
+	for (j = 0; j < r->nroot; j++) {
+		const gh_root *o = &r->roots[j];
+		uint64_t v = (uint64_t)r->nobj + j;
+
+		if (o->kind != GH_ROOT_STACK)
+			continue;
+		for (i = 0; i < r->ngw; i++) {
+			if (r->gw[i].goid != o->goid ||
+			    r->gw[i].waitreason >= l->nwaitreason ||
+			    strcmp(l->waitreason_strings[r->gw[i].waitreason],
+				   "sync.Cond.Wait") != 0)
+				continue;
+			is_wroot[j] = 1;    /* a Cond waiter's own frame */
+			/* (linknamed: sync.runtime_notifyListWait) */
+			if ((ends_with((const char *)r->names.data + o->name,
+				       ": runtime.notifyListWait") ||
+			     ends_with((const char *)r->names.data + o->name,
+				       ": sync.runtime_notifyListWait")) &&
+			    r->off[v + 1] - r->off[v] == 1 &&
+			    r->adj[r->off[v]] < r->nobj)
+				snode[i] = r->adj[r->off[v]];
+		}
+	}
+	for (i = 0; i < r->ngw; i++)
+		if (snode[i] != GH_RET_NONE)
+			is_s[snode[i]] = 1;
+	/* the edges into them */
+	for (e = 0; e < nn; e++) {
+		uint64_t k;
+
+		for (k = r->off[e]; k < r->off[e + 1]; k++) {
+			if (r->adj[k] >= r->nobj || !is_s[r->adj[k]])
+				continue;
+			if (gh_grow(&rp, &caprp, nrp + 1, sizeof(*rp)) != 0)
+				goto out;
+			rp[nrp].to = r->adj[k];
+			rp[nrp].from = (uint32_t)e;
+			nrp++;
+		}
+	}
+	if (nrp > 1)
+		qsort(rp, nrp, sizeof(*rp), rp_cmp);
+	/* backwards from each S to the one holder */
+	for (i = 0; i < r->ngw; i++) {
+		uint32_t end = GH_RET_NONE;
+		size_t nst = 0, h = 0;
+		int bad = 0;
+
+		if (snode[i] == GH_RET_NONE)
+			continue;
+		if (gh_grow(&st, &capst, 1, sizeof(*st)) != 0)
+			goto out;
+		st[nst++] = snode[i];
+		while (h < nst && !bad) {
+			uint32_t v = st[h++];
+			size_t k, lo = 0, hi = nrp;
+			const rpair *f;
+
+			while (lo < hi) {     /* v's first predecessor */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (rp[mid].to < v)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (f = rp + lo; f < rp + nrp && f->to == v && !bad;
+			     f++) {
+				uint32_t u = f->from;
+
+				if (u >= r->nobj) {
+					/* a root: a Cond waiter's own frame,
+					 * else a global's Cond (or anything
+					 * else): not judged */
+					bad = !is_wroot[u - r->nobj];
+					continue;
+				}
+				if (is_s[u]) {
+					for (k = 0; k < nst && st[k] != u; k++)
+						;
+					if (k < nst)
+						continue;
+					if (nst > 4096) {
+						bad = 1;
+						break;
+					}
+					if (gh_grow(&st, &capst, nst + 1,
+						    sizeof(*st)) != 0)
+						goto out;
+					st[nst++] = u;
+					continue;
+				}
+				if (end != GH_RET_NONE && end != u)
+					bad = 1;
+				end = u;
+			}
+		}
+		if (bad || end == GH_RET_NONE)
+			continue;
+		cond[2 * i] = r->addr[snode[i]];
+		cond[2 * i + 1] = r->addr[end];
+	}
+	rc = 0;
+out:
+	free(snode);
+	free(st);
+	free(is_s);
+	free(is_wroot);
+	free(rp);
+	return rc;
+}
+
 int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 {
 	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1, e;
@@ -147,7 +318,7 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 	size_t ncd = 0, i, j, nhe = 0, capte = 0, nro = 0, nw = 0, capw = 0;
 	hedge *he = NULL;
 	rord *ro = NULL, *lc = NULL;
-	uint64_t *wobj = NULL, *gids = NULL;
+	uint64_t *wobj = NULL, *gids = NULL, *cond = NULL;
 	uint8_t *seen = NULL;
 	uint32_t *q = NULL, h = 0, t = 0;
 	int rc = GOHEAP_ENOMEM, more;
@@ -157,7 +328,10 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 	if (r->nsemw > 0)
 		qsort(r->semw, r->nsemw / 3, 3 * sizeof(uint64_t), sw_cmp);
 	cd = gh_calloc(r->ngw ? r->ngw : 1, sizeof(*cd));
-	if (cd == NULL)
+	cond = gh_calloc(r->ngw ? 2 * r->ngw : 1, sizeof(*cond));
+	if (cd == NULL || cond == NULL)
+		goto out;
+	if (!l->lk_sema_waiting && cond_waits(r, l, cond) != 0)
 		goto out;
 	/* candidates and what each waits on */
 	for (i = 0; i < r->ngw; i++) {
@@ -189,19 +363,27 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 				wobj[nw++] = r->gwobj[w->at + 3 * j + 2];
 			}
 		} else if (cls == C_SYNC) {
-			/* semtable's waiters of this g (a Cond's sudog is on
-			 * its notifyList, not found: not a candidate) */
+			/* semtable's waiters of this g; a Cond's sudog is on
+			 * its notifyList only: its holder found backwards
+			 * (cond_waits), else not a candidate */
 			uint64_t key[3] = { w->gp, 0, 0 };
 			uint64_t *f = r->nsemw ? bsearch(key, r->semw,
 					r->nsemw / 3, 3 * sizeof(uint64_t),
 					sw_cmp) : NULL;
 
-			if (f == NULL)
+			if (f == NULL && cond[2 * i] != 0) {
+				if (gh_grow(&wobj, &capw, nw + 2,
+					    sizeof(*wobj)) != 0)
+					goto out;
+				wobj[nw++] = cond[2 * i];
+				wobj[nw++] = cond[2 * i + 1];
+			}
+			if (f == NULL && cond[2 * i] == 0)
 				continue;
-			while (f > r->semw && f[-3] == w->gp)
+			while (f != NULL && f > r->semw && f[-3] == w->gp)
 				f -= 3;
-			for (; f < r->semw + r->nsemw && f[0] == w->gp;
-			     f += 3) {
+			for (; f != NULL && f < r->semw + r->nsemw &&
+			     f[0] == w->gp; f += 3) {
 				if (gh_grow(&wobj, &capw, nw + 2,
 					    sizeof(*wobj)) != 0)
 					goto out;
@@ -423,6 +605,7 @@ out:
 	free(he);
 	free(ro);
 	free(lc);
+	free(cond);
 	free(wobj);
 	free(gids);
 	free(seen);

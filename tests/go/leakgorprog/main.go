@@ -5,7 +5,8 @@
 // sync.WaitGroup, sync.Cond) and parks others that only look leaked: on a
 // global's channel, on a locked global mutex, on a channel held by a
 // goroutine itself waiting on a global, on one held by a goroutine in a
-// read(2) system call, on one held by a goroutine in time.Sleep.
+// read(2) system call, on one held by a goroutine in time.Sleep, on Conds a
+// global holds (through a pointer, in place).
 //
 // It prints "LEAK GOID KIND 0xW[,0xW]" for every goroutine it leaked (the
 // addresses: what it waits on), "WAIT GOID KIND" for the look-alikes, then
@@ -46,9 +47,11 @@ import (
 )
 
 var (
-	gch   = make(chan int) // a global's channel
-	gch2  = make(chan int) // the global the holder waits on
-	gmu   sync.Mutex       // a locked global mutex
+	gch   = make(chan int)                // a global's channel
+	gch2  = make(chan int)                // the global the holder waits on
+	gmu   sync.Mutex                      // a locked global mutex
+	gcond = sync.NewCond(new(sync.Mutex)) // a Cond a global points to
+	gcv   sync.Cond                       // a global's Cond
 	ids   = make(chan string, 64)
 	pipeW *os.File // keeps the read(2) goroutine's pipe open
 )
@@ -210,6 +213,18 @@ func lookAlikes() {
 		held2 <- 1
 		runtime.KeepAlive(r)
 	}()
+	// Conds a global holds: a pointer to one, and one in place
+	go func() {
+		gcond.L.Lock()
+		report("WAIT", "global-cond")
+		gcond.Wait()
+	}()
+	gcv.L = new(sync.Mutex)
+	go func() {
+		gcv.L.Lock()
+		report("WAIT", "global-cond-value")
+		gcv.Wait()
+	}()
 	// one held by a goroutine in time.Sleep
 	held3 := make(chan int)
 	go func() {
@@ -253,7 +268,7 @@ func main() {
 	for _, f := range steps {
 		f()
 	}
-	want = 8 + 8
+	want = 8 + 10
 	for i := 0; i < want; i++ {
 		fmt.Println(<-ids)
 	}
