@@ -178,8 +178,9 @@ static int cond_waits(const gh_retained *r, const gh_rtlayout *l,
 		      uint64_t *cond)
 {
 	uint64_t nn = (uint64_t)r->nobj + r->nroot, e;
-	uint32_t *snode = NULL, *st = NULL;
-	uint8_t *is_s = NULL, *is_wroot = NULL;
+	uint32_t *snode = NULL, *st = NULL, *stamp = NULL, *wend = NULL;
+	uint8_t *is_wroot = NULL;
+	rord *cw = NULL;
 	rpair *rp = NULL;
 	size_t i, j, nrp = 0, caprp = 0, ncw = 0, capst = 0;
 	int rc = GOHEAP_ENOMEM;
@@ -192,45 +193,64 @@ static int cond_waits(const gh_retained *r, const gh_rtlayout *l,
 	if (ncw == 0)
 		return 0;
 	snode = gh_calloc(r->ngw, sizeof(*snode));
-	is_s = gh_calloc(r->nobj ? r->nobj : 1, 1);
+	wend = gh_calloc(r->ngw, sizeof(*wend));
+	cw = gh_calloc(ncw, sizeof(*cw));
+	/* per object: 0 not a waiter's sudog, 1 one not visited yet, k + 2
+	 * visited by the walk of gw k */
+	stamp = gh_calloc(r->nobj ? r->nobj : 1, sizeof(*stamp));
 	is_wroot = gh_calloc(r->nroot ? r->nroot : 1, 1);
-	if (snode == NULL || is_s == NULL || is_wroot == NULL)
+	if (snode == NULL || wend == NULL || cw == NULL || stamp == NULL ||
+	    is_wroot == NULL)
 		goto out;
+	for (i = j = 0; i < r->ngw; i++) {
+		snode[i] = wend[i] = GH_RET_NONE;
+		if (r->gw[i].waitreason < l->nwaitreason &&
+		    strcmp(l->waitreason_strings[r->gw[i].waitreason],
+			   "sync.Cond.Wait") == 0) {
+			cw[j].goid = r->gw[i].goid;
+			cw[j].node = (uint32_t)i;
+			j++;
+		}
+	}
+	if (ncw > 1)
+		qsort(cw, ncw, sizeof(*cw), ro_cmp);
 	/* each waiter's S, from its notifyListWait frame's one edge */
-	for (i = 0; i < r->ngw; i++)
-		snode[i] = GH_RET_NONE;
 	for (j = 0; j < r->nroot; j++) {
 		const gh_root *o = &r->roots[j];
+		const char *name = (const char *)r->names.data + o->name;
 		uint64_t v = (uint64_t)r->nobj + j;
+		size_t lo = 0, hi = ncw;
 
 		if (o->kind != GH_ROOT_STACK)
 			continue;
-		for (i = 0; i < r->ngw; i++) {
-			if (r->gw[i].goid != o->goid ||
-			    r->gw[i].waitreason >= l->nwaitreason ||
-			    strcmp(l->waitreason_strings[r->gw[i].waitreason],
-				   "sync.Cond.Wait") != 0)
-				continue;
-			is_wroot[j] = 1;    /* a Cond waiter's own frame */
-			/* (linknamed: sync.runtime_notifyListWait) */
-			if ((ends_with((const char *)r->names.data + o->name,
-				       ": runtime.notifyListWait") ||
-			     ends_with((const char *)r->names.data + o->name,
-				       ": sync.runtime_notifyListWait")) &&
-			    r->off[v + 1] - r->off[v] == 1 &&
-			    r->adj[r->off[v]] < r->nobj)
-				snode[i] = r->adj[r->off[v]];
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cw[mid].goid < o->goid)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
+		if (lo == ncw || cw[lo].goid != o->goid)
+			continue;
+		i = cw[lo].node;
+		is_wroot[j] = 1;    /* a Cond waiter's own frame */
+		/* (linknamed: sync.runtime_notifyListWait) */
+		if ((ends_with(name, ": runtime.notifyListWait") ||
+		     ends_with(name, ": sync.runtime_notifyListWait")) &&
+		    r->off[v + 1] - r->off[v] == 1 &&
+		    r->adj[r->off[v]] < r->nobj)
+			snode[i] = r->adj[r->off[v]];
 	}
 	for (i = 0; i < r->ngw; i++)
 		if (snode[i] != GH_RET_NONE)
-			is_s[snode[i]] = 1;
+			stamp[snode[i]] = 1;
 	/* the edges into them */
 	for (e = 0; e < nn; e++) {
 		uint64_t k;
 
 		for (k = r->off[e]; k < r->off[e + 1]; k++) {
-			if (r->adj[k] >= r->nobj || !is_s[r->adj[k]])
+			if (r->adj[k] >= r->nobj || stamp[r->adj[k]] == 0)
 				continue;
 			if (gh_grow(&rp, &caprp, nrp + 1, sizeof(*rp)) != 0)
 				goto out;
@@ -241,20 +261,26 @@ static int cond_waits(const gh_retained *r, const gh_rtlayout *l,
 	}
 	if (nrp > 1)
 		qsort(rp, nrp, sizeof(*rp), rp_cmp);
-	/* backwards from each S to the one holder */
+	/* backwards from each S to the one holder; a list's sudogs are
+	 * walked once (a walk reaching another's takes its end) */
 	for (i = 0; i < r->ngw; i++) {
-		uint32_t end = GH_RET_NONE;
+		uint32_t end = GH_RET_NONE, me = (uint32_t)i + 2;
 		size_t nst = 0, h = 0;
 		int bad = 0;
 
 		if (snode[i] == GH_RET_NONE)
 			continue;
+		if (stamp[snode[i]] >= 2) {
+			wend[i] = wend[stamp[snode[i]] - 2];
+			goto judged;
+		}
 		if (gh_grow(&st, &capst, 1, sizeof(*st)) != 0)
 			goto out;
 		st[nst++] = snode[i];
+		stamp[snode[i]] = me;
 		while (h < nst && !bad) {
 			uint32_t v = st[h++];
-			size_t k, lo = 0, hi = nrp;
+			size_t lo = 0, hi = nrp;
 			const rpair *f;
 
 			while (lo < hi) {     /* v's first predecessor */
@@ -267,7 +293,7 @@ static int cond_waits(const gh_retained *r, const gh_rtlayout *l,
 			}
 			for (f = rp + lo; f < rp + nrp && f->to == v && !bad;
 			     f++) {
-				uint32_t u = f->from;
+				uint32_t u = f->from, t = u;
 
 				if (u >= r->nobj) {
 					/* a root: a Cond waiter's own frame,
@@ -276,36 +302,43 @@ static int cond_waits(const gh_retained *r, const gh_rtlayout *l,
 					bad = !is_wroot[u - r->nobj];
 					continue;
 				}
-				if (is_s[u]) {
-					for (k = 0; k < nst && st[k] != u; k++)
-						;
-					if (k < nst)
-						continue;
-					if (nst > 4096) {
-						bad = 1;
-						break;
-					}
+				if (stamp[u] == me)
+					continue;
+				if (stamp[u] == 1) {
 					if (gh_grow(&st, &capst, nst + 1,
 						    sizeof(*st)) != 0)
 						goto out;
+					stamp[u] = me;
 					st[nst++] = u;
 					continue;
 				}
-				if (end != GH_RET_NONE && end != u)
+				if (stamp[u] >= 2) {
+					/* another walk's: its end */
+					t = wend[stamp[u] - 2];
+					if (t == GH_RET_NONE) {
+						bad = 1;
+						continue;
+					}
+				}
+				if (end != GH_RET_NONE && end != t)
 					bad = 1;
-				end = u;
+				end = t;
 			}
 		}
-		if (bad || end == GH_RET_NONE)
+		wend[i] = bad ? GH_RET_NONE : end;
+judged:
+		if (wend[i] == GH_RET_NONE)
 			continue;
 		cond[2 * i] = r->addr[snode[i]];
-		cond[2 * i + 1] = r->addr[end];
+		cond[2 * i + 1] = r->addr[wend[i]];
 	}
 	rc = 0;
 out:
 	free(snode);
+	free(wend);
+	free(cw);
 	free(st);
-	free(is_s);
+	free(stamp);
 	free(is_wroot);
 	free(rp);
 	return rc;
