@@ -19,6 +19,9 @@ Usage: heapdump.py DUMP MINOR [GREENTEA]   (GREENTEA 1/0: built with GOEXPERIMEN
                    objects it dominates, itself included, 0 when unreachable; IDOM: its immediate
                    dominator's address, "root" or "-"), then
                    "TOTAL objects bytes reachable_objects reachable_bytes")
+       heapdump.py --leakheld DUMP MINOR GREENTEA GOID=0xW[,0xW]...
+                   (tests/run-goroutineleak.sh: the bytes each leaked goroutine keeps alive,
+                   "HELD GOID SITE BYTES OBJECTS" lines; see leakheld)
        heapdump.py --spanwords CORE MHEAP_ALLSPANS MSPAN_SIZE
                    (the addresses of the words the span walker reads: mheap_.allspans' three
                    words, its array, every mspan's first MSPAN_SIZE bytes, one per line)
@@ -228,6 +231,8 @@ def main():
         return patch(sys.argv[2], int(sys.argv[3], 0), sys.argv[4])
     if sys.argv[1] == "--peek":
         return patch(sys.argv[2], int(sys.argv[3], 0), None)
+    if sys.argv[1] == "--leakheld":
+        return leakheld(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5:])
     if sys.argv[1] == "--graph":
         holders = [a[len("--holder="):] for a in sys.argv[5:] if a.startswith("--holder=")]
         rest = [a for a in sys.argv[5:] if not a.startswith("--holder=")]
@@ -307,6 +312,7 @@ def parse(path):
     objs = []
     roots = []
     memstats = None
+    goid = 0
     while True:
         tag = uv()
         if tag == 0:
@@ -321,15 +327,18 @@ def parse(path):
         elif tag == 3:
             uv(); uv(); mem(); uv()
         elif tag == 4:
-            for _ in range(7):
+            gp = uv(); uv(); goid = uv()
+            for _ in range(4):
                 uv()
             uv(); mem()
             for _ in range(4):
                 uv()
+            roots.append(("goroutine", "", gp, goid))
         elif tag == 5:
             sp = uv(); uv(); uv(); body = mem(); uv(); uv(); uv()
             name = mem().decode(errors="replace")
-            roots.append(("frame", name, sp, body, fields()))
+            # a goroutine's frames follow its record (dumpgoroutine)
+            roots.append(("frame", name, sp, body, fields(), goid))
         elif tag == 6:
             uv(); uv(); uv(); uv(); mem(); mem(); uv()
         elif tag in (7, 11):
@@ -408,6 +417,8 @@ def graph(path, minor, greentea, mode, holders=()):
                 if j >= 0:
                     rootsucc.append([j])
                     rootmeta.append((kind, r[1]))
+        elif kind == "goroutine":
+            continue
         elif kind == "finalizer":
             # markrootSpans: the object's referents, not the object
             j = find(r[2])
@@ -519,6 +530,114 @@ def graph(path, minor, greentea, mode, holders=()):
                 lo_o += 1
                 lo_b += sizes[i]
         print("HOLDER %s %d %d" % (h.split("=")[0], lo_b, lo_o))
+
+
+def leakheld(path, minor, greentea, leaks):
+    """What each leaked goroutine keeps alive, from the dump alone (tests/run-goroutineleak.sh).
+
+    leaks: "GOID=0xW[,0xW...]", a goroutine the program leaked and the objects it waits on (its
+    channels, its Mutex's, RWMutex's, WaitGroup's or Cond's object).  As the runtime's leak GC
+    (go1.27 mgc.go setSyncObjectsUntraceable, findGoroutineLeaks): the leaked goroutines' frames
+    are no roots and the pointers from their sudogs to what they wait on are hidden (a sudog
+    here: an object with a pointer to the goroutine's g and one to a wait object); everything
+    else (data, bss, the other goroutines' frames with their stack maps, finalizers, the other
+    roots) marks M.  A leaked goroutine holds what its frames and wait objects reach outside M
+    and reached from no other leaked goroutine.  Prints "HELD GOID SITE BYTES OBJECTS" per leak
+    (SITE: its innermost frame outside the runtime, sync and internal/sync packages), then
+    "LEAKTOTAL BYTES OBJECTS" (every object only leaks reach, shared ones too)."""
+    import bisect
+    objs, _, roots = parse(path)
+    objs = sorted(real_objects(objs, minor, greentea))
+    addrs = [a for a, _, _ in objs]
+    sizes = [len(b) for _, b, _ in objs]
+    n = len(objs)
+
+    def find(p):
+        i = bisect.bisect_right(addrs, p) - 1
+        if i >= 0 and p - addrs[i] < sizes[i]:
+            return i
+        return -1
+
+    def word(body, off):
+        return int.from_bytes(body[off:off + 8], "little") if off + 8 <= len(body) else 0
+
+    wait = {}
+    for a in leaks:
+        g, ws = a.split("=")
+        wait[int(g)] = {find(int(w, 0)) for w in ws.split(",") if w} - {-1}
+    succ = [[] for _ in range(n)]
+    for i, (addr, body, fields) in enumerate(objs):
+        for off in fields:
+            j = find(word(body, off))
+            if j >= 0:
+                succ[i].append(j)
+    gobj = {r[3]: find(r[2]) for r in roots if r[0] == "goroutine"}
+    hidden = set()
+    for g, ws in wait.items():
+        gi = gobj.get(g, -1)
+        if gi < 0:
+            sys.exit("heapdump.py: goroutine %d not in the dump" % g)
+        for i in range(n):
+            if gi in succ[i]:
+                for j in succ[i]:
+                    if j in ws:
+                        hidden.add((i, j))
+    start = {}         # goid -> its frames' pointees
+    other = []
+    site = {}
+    for r in roots:
+        kind = r[0]
+        targets = []
+        if kind in ("data", "bss", "frame"):
+            body, fields = r[3], r[4]
+            targets = [find(word(body, off)) for off in fields]
+        elif kind == "finalizer":
+            j = find(r[2])
+            targets = list(succ[j]) if j >= 0 else []
+        elif kind in ("queued", "other"):
+            targets = [find(r[2])]
+        targets = [j for j in targets if j >= 0]
+        if kind == "frame" and r[5] in wait:
+            start.setdefault(r[5], []).extend(targets)
+            if r[5] not in site and not r[1].startswith(("runtime.", "sync.", "internal/sync.")):
+                site[r[5]] = r[1]
+        else:
+            other.extend(targets)
+
+    def reach(todo, seen, mark, stop):
+        todo = [j for j in todo if seen[j] == 0 and not stop[j]]
+        for j in todo:
+            seen[j] = mark
+        while todo:
+            v = todo.pop()
+            for w in succ[v]:
+                if seen[w] == 0 and not stop[w] and (v, w) not in hidden:
+                    seen[w] = mark
+                    todo.append(w)
+
+    marked = [0] * n
+    reach(other, marked, 1, [False] * n)
+    stop = [m == 1 for m in marked]
+    owners = [set() for _ in range(n)]     # the leaked goroutines reaching each object
+    for g in sorted(wait):
+        seen = [0] * n
+        reach(start.get(g, []) + sorted(wait[g]), seen, 1, stop)
+        for i in range(n):
+            if seen[i]:
+                owners[i].add(g)
+    tb = to = 0
+    held = {g: [0, 0] for g in wait}
+    for i in range(n):
+        if owners[i]:
+            tb += sizes[i]
+            to += 1
+            if len(owners[i]) == 1:
+                g = next(iter(owners[i]))
+                held[g][0] += sizes[i]
+                held[g][1] += 1
+    for g in sorted(wait):
+        print("HELD %d %s %d %d" % (g, site.get(g, "?"), held[g][0], held[g][1]))
+    print("LEAKTOTAL %d %d" % (tb, to))
 
 
 if __name__ == "__main__":

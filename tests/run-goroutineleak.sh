@@ -4,9 +4,9 @@
 #
 # tests/go/leakgorprog leaks a goroutine of each kind (a channel receive and send on a channel
 # nothing else holds, a select, sync.Mutex, RWMutex.RLock and Lock, WaitGroup, Cond) and parks
-# eight that only look leaked (on a global's channel, a locked global mutex, a channel held by a
+# ten that only look leaked (on a global's channel, a locked global mutex, a channel held by a
 # goroutine itself waiting on a global, one held by a goroutine in a read(2) system call, one
-# held by a goroutine in time.Sleep); it prints the goroutine ids of each.  For each toolchain
+# held by a goroutine in time.Sleep, Conds a global holds through a pointer and in place); it prints the goroutine ids of each.  For each toolchain
 # (GOHEAP_LEAK_VERSIONS, default "1.19 1.22 1.26 1.27", within GOHEAP_GO_VERSIONS), the default
 # and the stripped (-s -w) build, and on 1.26 a GOEXPERIMENT=goroutineleakprofile build too:
 #   - go-heap reads it live (-f text, -f traceback), then from a gcore core;
@@ -17,14 +17,26 @@
 #     program's record for record (go-heap's own "# go-heap:" lines aside), and the goroutines
 #     -f traceback marks "(leaked)" are the ones the program's debug=2 marks;
 #   - everywhere: the goroutines go-heap reports leaked are leaks the program made (no
-#     look-alike), and every leak the release allows finding is there (before 1.26 a Cond
-#     waiter's sudog is on the Cond's notifyList only; Mutex, RWMutex and WaitGroup waiters are
-#     found in runtime.semtable, in a stripped build through semacquire1's code);
+#     look-alike), and every leak is there, on every release (before 1.26 a Cond waiter's
+#     sudog is on the Cond's notifyList only: its holder found backwards; Mutex, RWMutex and
+#     WaitGroup waiters are found in runtime.semtable, in a stripped build through
+#     semacquire1's code);
 #   - the record of the receive leak says its goroutine alone keeps its 4096-byte buffer alive;
+#   - the bytes and objects each leak site keeps alive, and the total, equal what the program's
+#     own debug.WriteHeapDump gives (written at its quiet point, -dump): tests/heapdump.py
+#     --leakheld, an independent graph from the dump's objects, pointer fields and roots, with
+#     the leaked goroutines' frames no roots and their sudogs' pointers to what they wait on
+#     (the addresses the program printed) hidden, as the runtime's leak GC does;
 #   - the core's text equals the live text;
+#   - -p retained (live) names the leaked goroutines' frames roots of their own kind: its header
+#     counts as many leaked goroutines as -p goroutineleak found, and the receive leak's frame is
+#     the row "root leaked goroutine N [chan receive]: main.leakRecv.func1" holding its buffer;
 #   - on 1.27, the default build run with -select too: main waits in select {}, which the runtime
 #     counts in the total and writes as an empty record "1 @", as go-heap does;
-#   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too.
+#   - on 1.27 (default build): go-heap watch's /pprof/PID/goroutineleak?debug=1 equals it too
+#     (?debug=2 marks the same goroutines leaked, no debug is gzip'd pprof, ?seconds=2 a 400),
+#     and its /metrics' go_goroutines_leaked for the process (--goroutineleak-interval 1s: polled
+#     until it appears, no timing asserted) is the number of goroutines -p goroutineleak found.
 set -u
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -56,6 +68,8 @@ one() {
 	d="$GH_TMP/${tag//\//-}"
 	mkdir -p "$d"
 	mkfifo "$d/in"
+	# the program's heap dump at its quiet point (but with -select)
+	[ $# -eq 0 ] && set -- -dump "$d/heap.dump"
 	"$bin" "$@" <"$d/in" >"$d/out" 2>"$d/err" &
 	pid=$!
 	exec 7>"$d/in"
@@ -74,11 +88,13 @@ one() {
 	"$GH_GOHEAP" -p goroutineleak -f text "$pid" >"$d/gh.txt" 2>"$d/gh.err" &&
 		"$GH_GOHEAP" -p goroutineleak -f traceback "$pid" >"$d/gh2.txt" 2>>"$d/gh.err"
 	local rc=$? core= wa=
+	"$GH_GOHEAP" -p retained -n 400 "$pid" >"$d/ret.txt" 2>>"$d/gh.err" || rc=$?
 	# watch's /pprof/PID/goroutineleak (net/http/pprof's debug=1), on the newest release
 	if [ "$minor" -ge 27 ] && [ "$stripped" = 0 ] && ! command -v curl >/dev/null 2>&1; then
 		gh_skip "$tag: watch: curl not installed"
 	elif [ "$minor" -ge 27 ] && [ "$stripped" = 0 ]; then
-		"$GH_GOHEAP" watch --interval 1s --listen 127.0.0.1:0 "$pid" >"$d/watch.out" 2>"$d/watch.err" </dev/null &
+		"$GH_GOHEAP" watch --interval 1s --goroutineleak-interval 1s --listen 127.0.0.1:0 "$pid" \
+			>"$d/watch.out" 2>"$d/watch.err" </dev/null &
 		wa=$!
 		GH_PIDS+=("$wa")
 		for i in $(seq 100); do
@@ -88,6 +104,18 @@ one() {
 		local addr
 		addr=$(sed -n 's/.*listening on //p' "$d/watch.err" | head -n 1)
 		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak?debug=1" >"$d/watch.txt"
+		# net/http/pprof's other arguments: debug=2 (tracebacks), debug=0 (pprof), seconds (refused)
+		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak?debug=2" >"$d/watch2.txt"
+		curl -s --max-time 60 "http://$addr/pprof/$pid/goroutineleak" >"$d/watch.pb.gz"
+		curl -s --max-time 60 -o /dev/null -w '%{http_code}' \
+			"http://$addr/pprof/$pid/goroutineleak?seconds=2" >"$d/watch.sec"
+		# go_goroutines_leaked: after the round that checks it (polled, not timed)
+		for i in $(seq 600); do
+			curl -s --max-time 60 "http://$addr/metrics" >"$d/watch.metrics"
+			grep -q "^go_goroutines_leaked{pid=\"$pid\"" "$d/watch.metrics" && break
+			kill -0 "$wa" 2>/dev/null || break
+			sleep 0.2
+		done
 		kill "$wa" 2>/dev/null
 		wait "$wa" 2>/dev/null
 	fi
@@ -118,11 +146,9 @@ one() {
 	made=$(ids "$d/out" LEAK)
 	waits=$(ids "$d/out" WAIT)
 	# what this release and build allow finding
-	if [ "$minor" -ge 26 ]; then
-		expect=$made
-	else
-		expect=$(ids "$d/out" LEAK chanrecv chansend select mutex rwmutex.rlock rwmutex.lock waitgroup)
-	fi
+	# every leak, on every release (before 1.26 the Cond's holder found backwards from its
+	# waiter's sudog: retleak.c cond_waits)
+	expect=$made
 	if subset "$got" "$made" && subset "$expect" "$got"; then
 		gh_pass "$tag: live: leaked goroutines $got(the program made $made; look-alikes $waits not reported)"
 	else
@@ -130,6 +156,17 @@ one() {
 		gh_show "$d/gh2.txt" 40
 	fi
 	grep -v '^# go-heap:' "$d/gh.txt" >"$d/gh.go.txt"
+	# -p retained: the leaked goroutines' roots of their own kind
+	local nret rrow recv
+	nret=$(sed -n 's/^leaked goroutines (-p goroutineleak[^)]*): \([0-9]*\), .*/\1/p' "$d/ret.txt")
+	recv=$(ids "$d/out" LEAK chanrecv)
+	rrow=$(awk -v g="${recv% }" '$0 ~ "root leaked goroutine " g " \\[chan receive\\]: main\\.leakRecv\\.func1$" { print $2 }' "$d/ret.txt")
+	if [ "$nret" = "$(echo $got | wc -w)" ] && [ -n "$rrow" ] && [ "$rrow" -ge 4096 ]; then
+		gh_pass "$tag: live: -p retained counts $nret leaked goroutines, their frames roots of their own kind (\"root leaked goroutine ${recv% } [chan receive]: main.leakRecv.func1\" retains $rrow bytes)"
+	else
+		gh_fail "$tag: live: -p retained: leaked goroutines '$nret' (want $(echo $got | wc -w)), the receive leak's root row retains '$rrow'"
+		grep -n 'leaked' "$d/ret.txt" | head -5
+	fi
 	# what the leaks keep alive: leakRecv's goroutine alone holds the 4096-byte buffer it made
 	local held
 	held=$(sed -n 's/^# go-heap: record [0-9]*, main\.leakRecv\.func1 ([0-9]* goroutines): \([0-9]*\) bytes.*/\1/p' "$d/gh.txt")
@@ -138,6 +175,32 @@ one() {
 	else
 		gh_fail "$tag: live: main.leakRecv.func1's held bytes: '${held}' (want its 4096-byte buffer, less than 8192)"
 		grep '^# go-heap' "$d/gh.txt" | head -12
+	fi
+	# the same from the program's own heap dump (the leaks go-heap found)
+	if [ -s "$d/heap.dump" ]; then
+		local args
+		args=$(awk -v g=" $got" '$1 == "LEAK" && index(g " ", " " $2 " ") { printf "%s=%s ", $2, $4 }' "$d/out")
+		# shellcheck disable=SC2086
+		if python3 "$GH_TESTS/heapdump.py" --leakheld "$d/heap.dump" "$minor" \
+			"$([ "$minor" -ge 26 ] && echo 1 || echo 0)" $args >"$d/dump.held" 2>"$d/dump.err"; then
+			local want have
+			want=$(awk '$1 == "HELD" { b[$3] += $4; o[$3] += $5 }
+				$1 == "LEAKTOTAL" { t = $2 " " $3 }
+				END { for (s in b) print s, b[s], o[s]; print "total", t }' "$d/dump.held" | sort)
+			have=$(sed -n -e 's/^# go-heap: record [0-9]*, \([^ ]*\) ([0-9]* goroutines): \([0-9]*\) bytes in \([0-9]*\) objects.*/\1 \2 \3/p' \
+				-e 's/^# go-heap: [0-9]* leaked goroutines keep \([0-9]*\) bytes in \([0-9]*\) objects.*/total \1 \2/p' "$d/gh.txt" | sort)
+			if [ -n "$want" ] && [ "$want" = "$have" ]; then
+				gh_pass "$tag: live: the bytes each leak site keeps alive equal the program's heap dump's graph ($(echo "$want" | grep -c .) lines: $(echo "$want" | grep '^total'))"
+			else
+				gh_fail "$tag: live: the leaks' held bytes differ from the program's heap dump's graph"
+				diff <(echo "$want") <(echo "$have") | head -20
+			fi
+		else
+			gh_fail "$tag: the heap dump's graph (heapdump.py --leakheld)"
+			gh_show "$d/dump.err" 5
+		fi
+	elif [ $# -gt 0 ] && [ "$1" = -dump ]; then
+		gh_fail "$tag: the program wrote no heap dump"
 	fi
 	own=0
 	if [ -s "$d/own.txt" ] && ! grep -q NOPROFILE "$d/own.txt"; then
@@ -161,6 +224,21 @@ one() {
 			else
 				gh_fail "$tag: watch: /pprof/PID/goroutineleak?debug=1 differs from the program's"
 				gh_show "$d/watch.txt" 5
+			fi
+			if [ "$(leaked "$d/watch2.txt")" = "$got" ] &&
+				[ "$(head -c 2 "$d/watch.pb.gz" | od -An -tx1 | tr -d ' \n')" = 1f8b ] &&
+				[ "$(cat "$d/watch.sec")" = 400 ]; then
+				gh_pass "$tag: watch: ?debug=2 marks the same goroutines (leaked), no debug is a gzip'd pprof, ?seconds=2 is refused (400)"
+			else
+				gh_fail "$tag: watch: ?debug=2's (leaked) '$(leaked "$d/watch2.txt")' (want $got), ?debug=0 not gzip, or ?seconds=2 answered $(cat "$d/watch.sec")"
+			fi
+			local wn
+			wn=$(sed -n "s/^go_goroutines_leaked{pid=\"$pid\".*} \([0-9]*\)\$/\1/p" "$d/watch.metrics")
+			if [ -n "$wn" ] && [ "$wn" = "$(echo $got | wc -w)" ]; then
+				gh_pass "$tag: watch: /metrics go_goroutines_leaked{pid=\"$pid\",...} $wn, the goroutines -p goroutineleak found"
+			else
+				gh_fail "$tag: watch: /metrics go_goroutines_leaked '$wn', want $(echo $got | wc -w)"
+				grep -i 'leak' "$d/watch.metrics" "$d/watch.err" | head -5
 			fi
 		fi
 		if [ "$(leaked "$d/own2.txt")" = "$got" ]; then

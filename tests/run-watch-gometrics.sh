@@ -78,7 +78,8 @@ import re, sys
 pid = sys.argv[2]
 for l in open(sys.argv[1]):
     m = re.match(r'(go_(?:memstats|gc_duration|goroutines|threads|info)[a-z_]*)\{(.*)\} (\S+)$', l)
-    if not m or 'pid="%s"' % pid not in m.group(2):
+    # (go_goroutines_leaked is watch's own: -p goroutineleak, not the Go collector's)
+    if not m or 'pid="%s"' % pid not in m.group(2) or m.group(1) == 'go_goroutines_leaked':
         continue
     extra = re.findall(r'(quantile|version)="([^"]*)"', m.group(2))
     name = m.group(1) + ''.join('{%s="%s"}' % e for e in extra)

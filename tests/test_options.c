@@ -242,11 +242,21 @@ static void test_watch(void **state)
 		{ "watch", "--web-config-file=x" },
 		{ "watch", "--endpoints=pprof" }, { "watch", "--endpoints=" },
 		{ "watch", "--endpoints=metrics," },
+		{ "watch", "--goroutineleak-interval=0" },
+		{ "watch", "--goroutineleak-budget=x" },
+		{ "watch", "--goroutineleak-max-heap=-1" },
+		{ "watch", "--goroutineleak-max-heap=1T" },
 	};
+	char *leak[] = { "watch", "--goroutineleak-interval=30s",
+			 "--goroutineleak-budget", "500ms",
+			 "--goroutineleak-max-heap=1G" };
+	char *noleak[] = { "watch", "--goroutineleak-max-heap", "0" };
 	static const char *const names[] = { "--endpoints",
 		"--go-heap-profiler", "--help",
 		"--interval", "--listen", "--output-dir", "--output-max-bytes",
-		"--target-budget", "--verbose", "--web.config.file" };
+		"--target-budget", "--verbose", "--web.config.file",
+		"--goroutineleak-interval", "--goroutineleak-budget",
+		"--goroutineleak-max-heap" };
 	char err[256], buf[4096];
 	gh_watch_opts w;
 	size_t i;
@@ -274,6 +284,17 @@ static void test_watch(void **state)
 	assert_null(w.webconfig);
 	assert_int_equal(w.npids, 0);
 	assert_int_equal(w.endpoints, -1);   /* decided by the listener */
+	/* go_goroutines_leaked: every 10 minutes, 5 s, heaps up to 64 MiB */
+	assert_true(w.leak_interval == 600 && w.leak_budget == 5);
+	assert_true(w.leak_max_heap == 64ULL << 20);
+	gh_watch_opts_free(&w);
+	assert_int_equal(gh_watch_parse(&w, 5, leak, 1, err, sizeof(err)), 0);
+	assert_true(w.leak_interval == 30 && w.leak_budget == 0.5);
+	assert_true(w.leak_max_heap == 1ULL << 30);
+	gh_watch_opts_free(&w);
+	assert_int_equal(gh_watch_parse(&w, 3, noleak, 1, err, sizeof(err)),
+			 0);
+	assert_true(w.leak_max_heap == 0);
 	gh_watch_opts_free(&w);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(gh_watch_parse(&w, 2, bad[i], 1, err,

@@ -184,6 +184,11 @@ enum gh_root_kind {
 	                       * panics and sched.ctxt too) */
 	GH_ROOT_QUEUED,       /* a queued finalizer or cleanup (allfin,
 	                       * gcCleanups: retroots.c) */
+	GH_ROOT_LEAKED,       /* a leaked goroutine's frame (retleak.c
+	                       * gh_leak_label_roots: -p goroutineleak's
+	                       * judgement; a GH_ROOT_STACK root relabelled
+	                       * "leaked goroutine N [reason]: f"), last: an
+	                       * object it reaches is another kind's first */
 	GH_ROOT_NKINDS
 };
 
@@ -278,6 +283,8 @@ typedef struct gh_retained {
 	 * runtime.semtable: semw, three words each: g, sudog, elem; sema_state
 	 * 0 read, 1 not needed, 2 runtime.semtable not found, 3 damaged) */
 	int leak, sema_state;
+	size_t leaked;        /* -p retained: goroutines whose roots are
+	                       * GH_ROOT_LEAKED (gh_leak_label_roots) */
 	gh_ret_gwait *gw;
 	size_t ngw, capgw;
 	uint64_t *gwobj, *semw;

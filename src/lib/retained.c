@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "retained_int.h"
+#include "retleak.h"
 #include "retlive.h"
 #include "testhooks.h"
 
@@ -1093,7 +1094,9 @@ static int collect(gh_profile *p, gh_target *s, int leak)
 	r->types = gh_calloc(1, sizeof(*r->types));
 	if (r->types == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
-	r->leak = leak;
+	/* the goroutines' waits, always: -p retained names leaked
+	 * goroutines' roots (gh_leak_label_roots) */
+	r->leak = l->g_waiting != 0 || leak;
 	rb_setup(&b, s, r);
 	p->gor_snapshot = gh_target_snapshot(s);
 	stop = p->gor_snapshot == GH_SNAP_STOPPED;
@@ -1120,6 +1123,10 @@ static int collect(gh_profile *p, gh_target *s, int leak)
 	if (rc != 0 || leak)
 		goto out;
 	t0 = gh_now();
+	if (r->leak && gh_leak_label_roots(r, l, &r->leaked) != 0) {
+		rc = gh_ret_nomem(&b);
+		goto out;
+	}
 	if (mark(r) != 0) {
 		rc = gh_ret_nomem(&b);
 		goto out;

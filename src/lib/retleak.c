@@ -73,7 +73,8 @@ static int hidden(const hedge *he, size_t n, uint32_t from, uint32_t to)
 	return lo < n && he[lo].from == from && he[lo].to == to;
 }
 
-/* The stack roots' order by goid (ties by node). */
+/* The stack roots' order by goid (ties by node); the leaked candidates'
+ * (node: their index in cd). */
 typedef struct rord {
 	uint64_t goid;
 	uint32_t node;
@@ -139,14 +140,218 @@ static int sw_cmp(const void *x, const void *y)
 	return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
+/* A (node, predecessor) pair of the graph's reverse edges into sudogs. */
+typedef struct rpair {
+	uint32_t to, from;
+} rpair;
+
+static int rp_cmp(const void *x, const void *y)
+{
+	const rpair *a = x, *b = y;
+
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/*
+ * Before 1.26 a Cond waiter's sudog is on the Cond's notifyList only
+ * (notifyListWait sets neither g.waiting nor sudog.elem): what it waits on
+ * is found backwards.  Its sudog S: the one object its frame of
+ * runtime.notifyListWait (sync.runtime_notifyListWait) points to (the
+ * local s, live across the park).
+ * The objects pointing to S are the notifyList's holder (head, tail) and
+ * the previous waiter's sudog (next), whose own holders are followed: the
+ * one object at the end is the Cond's (or what embeds it), as 1.26's
+ * sudog.elem would name it.  Anything else (a global or another root
+ * pointing at a sudog, two ends, no frame) leaves the waiter not judged.
+ * cond[2 * i], cond[2 * i + 1]: gw i's sudog and that object, or 0, 0.
+ */
+static int cond_waits(const gh_retained *r, const gh_rtlayout *l,
+		      uint64_t *cond)
+{
+	uint64_t nn = (uint64_t)r->nobj + r->nroot, e;
+	uint32_t *snode = NULL, *st = NULL, *stamp = NULL, *wend = NULL;
+	uint8_t *is_wroot = NULL;
+	rord *cw = NULL;
+	rpair *rp = NULL;
+	size_t i, j, nrp = 0, caprp = 0, ncw = 0, capst = 0;
+	int rc = GOHEAP_ENOMEM;
+
+	for (i = 0; i < r->ngw; i++)
+		if (r->gw[i].waitreason < l->nwaitreason &&
+		    strcmp(l->waitreason_strings[r->gw[i].waitreason],
+			   "sync.Cond.Wait") == 0)
+			ncw++;
+	if (ncw == 0)
+		return 0;
+	snode = gh_calloc(r->ngw, sizeof(*snode));
+	wend = gh_calloc(r->ngw, sizeof(*wend));
+	cw = gh_calloc(ncw, sizeof(*cw));
+	/* per object: 0 not a waiter's sudog, 1 one not visited yet, k + 2
+	 * visited by the walk of gw k */
+	stamp = gh_calloc(r->nobj ? r->nobj : 1, sizeof(*stamp));
+	is_wroot = gh_calloc(r->nroot ? r->nroot : 1, 1);
+	if (snode == NULL || wend == NULL || cw == NULL || stamp == NULL ||
+	    is_wroot == NULL)
+		goto out;
+	for (i = j = 0; i < r->ngw; i++) {
+		snode[i] = wend[i] = GH_RET_NONE;
+		if (r->gw[i].waitreason < l->nwaitreason &&
+		    strcmp(l->waitreason_strings[r->gw[i].waitreason],
+			   "sync.Cond.Wait") == 0) {
+			cw[j].goid = r->gw[i].goid;
+			cw[j].node = (uint32_t)i;
+			j++;
+		}
+	}
+	if (ncw > 1)
+		qsort(cw, ncw, sizeof(*cw), ro_cmp);
+	/* each waiter's S, from its notifyListWait frame's one edge */
+	for (j = 0; j < r->nroot; j++) {
+		const gh_root *o = &r->roots[j];
+		const char *name = (const char *)r->names.data + o->name;
+		uint64_t v = (uint64_t)r->nobj + j;
+		size_t lo = 0, hi = ncw;
+
+		if (o->kind != GH_ROOT_STACK)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cw[mid].goid < o->goid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == ncw || cw[lo].goid != o->goid)
+			continue;
+		i = cw[lo].node;
+		is_wroot[j] = 1;    /* a Cond waiter's own frame */
+		/* (linknamed: sync.runtime_notifyListWait) */
+		if ((ends_with(name, ": runtime.notifyListWait") ||
+		     ends_with(name, ": sync.runtime_notifyListWait")) &&
+		    r->off[v + 1] - r->off[v] == 1 &&
+		    r->adj[r->off[v]] < r->nobj)
+			snode[i] = r->adj[r->off[v]];
+	}
+	for (i = 0; i < r->ngw; i++)
+		if (snode[i] != GH_RET_NONE)
+			stamp[snode[i]] = 1;
+	/* the edges into them */
+	for (e = 0; e < nn; e++) {
+		uint64_t k;
+
+		for (k = r->off[e]; k < r->off[e + 1]; k++) {
+			if (r->adj[k] >= r->nobj || stamp[r->adj[k]] == 0)
+				continue;
+			if (gh_grow(&rp, &caprp, nrp + 1, sizeof(*rp)) != 0)
+				goto out;
+			rp[nrp].to = r->adj[k];
+			rp[nrp].from = (uint32_t)e;
+			nrp++;
+		}
+	}
+	if (nrp > 1)
+		qsort(rp, nrp, sizeof(*rp), rp_cmp);
+	/* backwards from each S to the one holder; a list's sudogs are
+	 * walked once (a walk reaching another's takes its end) */
+	for (i = 0; i < r->ngw; i++) {
+		uint32_t end = GH_RET_NONE, me = (uint32_t)i + 2;
+		size_t nst = 0, h = 0;
+		int bad = 0;
+
+		if (snode[i] == GH_RET_NONE)
+			continue;
+		if (stamp[snode[i]] >= 2) {
+			wend[i] = wend[stamp[snode[i]] - 2];
+			goto judged;
+		}
+		if (gh_grow(&st, &capst, 1, sizeof(*st)) != 0)
+			goto out;
+		st[nst++] = snode[i];
+		stamp[snode[i]] = me;
+		while (h < nst && !bad) {
+			uint32_t v = st[h++];
+			size_t lo = 0, hi = nrp;
+			const rpair *f;
+
+			while (lo < hi) {     /* v's first predecessor */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (rp[mid].to < v)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (f = rp + lo; f < rp + nrp && f->to == v && !bad;
+			     f++) {
+				uint32_t u = f->from, t = u;
+
+				if (u >= r->nobj) {
+					/* a root: a Cond waiter's own frame,
+					 * else a global's Cond (or anything
+					 * else): not judged */
+					bad = !is_wroot[u - r->nobj];
+					continue;
+				}
+				if (stamp[u] == me)
+					continue;
+				if (stamp[u] == 1) {
+					if (gh_grow(&st, &capst, nst + 1,
+						    sizeof(*st)) != 0)
+						goto out;
+					stamp[u] = me;
+					st[nst++] = u;
+					continue;
+				}
+				if (stamp[u] >= 2) {
+					/* another walk's: its end */
+					t = wend[stamp[u] - 2];
+					if (t == GH_RET_NONE) {
+						bad = 1;
+						continue;
+					}
+				}
+				if (end != GH_RET_NONE && end != t)
+					bad = 1;
+				end = t;
+			}
+		}
+		wend[i] = bad ? GH_RET_NONE : end;
+judged:
+		if (wend[i] == GH_RET_NONE)
+			continue;
+		cond[2 * i] = r->addr[snode[i]];
+		cond[2 * i + 1] = r->addr[wend[i]];
+	}
+	rc = 0;
+out:
+	free(snode);
+	free(wend);
+	free(cw);
+	free(st);
+	free(stamp);
+	free(is_wroot);
+	free(rp);
+	return rc;
+}
+
 int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 {
 	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1, e;
 	cand *cd = NULL;
 	size_t ncd = 0, i, j, nhe = 0, capte = 0, nro = 0, nw = 0, capw = 0;
 	hedge *he = NULL;
-	rord *ro = NULL;
-	uint64_t *wobj = NULL, *gids = NULL;
+	rord *ro = NULL, *lc = NULL;
+	uint64_t *wobj = NULL, *gids = NULL, *cond = NULL;
 	uint8_t *seen = NULL;
 	uint32_t *q = NULL, h = 0, t = 0;
 	int rc = GOHEAP_ENOMEM, more;
@@ -156,7 +361,10 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 	if (r->nsemw > 0)
 		qsort(r->semw, r->nsemw / 3, 3 * sizeof(uint64_t), sw_cmp);
 	cd = gh_calloc(r->ngw ? r->ngw : 1, sizeof(*cd));
-	if (cd == NULL)
+	cond = gh_calloc(r->ngw ? 2 * r->ngw : 1, sizeof(*cond));
+	if (cd == NULL || cond == NULL)
+		goto out;
+	if (!l->lk_sema_waiting && cond_waits(r, l, cond) != 0)
 		goto out;
 	/* candidates and what each waits on */
 	for (i = 0; i < r->ngw; i++) {
@@ -188,19 +396,27 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 				wobj[nw++] = r->gwobj[w->at + 3 * j + 2];
 			}
 		} else if (cls == C_SYNC) {
-			/* semtable's waiters of this g (a Cond's sudog is on
-			 * its notifyList, not found: not a candidate) */
+			/* semtable's waiters of this g; a Cond's sudog is on
+			 * its notifyList only: its holder found backwards
+			 * (cond_waits), else not a candidate */
 			uint64_t key[3] = { w->gp, 0, 0 };
 			uint64_t *f = r->nsemw ? bsearch(key, r->semw,
 					r->nsemw / 3, 3 * sizeof(uint64_t),
 					sw_cmp) : NULL;
 
-			if (f == NULL)
+			if (f == NULL && cond[2 * i] != 0) {
+				if (gh_grow(&wobj, &capw, nw + 2,
+					    sizeof(*wobj)) != 0)
+					goto out;
+				wobj[nw++] = cond[2 * i];
+				wobj[nw++] = cond[2 * i + 1];
+			}
+			if (f == NULL && cond[2 * i] == 0)
 				continue;
-			while (f > r->semw && f[-3] == w->gp)
+			while (f != NULL && f > r->semw && f[-3] == w->gp)
 				f -= 3;
-			for (; f < r->semw + r->nsemw && f[0] == w->gp;
-			     f += 3) {
+			for (; f != NULL && f < r->semw + r->nsemw &&
+			     f[0] == w->gp; f += 3) {
 				if (gh_grow(&wobj, &capw, nw + 2,
 					    sizeof(*wobj)) != 0)
 					goto out;
@@ -336,8 +552,22 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 		lk->goids[lk->ngoids++] = w->goid;
 	}
 	lk->candidates = ncd;
+	/* the leaked in goid order, each with its candidate (a linear
+	 * search per leaked goroutine was 54 s for 100 000 of them) */
+	lc = gh_calloc(lk->ngoids ? lk->ngoids : 1, sizeof(*lc));
+	if (lc == NULL)
+		goto out;
+	for (i = j = 0; i < ncd; i++)
+		if (!cd[i].runnable && j < lk->ngoids &&
+		    lk->goids[j] == cd[i].goid) {
+			lc[j].goid = cd[i].goid;
+			lc[j].node = (uint32_t)i;
+			j++;
+		}
 	if (lk->ngoids > 1)
-		qsort(lk->goids, lk->ngoids, sizeof(*lk->goids), u64_cmp);
+		qsort(lc, lk->ngoids, sizeof(*lc), ro_cmp);
+	for (i = 0; i < lk->ngoids; i++)
+		lk->goids[i] = lc[i].goid;
 	/* what the leaked hold: reached from their stacks and wait objects,
 	 * not from the rest (per leaked goroutine, the objects it alone
 	 * reaches; a shared one counts in the total only) */
@@ -352,15 +582,9 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk)
 		if (own == NULL)
 			goto out;
 		for (gi = 0; gi < lk->ngoids; gi++) {
-			const cand *c = NULL;
+			const cand *c = &cd[lc[gi].node];
 			uint32_t k, mark = (uint32_t)gi + 1, hh = 0, tt = 0;
 
-			for (i = 0; i < ncd; i++)
-				if (cd[i].goid == lk->goids[gi] &&
-				    !cd[i].runnable)
-					c = &cd[i];
-			if (c == NULL)
-				continue;
 			for (k = c->r0; k < c->r1; k++)
 				q[tt++] = ro[k].node;
 			for (j = 0; j < c->nobjs; j++) {
@@ -413,10 +637,74 @@ out:
 	free(cd);
 	free(he);
 	free(ro);
+	free(lc);
+	free(cond);
 	free(wobj);
 	free(gids);
 	free(seen);
 	free(q);
+	return rc;
+}
+
+int gh_leak_label_roots(gh_retained *r, const gh_rtlayout *l, size_t *n)
+{
+	gh_leak lk;
+	const char **why = NULL;
+	size_t i;
+	int rc;
+
+	*n = 0;
+	rc = gh_leak_find(r, l, &lk);
+	if (rc != 0 || lk.ngoids == 0)
+		goto out;
+	*n = lk.ngoids;
+	rc = GOHEAP_ENOMEM;
+	why = gh_calloc(lk.ngoids, sizeof(*why));
+	if (why == NULL)
+		goto out;
+	for (i = 0; i < r->ngw; i++) {
+		const gh_ret_gwait *w = &r->gw[i];
+		uint64_t *f = bsearch(&w->goid, lk.goids, lk.ngoids,
+				      sizeof(*lk.goids), u64_cmp);
+
+		if (f != NULL)
+			why[f - lk.goids] = w->waitreason < l->nwaitreason ?
+				l->waitreason_strings[w->waitreason] : "waiting";
+	}
+	for (i = 0; i < r->nroot; i++) {
+		gh_root *o = &r->roots[i];
+		uint64_t *f;
+		char old[320], pre[32];
+		size_t np;
+
+		if (o->kind != GH_ROOT_STACK)
+			continue;
+		f = bsearch(&o->goid, lk.goids, lk.ngoids, sizeof(*lk.goids),
+			    u64_cmp);
+		if (f == NULL)
+			continue;
+		/* retstack.c's emit: "goroutine N" then ": f", ": sched.ctxt",
+		 * ": defer records" or nothing (the rest of the stack) */
+		snprintf(old, sizeof(old), "%s",
+			 (const char *)r->names.data + o->name);
+		np = (size_t)snprintf(pre, sizeof(pre), "goroutine %llu",
+				      (unsigned long long)o->goid);
+		if (strncmp(old, pre, np) != 0)
+			np = 0;
+		o->kind = GH_ROOT_LEAKED;
+		o->name = r->names.len;
+		gh_buf_printf(&r->names, "leaked goroutine %llu [%s]%s",
+			      (unsigned long long)o->goid,
+			      why[f - lk.goids] ? why[f - lk.goids] : "waiting",
+			      np ? old + np : "");
+		gh_buf_putc(&r->names, '\0');
+		if (r->names.oom)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(why);
+	gh_leak_free(&lk);
 	return rc;
 }
 

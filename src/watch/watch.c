@@ -545,6 +545,9 @@ int gh_watch_main(int argc, char **argv)
 	cfg.gometrics = o.gometrics;
 	cfg.outdir = o.outdir;
 	cfg.outmax = o.outmax;
+	cfg.leak_interval = o.leak_interval;
+	cfg.leak_budget = o.leak_budget;
+	cfg.leak_max_heap = o.leak_max_heap;
 	cfg.pids = o.pids;
 	cfg.npids = o.npids;
 	cfg.verbose = o.verbose;

@@ -291,6 +291,39 @@ static void put_gometrics(gh_buf *b, const wm_snapshot *s)
 		}
 }
 
+/*
+ * go_goroutines_leaked and its check's seconds, per Go process checked
+ * (watch --goroutineleak-*): no family at all while none was.
+ */
+static void put_leaked(gh_buf *b, const wm_snapshot *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nt; i++)
+		n += s->t[i].leaked >= 0;
+	if (n == 0)
+		return;
+	gh_buf_puts(b, "# HELP go_goroutines_leaked Goroutines blocked for "
+		    "ever on a channel or lock nothing else reaches (go-heap "
+		    "-p goroutineleak: the runtime's leak GC from outside), at "
+		    "the last check.\n# TYPE go_goroutines_leaked gauge\n");
+	for (i = 0; i < s->nt; i++)
+		if (s->t[i].leaked >= 0) {
+			gh_buf_puts(b, "go_goroutines_leaked");
+			put_target_labels(b, &s->t[i], NULL);
+			gh_buf_printf(b, " %lld\n", s->t[i].leaked);
+		}
+	gh_buf_puts(b, "# HELP go_heap_watch_goroutineleak_seconds Time of "
+		    "the last leak check of each process.\n"
+		    "# TYPE go_heap_watch_goroutineleak_seconds gauge\n");
+	for (i = 0; i < s->nt; i++)
+		if (s->t[i].leaked >= 0) {
+			gh_buf_puts(b, "go_heap_watch_goroutineleak_seconds");
+			put_target_labels(b, &s->t[i], NULL);
+			gh_buf_printf(b, " %.6f\n", s->t[i].leak_seconds);
+		}
+}
+
 void wm_metrics(const wm_snapshot *s, gh_buf *b)
 {
 	static const struct {
@@ -355,6 +388,7 @@ void wm_metrics(const wm_snapshot *s, gh_buf *b)
 		gh_buf_puts(b, " 1\n");
 	}
 	put_gometrics(b, s);
+	put_leaked(b, s);
 	put_per_target(b, s, PT_COLLECT_SECONDS,
 		       "go_heap_watch_target_collect_seconds", "gauge",
 		       "Time of the last collection of each process.");

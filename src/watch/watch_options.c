@@ -29,6 +29,9 @@ enum watch_opt_id {
 	OPT_W_PRESSURE,
 	OPT_W_PRESSURE_RSS,
 	OPT_W_PRESSURE_PERIOD,
+	OPT_W_LEAK_INTERVAL,
+	OPT_W_LEAK_BUDGET,
+	OPT_W_LEAK_MAX_HEAP,
 };
 
 /* go-heap watch's table, parsed by the same engine. */
@@ -52,6 +55,21 @@ static const struct opt_def watch_opts[] = {
 	  "it), stop (read during a brief ptrace stop:\n"
 	  "consistent), off",
 	  "off|running|stop", 0 },
+	{ "goroutineleak-budget", 0, ARG_REQUIRED, OPT_W_LEAK_BUDGET,
+	  "DURATION",
+	  "time limit of one leak check (5s)",
+	  NULL, 0 },
+	{ "goroutineleak-interval", 0, ARG_REQUIRED, OPT_W_LEAK_INTERVAL,
+	  "DURATION",
+	  "go_goroutines_leaked: check each Go process for\n"
+	  "leaked goroutines (-p goroutineleak) at most every\n"
+	  "DURATION (10m)",
+	  NULL, 0 },
+	{ "goroutineleak-max-heap", 0, ARG_REQUIRED, OPT_W_LEAK_MAX_HEAP,
+	  "BYTES",
+	  "check only processes whose heap is at most BYTES\n"
+	  "(64M; the check reads every object; 0: never)",
+	  NULL, 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "interval", 0, ARG_REQUIRED, OPT_W_INTERVAL, "DURATION",
@@ -225,8 +243,20 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 			return 2;
 		}
 		break;
+	case OPT_W_LEAK_INTERVAL:
+	case OPT_W_LEAK_BUDGET:
+		if (parse_duration(val, d->id == OPT_W_LEAK_INTERVAL ?
+				   &w->leak_interval : &w->leak_budget) != 0) {
+			snprintf(err, errlen, "--%s: '%s' is not a duration "
+				 "from 1ms to 24h (60, 60s, 500ms, 5m, 1h)",
+				 d->lname, val);
+			return 2;
+		}
+		break;
+	case OPT_W_LEAK_MAX_HEAP:
 	case OPT_W_PRESSURE_RSS: {
 		unsigned long long v, mul = 1;
+		int leak = d->id == OPT_W_LEAK_MAX_HEAP;
 
 		errno = 0;
 		v = strtoull(val, &end, 10);
@@ -235,13 +265,18 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 			      1ULL << 20 : 1ULL << 30;
 			end++;
 		}
-		if (end == val || *end != '\0' || errno != 0 || v == 0 ||
-		    val[0] == '-' || v > (1ULL << 50) / mul) {
-			snprintf(err, errlen, "--memory-pressure-rss: '%s' is "
-				 "not a size in bytes (1G, 512M, ...)", val);
+		if (end == val || *end != '\0' || errno != 0 ||
+		    (v == 0 && !leak) || val[0] == '-' ||
+		    v > (1ULL << 50) / mul) {
+			snprintf(err, errlen, "--%s: '%s' is not a size in "
+				 "bytes (1G, 512M, ...%s)", d->lname, val,
+				 leak ? "; 0: never" : "");
 			return 2;
 		}
-		w->pressure_rss = v * mul;
+		if (leak)
+			w->leak_max_heap = v * mul;
+		else
+			w->pressure_rss = v * mul;
 		break;
 	}
 	case OPT_W_WEB_CONFIG:
@@ -327,6 +362,9 @@ int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 	w->outmax = 256ULL << 20;
 	w->endpoints = -1;
 	w->pressure_period = 600;
+	w->leak_interval = 600;
+	w->leak_budget = 5;
+	w->leak_max_heap = 64ULL << 20;
 	rc = gh_opt_parse(&p, argc, argv, first, err, errlen);
 	if (rc != 0)
 		return rc;

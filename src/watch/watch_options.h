@@ -39,6 +39,10 @@ typedef struct gh_watch_opts {
 	int pressure;
 	unsigned long long pressure_rss;  /* bytes; 0 = no RSS threshold */
 	double pressure_period;           /* at most once per process per */
+	/* go_goroutines_leaked: --goroutineleak-interval, -budget (seconds),
+	 * --goroutineleak-max-heap (bytes; 0: never checked) */
+	double leak_interval, leak_budget;
+	unsigned long long leak_max_heap;
 	int *pids;              /* operands (malloc'd; gh_watch_opts_free) */
 	size_t npids;
 	int verbose, help;

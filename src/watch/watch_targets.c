@@ -135,6 +135,10 @@ typedef struct target {
 	unsigned long long errors, collections, over_budget;
 	double last_seconds;
 	int skip, backoff;
+	/* go_goroutines_leaked: the last check's count (-1: none, failed or
+	 * skipped), when it ran (0: never), its seconds */
+	long long leaked;
+	double leak_at, leak_seconds;
 } target;
 
 /* The steps of a round. */
@@ -175,6 +179,8 @@ static void target_reset(target *t)
 	t->state = T_NEW;
 	t->err[0] = '\0';
 	t->skip = t->backoff = 0;
+	t->leaked = -1;
+	t->leak_at = t->leak_seconds = 0;
 }
 
 static void target_free(target *t)
@@ -862,6 +868,53 @@ fail:
 }
 
 
+/*
+ * go_goroutines_leaked: -p goroutineleak on t (the graph under the brief
+ * stop, as -p retained), at most every --goroutineleak-interval, within
+ * --goroutineleak-budget, and only while the process's heap (MemStats
+ * HeapAlloc from --go-metrics, else the heap profile's in-use bytes) is at
+ * most --goroutineleak-max-heap: the check reads every object.  A failure
+ * or a skip leaves no figure until the next check.
+ */
+static void leak_check(wt_fleet *f, target *t)
+{
+	goheap_profile *p = NULL;
+	double now = gh_now();
+	long long heap = -1;
+	int rc;
+
+	if (f->cfg.leak_max_heap == 0 || t->s == NULL || !t->is_go ||
+	    (t->leak_at > 0 && now - t->leak_at < f->cfg.leak_interval))
+		return;
+	t->leak_at = now;
+	if (t->have_gm)
+		heap = (long long)t->gm.heap_alloc;
+	else if (t->have_stats && t->rate > 0)
+		heap = (long long)t->inuse_bytes;
+	if (heap < 0 || (unsigned long long)heap > f->cfg.leak_max_heap) {
+		t->leaked = -1;
+		if (f->cfg.verbose)
+			fprintf(stderr, "go-heap watch: pid %d: goroutineleak: "
+				"not checked (heap %s %lld bytes, "
+				"--goroutineleak-max-heap %llu)\n", t->pid,
+				heap < 0 ? "unknown:" : "of", heap,
+				f->cfg.leak_max_heap);
+		return;
+	}
+	goheap_set_time_limit(t->s, f->cfg.leak_budget);
+	rc = goheap_profile_collect(&p, t->s, GOHEAP_PROFILE_GOROUTINELEAK);
+	goheap_set_time_limit(t->s, t->budget);
+	t->leak_seconds = gh_now() - now;
+	/* one record per leaked goroutine (goheap.h); none when the process
+	 * exited or exec'd meanwhile (not this program's) */
+	t->leaked = rc == 0 && target_check(f, t) == 0 ?
+		    (long long)goheap_profile_nrecords(p) : -1;
+	if (rc != 0 && f->cfg.verbose)
+		fprintf(stderr, "go-heap watch: pid %d: goroutineleak: %s\n",
+			t->pid, goheap_errmsg(t->s));
+	goheap_profile_free(p);
+}
+
 /* Collect t (one step of a round) and back it off if it was slow or
  * failed. */
 static void round_collect(wt_fleet *f, target *t)
@@ -869,8 +922,10 @@ static void round_collect(wt_fleet *f, target *t)
 	double t1 = gh_now();
 
 	collect_target(f, t);
-	release_session(t, f->ngo);
 	t->last_seconds = gh_now() - t1;
+	if (t->state == T_OK || t->state == T_DISABLED)
+		leak_check(f, t);
+	release_session(t, f->ngo);
 	/* Over budget, or failing (gone wrong for good, as an unsupported
 	 * runtime): back off, so that neither costs a full collection every
 	 * interval. */
@@ -1021,6 +1076,8 @@ long wt_views(const wt_fleet *f, wt_view **out)
 		x->gm = t->have_gm ? &t->gm : NULL;
 		x->errors = t->errors;
 		x->over_budget = t->over_budget;
+		x->leaked = t->leaked;
+		x->leak_seconds = t->leak_seconds;
 		n++;
 	}
 	*out = v;

@@ -16,6 +16,12 @@ typedef struct wt_config {
 	int gometrics;              /* --go-metrics: enum gh_watch_gometrics */
 	const char *outdir;         /* --output-dir, or NULL */
 	unsigned long long outmax;  /* --output-max-bytes */
+	/* go_goroutines_leaked (-p goroutineleak): each Go process checked
+	 * at most every leak_interval seconds, each check's time limit
+	 * leak_budget, only while its heap is at most leak_max_heap bytes
+	 * (0: never checked) */
+	double leak_interval, leak_budget;
+	unsigned long long leak_max_heap;
 	const int *pids;            /* the PIDs given (borrowed), or none: */
 	size_t npids;               /* every process of the host */
 	int verbose;
@@ -41,6 +47,11 @@ typedef struct wt_view {
 	 * NULL when there are none */
 	const goheap_gometrics *gm;
 	unsigned long long errors, over_budget;
+	/* its last leak check (go_goroutines_leaked): the leaked goroutines,
+	 * -1 when none was done or the last one failed or was skipped (heap
+	 * over --goroutineleak-max-heap); its seconds */
+	long long leaked;
+	double leak_seconds;
 } wt_view;
 
 /* The fleet's own figures. */

@@ -34,7 +34,7 @@
 #define MAX_DEPTH 48u
 
 static const char *const kind_names[GH_ROOT_NKINDS] = {
-	"-", "data", "bss", "finalizer", "tiny", "stack", "queued"
+	"-", "data", "bss", "finalizer", "tiny", "stack", "queued", "leaked"
 };
 
 static double pct(uint64_t a, uint64_t b)
@@ -76,7 +76,8 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 		      (unsigned long long)r->root_words[GH_ROOT_BSS],
 		      nr[GH_ROOT_BSS], r->symbols ? "symbols" : "runs",
 		      (unsigned long long)r->root_words[GH_ROOT_STACK],
-		      nr[GH_ROOT_STACK], (unsigned long long)r->goroutines);
+		      nr[GH_ROOT_STACK] + nr[GH_ROOT_LEAKED],
+		      (unsigned long long)r->goroutines);
 	gh_buf_printf(b, "%sstacks: %llu frames precise (stack maps, stack "
 		      "objects), %llu frames conservative (every word that "
 		      "points into an object: asyncPreempt, missing maps); "
@@ -103,6 +104,14 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 		      (unsigned long long)r->via_bytes[GH_ROOT_FINALIZER],
 		      (unsigned long long)r->via_objects[GH_ROOT_STACK],
 		      (unsigned long long)r->via_bytes[GH_ROOT_STACK]);
+	if (nr[GH_ROOT_LEAKED] > 0)
+		gh_buf_printf(b, "%sleaked goroutines (-p goroutineleak: "
+			      "blocked for ever on what nothing else reaches): "
+			      "%zu, their %zu frames roots of their own kind; "
+			      "reached from them alone: %llu objects %llu "
+			      "bytes\n", pfx, r->leaked, nr[GH_ROOT_LEAKED],
+			      (unsigned long long)r->via_objects[GH_ROOT_LEAKED],
+			      (unsigned long long)r->via_bytes[GH_ROOT_LEAKED]);
 	if (nr[GH_ROOT_TINY] > 0)
 		gh_buf_printf(b, "%sthe Ps' current tiny blocks: %zu roots\n",
 			      pfx, nr[GH_ROOT_TINY]);
@@ -421,6 +430,8 @@ static void node_desc(const gh_retained *r, uint32_t v, gh_buf *b)
 	if (v < r->nobj)
 		gh_buf_printf(b, "0x%llx %s", (unsigned long long)r->addr[v],
 			      gh_retained_label(r, v));
+	else if (r->roots[v - r->nobj].kind == GH_ROOT_LEAKED)
+		gh_buf_printf(b, "root %s", gh_retained_label(r, v));
 	else
 		gh_buf_printf(b, "%s root %s",
 			      kind_names[r->roots[v - r->nobj].kind],

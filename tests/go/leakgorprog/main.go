@@ -5,17 +5,24 @@
 // sync.WaitGroup, sync.Cond) and parks others that only look leaked: on a
 // global's channel, on a locked global mutex, on a channel held by a
 // goroutine itself waiting on a global, on one held by a goroutine in a
-// read(2) system call, on one held by a goroutine in time.Sleep.
+// read(2) system call, on one held by a goroutine in time.Sleep, on Conds a
+// global holds (through a pointer, in place).
 //
-// It prints "LEAK GOID KIND" for every goroutine it leaked, "WAIT GOID
-// KIND" for the look-alikes, then "READY", and then reads commands on
-// stdin, one a line:
+// It prints "LEAK GOID KIND 0xW[,0xW]" for every goroutine it leaked (the
+// addresses: what it waits on), "WAIT GOID KIND" for the look-alikes, then
+// "READY", and then reads commands on stdin, one a line:
 //
 //	profile FILE   pprof.Lookup("goroutineleak").WriteTo(FILE, 1) (Go 1.27,
 //	               1.26 with GOEXPERIMENT=goroutineleakprofile), or the
 //	               line "NOPROFILE" in FILE when the release has none
 //	traceback FILE the same with debug=2
 //	quit
+//
+// With -dump FILE it writes debug.WriteHeapDump(FILE) once every goroutine
+// is parked, before READY (tests/heapdump.py --leakheld: the bytes the
+// leaks hold, from the dump alone).
+//
+// With -hold, main sleeps at the end of stdin instead of returning.
 //
 // With -select, main waits in select {} after READY and another goroutine
 // reads the commands (the runtime's record of goroutine 1 in select {}).
@@ -40,14 +47,20 @@ import (
 )
 
 var (
-	gch   = make(chan int)     // a global's channel
-	gch2  = make(chan int)     // the global the holder waits on
-	gmu   sync.Mutex           // a locked global mutex
+	gch   = make(chan int)                // a global's channel
+	gch2  = make(chan int)                // the global the holder waits on
+	gmu   sync.Mutex                      // a locked global mutex
+	gcond = sync.NewCond(new(sync.Mutex)) // a Cond a global points to
+	gcv   sync.Cond                       // a global's Cond
 	ids   = make(chan string, 64)
-	pipeW *os.File             // keeps the read(2) goroutine's pipe open
+	pipeW *os.File // keeps the read(2) goroutine's pipe open
 )
 
 var bufSize = 4096
+
+// -hold: at the end of stdin main sleeps (tests/run-goroutineleak-arm64.sh
+// runs it under qemu with stdin /dev/null until SIGABRT writes its core)
+var hold bool
 
 type lockedThing struct {
 	sync.Mutex
@@ -62,7 +75,20 @@ func goid() int {
 	return id
 }
 
-func report(tag, kind string) { ids <- fmt.Sprintf("%s %d %s", tag, goid(), kind) }
+// report prints "TAG GOID KIND", and for a leak the addresses of what it
+// waits on (its channels; its Mutex's, RWMutex's, WaitGroup's or Cond's
+// object), "0xW[,0xW]": tests/heapdump.py --leakheld's input.
+func report(tag, kind string, waits ...any) {
+	s := fmt.Sprintf("%s %d %s", tag, goid(), kind)
+	for i, w := range waits {
+		sep := ","
+		if i == 0 {
+			sep = " "
+		}
+		s += fmt.Sprintf("%s%p", sep, w)
+	}
+	ids <- s
+}
 
 // Each leak in a function of its own (not inlined): main's frame holds
 // nothing of it.
@@ -72,7 +98,7 @@ func leakRecv() {
 	ch := make(chan int)
 	go func() {
 		buf := make([]byte, bufSize) // held by the leaked frame alone
-		report("LEAK", "chanrecv")
+		report("LEAK", "chanrecv", ch)
 		<-ch
 		runtime.KeepAlive(buf)
 	}()
@@ -82,7 +108,7 @@ func leakRecv() {
 func leakSend() {
 	ch := make(chan int)
 	go func() {
-		report("LEAK", "chansend")
+		report("LEAK", "chansend", ch)
 		ch <- 1
 	}()
 }
@@ -91,7 +117,7 @@ func leakSend() {
 func leakSelect() {
 	a, b := make(chan int), make(chan string)
 	go func() {
-		report("LEAK", "select")
+		report("LEAK", "select", a, b)
 		select {
 		case <-a:
 		case b <- "x":
@@ -106,7 +132,7 @@ func leakMutex() {
 	mu := new(lockedThing)
 	mu.Lock()
 	go func() {
-		report("LEAK", "mutex")
+		report("LEAK", "mutex", mu)
 		mu.Lock()
 	}()
 }
@@ -116,13 +142,13 @@ func leakRWMutex() {
 	rw := new(sync.RWMutex)
 	rw.Lock()
 	go func() {
-		report("LEAK", "rwmutex.rlock")
+		report("LEAK", "rwmutex.rlock", rw)
 		rw.RLock()
 	}()
 	rw2 := new(sync.RWMutex)
 	rw2.RLock()
 	go func() {
-		report("LEAK", "rwmutex.lock")
+		report("LEAK", "rwmutex.lock", rw2)
 		rw2.Lock()
 	}()
 }
@@ -132,7 +158,7 @@ func leakWaitGroup() {
 	wg := new(sync.WaitGroup)
 	wg.Add(1)
 	go func() {
-		report("LEAK", "waitgroup")
+		report("LEAK", "waitgroup", wg)
 		wg.Wait()
 	}()
 }
@@ -142,7 +168,7 @@ func leakCond() {
 	c := sync.NewCond(new(sync.Mutex))
 	go func() {
 		c.L.Lock()
-		report("LEAK", "cond")
+		report("LEAK", "cond", c)
 		c.Wait()
 	}()
 }
@@ -187,6 +213,18 @@ func lookAlikes() {
 		held2 <- 1
 		runtime.KeepAlive(r)
 	}()
+	// Conds a global holds: a pointer to one, and one in place
+	go func() {
+		gcond.L.Lock()
+		report("WAIT", "global-cond")
+		gcond.Wait()
+	}()
+	gcv.L = new(sync.Mutex)
+	go func() {
+		gcv.L.Lock()
+		report("WAIT", "global-cond-value")
+		gcv.Wait()
+	}()
 	// one held by a goroutine in time.Sleep
 	held3 := make(chan int)
 	go func() {
@@ -219,6 +257,8 @@ func writeProfile(path string, debugLevel int) {
 
 func main() {
 	sel := flag.Bool("select", false, "main waits in select {}, the commands are read by another goroutine")
+	dump := flag.String("dump", "", "write debug.WriteHeapDump to this file at the quiet point, before READY")
+	flag.BoolVar(&hold, "hold", false, "at the end of stdin, sleep instead of exiting")
 	flag.Parse()
 	debug.SetGCPercent(-1)
 	gmu.Lock()
@@ -228,12 +268,21 @@ func main() {
 	for _, f := range steps {
 		f()
 	}
-	want = 8 + 8
+	want = 8 + 10
 	for i := 0; i < want; i++ {
 		fmt.Println(<-ids)
 	}
 	// every goroutine parked: wait until none is runnable
 	time.Sleep(200 * time.Millisecond)
+	if *dump != "" {
+		f, err := os.Create(*dump)
+		if err != nil {
+			fmt.Println("ERR", err)
+			os.Exit(1)
+		}
+		debug.WriteHeapDump(f.Fd())
+		f.Close()
+	}
 	fmt.Println("READY", os.Getpid())
 	if *sel {
 		// the runtime counts goroutine 1 in select {} as leaked but
@@ -258,5 +307,8 @@ func commands() {
 		case len(f) == 1 && f[0] == "quit":
 			os.Exit(0)
 		}
+	}
+	if hold {
+		time.Sleep(1 << 62)
 	}
 }
