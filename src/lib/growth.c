@@ -647,3 +647,33 @@ GOHEAP_EXTERN int goheap_growth_write(const goheap_growth *gc,
 	*out_buf = gh_buf_detach(&out, out_len);
 	return 0;
 }
+
+/* ---- the last snapshot's rows (go-heap watch's series) ------------------ */
+
+GOHEAP_EXTERN int goheap_growth_rows(const goheap_growth *g,
+				     goheap_growth_row_fn fn, void *ctx)
+{
+	size_t i;
+	int rc;
+
+	if (g == NULL || fn == NULL)
+		return GOHEAP_EINVAL;
+	if (g->nsnaps == 0)
+		return 0;
+	for (i = 0; i < g->n; i++) {
+		const grow_row *r = &g->rows[i];
+
+		if (r->cur[0] == 0 && r->cur[1] == 0)
+			continue;       /* not in the last snapshot */
+		if (g->kind == GOHEAP_PROFILE_RETAINED) {
+			if (r->shape == NULL)
+				continue;       /* a path: its root sums it */
+			rc = fn(ctx, r->key, NULL, r->cur[0], r->cur[1]);
+		} else {
+			rc = fn(ctx, r->key, r->shape, r->cur[0], r->cur[1]);
+		}
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}

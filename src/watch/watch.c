@@ -548,6 +548,10 @@ int gh_watch_main(int argc, char **argv)
 	cfg.pids = o.pids;
 	cfg.npids = o.npids;
 	cfg.verbose = o.verbose;
+	cfg.series = o.series;
+	cfg.series_top = o.series_top;
+	cfg.ret_interval = o.ret_interval;
+	cfg.ret_max_heap = o.ret_max_heap;
 	w.fleet = wt_new(&cfg);
 	if (w.fleet == NULL) {
 		fprintf(stderr, "go-heap watch: out of memory\n");
