@@ -14,9 +14,12 @@
 #     per root frame, the sets of roots equal;
 #   - top K: --heap-series-top 3 exports exactly the 3 types with the most bytes (ties: more
 #     objects, then the name), nothing else; promtool check metrics accepts both pages;
+#   - staleness: growprog -base 100 (main.Steady the biggest type, main.Item second) with
+#     --heap-series-top 1: after a step of 500 Items the one series is main.Item's (-p types'
+#     biggest) and main.Steady's is gone from the page;
 #   - off: without --heap-series there is no go_heap_type_* / go_heap_retained_* line.
 # Newest toolchain (1.22+ for a typed main.Item): doc/watch.md's alert block, its windows scaled
-# down (30m -> 20s, for 30m -> 5s, 64 MiB -> 1 MiB), passes promtool check rules; a real
+# down (30m -> 20s, for 30m -> for 20s, 64 MiB -> 1 MiB), passes promtool check rules; a real
 # Prometheus scrapes watch (--interval 1s, --heap-series types, top 3) watching a growing
 # growprog (SIGUSR1 every second: +352 000 bytes of main.Item) and a steady one: the alert fires
 # for the growing one's main.Item, and never (pending or firing) for the steady one, which was
@@ -192,6 +195,37 @@ PY
 	fi
 	[ -n "$ADDR" ] && gh_stop "$WPID"
 
+	# ---- staleness: a type that leaves the top K has no series from then on ----
+	# growprog -base 100: main.Steady (300 x 576 B) is the biggest type, main.Item (100 x 704 B)
+	# behind it, until a step of 500 Items; with K=1 the one series must move from one to the
+	# other (on 1.19 the same by their shapes)
+	if gh_start "$GH_BIN" -base 100; then
+		small=$GH_PID
+		watch_up k1 --interval 1s --heap-series types --heap-series-top 1 "$small"
+		if [ -n "$ADDR" ] && gh_wait_for 30 page_has "$d/k1a.prom" "$ADDR" "^go_heap_type_bytes{pid=\"$small\""; then
+			first=$(sed -n "s/^go_heap_type_bytes{pid=\"$small\",.*,type=\"\([^\"]*\)\"} .*/\1/p" "$d/k1a.prom")
+			kill -USR1 "$small"
+			gh_wait_for 30 eval "page_has '$d/k1b.prom' '$ADDR' '^go_heap_type_bytes{pid=\"$small\"' && ! grep -qF 'type=\"$first\"' '$d/k1b.prom'"
+			"$GH_GOHEAP" -p types -f text "$small" >"$d/k1.txt" 2>/dev/null
+			now=$(sed -n "s/^go_heap_type_bytes{pid=\"$small\",.*,type=\"\([^\"]*\)\"} .*/\1/p" "$d/k1b.prom")
+			top=$(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]+$/ { n = ($3 == "untyped") ? $4 : $3; b[n] += $2 }
+				END { for (k in b) if (b[k] > m) { m = b[k]; t = k }; print t }' "$d/k1.txt")
+			nser=$(grep -c "^go_heap_type_bytes{pid=\"$small\"" "$d/k1b.prom")
+			if [ -n "$first" ] && [ "$now" = "$top" ] && [ "$now" != "$first" ] && [ "$nser" = 1 ] &&
+				! grep -qF "type=\"$first\"" "$d/k1b.prom"; then
+				gh_pass "$tag: --heap-series-top 1: '$first' left the top after the step, its series is gone; the one series is now '$now', -p types' biggest"
+			else
+				gh_fail "$tag: --heap-series-top 1: before '$first', after '$now' ($nser series), -p types' biggest '$top'"
+			fi
+		else
+			gh_fail "$tag: --heap-series-top 1: no go_heap_type_bytes"
+		fi
+		[ -n "$ADDR" ] && gh_stop "$WPID"
+		gh_stop "$small"
+	else
+		gh_fail "$tag: growprog -base 100 did not start"
+	fi
+
 	# ---- off by default ----
 	watch_up off --interval 1s "$pid"
 	if [ -n "$ADDR" ] && gh_wait_for 30 page_has "$d/off.prom" "$ADDR" "^container_go_inuse_bytes{pid=\"$pid\""; then
@@ -225,10 +259,10 @@ elif gh_build_or_fail "$tag" growprog "$goname" "$root" default; then
 	awk '/tests\/run-watch-series.sh reads the next block/ { f = 1; next }
 	     f && /^```yaml/ { on = 1; next } on && /^```/ { exit } on { print }' \
 		"$top_srcdir/doc/watch.md" |
-		sed -e 's/\[30m\]/[20s]/g' -e 's/for: 30m/for: 5s/' -e 's/64 \* 1024 \* 1024/1024 * 1024/' \
+		sed -e 's/\[30m\]/[20s]/g' -e 's/for: 30m/for: 20s/' -e 's/64 \* 1024 \* 1024/1024 * 1024/' \
 		>"$d/rules.yml"
 	if grep -q 'GoHeapTypeGrowing' "$d/rules.yml" && promtool check rules "$d/rules.yml" >"$d/rules.check" 2>&1; then
-		gh_pass "$tag: doc/watch.md's alert rule (scaled: 20s window, for 5s, 1 MiB) passes promtool check rules"
+		gh_pass "$tag: doc/watch.md's alert rule (scaled: 20s window, for 20s, 1 MiB) passes promtool check rules"
 	else
 		gh_fail "$tag: doc/watch.md's alert rule: $(head -n 3 "$d/rules.check" 2>/dev/null | tr '\n' ' ')"
 	fi
