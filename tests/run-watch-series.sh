@@ -24,6 +24,7 @@
 # growprog (SIGUSR1 every second: +352 000 bytes of main.Item) and a steady one: the alert fires
 # for the growing one's main.Item, and never (pending or firing) for the steady one, which was
 # scraped as long; Prometheus holds exactly 3 go_heap_type_bytes series per process.
+# Usage: --help lists the options (whole), bad values are status 2 with one line.
 # Waits are gh_wait_for deadlines (GOHEAP_WAIT_SCALE): no timing is judged.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -60,6 +61,25 @@ promcheck() {
 		gh_fail "$tag: $2: promtool check metrics: $(head -n 3 "$d/promtool.out" | tr '\n' ' ')"
 	fi
 }
+
+# ---- usage: the options in --help (whole: the page outgrew a 4 KiB buffer once), bad values ----
+"$GH_GOHEAP" watch --help >"$GH_TMP/help.txt" 2>&1
+if grep -q -- '--heap-series-top K' "$GH_TMP/help.txt" && grep -q -- '--retained-series-max-heap' "$GH_TMP/help.txt" &&
+	tail -n 1 "$GH_TMP/help.txt" | grep -q 'certificate changes)$'; then
+	gh_pass "usage: watch --help lists --heap-series, --heap-series-top, --retained-series-*, and ends whole"
+else
+	gh_fail "usage: watch --help: $(tail -n 1 "$GH_TMP/help.txt")"
+fi
+bad=
+for a in "--heap-series bogus" "--heap-series-top 0" "--heap-series-top 1001" \
+	"--retained-series-interval 0" "--retained-series-max-heap 12X"; do
+	# shellcheck disable=SC2086
+	"$GH_GOHEAP" watch $a >/dev/null 2>"$GH_TMP/usage.err"
+	st=$?
+	[ $st -eq 2 ] && [ "$(wc -l <"$GH_TMP/usage.err")" -eq 1 ] || bad="$bad [$a: status $st, $(head -c 100 "$GH_TMP/usage.err")]"
+done
+[ -z "$bad" ] && gh_pass "usage: 5 bad --heap-series values: status 2 and one line each" ||
+	gh_fail "usage:$bad"
 
 for i in "${!GH_GO_NAMES[@]}"; do
 	goname=${GH_GO_NAMES[$i]}

@@ -504,7 +504,7 @@ int gh_watch_main(int argc, char **argv)
 	gh_watch_opts o;
 	wt_config cfg;
 	struct sigaction sa;
-	char desc[200], err[300], help[4096];
+	char desc[200], err[300], help[8192];
 
 	if (gh_watch_parse(&o, argc, argv, 1, err, sizeof(err)) != 0) {
 		fprintf(stderr, "go-heap watch: %s (see go-heap watch --help)\n",
