@@ -17,6 +17,9 @@
 #   - staleness: growprog -base 100 (main.Steady the biggest type, main.Item second) with
 #     --heap-series-top 1: after a step of 500 Items the one series is main.Item's (-p types'
 #     biggest) and main.Steady's is gone from the page;
+#   - budget: with --target-budget 1ms types and retained overrun and are backed off on their
+#     own (no series; at most one attempt in two rounds); --retained-series-max-heap 1K: type
+#     series and no retained ones;
 #   - off: without --heap-series there is no go_heap_type_* / go_heap_retained_* line.
 # Newest toolchain (1.22+ for a typed main.Item): doc/watch.md's alert block, its windows scaled
 # down (30m -> 20s, for 30m -> for 20s, 64 MiB -> 1 MiB), passes promtool check rules; a real
@@ -245,6 +248,35 @@ PY
 	else
 		gh_fail "$tag: growprog -base 100 did not start"
 	fi
+
+	# ---- budget and max heap ----
+	# --target-budget 1ms: a types or retained collection (a stop of a few ms) overruns it and is
+	# backed off on its own (1, 2, 4 ... rounds): no series, and far fewer attempts than rounds
+	watch_up budget -v --interval 0.2s --heap-series all --target-budget 1ms "$pid"
+	if [ -n "$ADDR" ] && gh_wait_for 30 eval "page_has '$d/budget.prom' '$ADDR' '^go_heap_watch_scrapes_total [0-9][0-9]'"; then
+		rounds=$(sed -n 's/^go_heap_watch_scrapes_total //p' "$d/budget.prom")
+		tries=$(grep -c 'types series: .*(backing off)' "$d/budget.werr")
+		if ! grep -q '^go_heap_type_bytes' "$d/budget.prom" && [ "$tries" -ge 2 ] && [ "$tries" -le $((rounds / 2)) ]; then
+			gh_pass "$tag: types over --target-budget 1ms: no series, backed off ($tries attempts in $rounds rounds)"
+		else
+			gh_fail "$tag: types over --target-budget 1ms: $tries attempts in $rounds rounds, series: $(grep -c '^go_heap_type_bytes' "$d/budget.prom")"
+			gh_show "$d/budget.werr" 5
+		fi
+	else
+		gh_fail "$tag: --target-budget 1ms: watch made no 10 rounds"
+	fi
+	[ -n "$ADDR" ] && gh_stop "$WPID"
+	# --retained-series-max-heap 1K: the heap (types' total, 1.3 MB) is over it: types only
+	watch_up maxheap --interval 1s --heap-series all --retained-series-max-heap 1K \
+		--retained-series-interval 1s "$pid"
+	if [ -n "$ADDR" ] && gh_wait_for 30 eval "page_has '$d/maxheap.prom' '$ADDR' '^go_heap_watch_scrapes_total [3-9]'" &&
+		grep -q "^go_heap_type_bytes{pid=\"$pid\"" "$d/maxheap.prom" &&
+		! grep -q '^go_heap_retained_bytes\|series="retained"' "$d/maxheap.prom"; then
+		gh_pass "$tag: --retained-series-max-heap 1K: type series, no retained ones (3+ rounds)"
+	else
+		gh_fail "$tag: --retained-series-max-heap 1K: $(grep -c '^go_heap_retained_bytes' "$d/maxheap.prom" 2>/dev/null) retained series"
+	fi
+	[ -n "$ADDR" ] && gh_stop "$WPID"
 
 	# ---- off by default ----
 	watch_up off --interval 1s "$pid"
