@@ -317,7 +317,8 @@ static void put_series(gh_buf *b, const wm_snapshot *s)
 	int any = 0, kind;
 
 	for (i = 0; i < s->nt; i++)
-		any |= s->t[i].types.age >= 0 || s->t[i].roots.age >= 0;
+		any |= s->t[i].types.age >= 0 || s->t[i].roots.age >= 0 ||
+		       s->t[i].types.seconds > 0 || s->t[i].roots.seconds > 0;
 	if (!any)
 		return;
 	for (k = 0; k < GH_ARRAY_LEN(fam); k++) {
@@ -356,6 +357,23 @@ static void put_series(gh_buf *b, const wm_snapshot *s)
 			unclose(b);
 			put_label(b, "series", kind ? "retained" : "types", 0);
 			gh_buf_printf(b, "} %.3f\n", ss->age);
+		}
+	gh_buf_puts(b, "# HELP go_heap_series_collect_seconds Time of the last "
+		    "--heap-series collection of a process (successful or "
+		    "not), against --target-budget.\n"
+		    "# TYPE go_heap_series_collect_seconds gauge\n");
+	for (i = 0; i < s->nt; i++)
+		for (kind = 0; kind < 2; kind++) {
+			const wt_series *ss = kind ? &s->t[i].roots :
+					      &s->t[i].types;
+
+			if (ss->seconds <= 0)
+				continue;
+			gh_buf_puts(b, "go_heap_series_collect_seconds");
+			put_target_labels(b, &s->t[i], NULL);
+			unclose(b);
+			put_label(b, "series", kind ? "retained" : "types", 0);
+			gh_buf_printf(b, "} %.6f\n", ss->seconds);
 		}
 }
 

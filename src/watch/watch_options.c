@@ -105,7 +105,7 @@ static const struct opt_def watch_opts[] = {
 	{ "retained-series-max-heap", 0, ARG_REQUIRED, OPT_W_RET_MAX_HEAP,
 	  "BYTES",
 	  "--heap-series retained: not for a process whose\n"
-	  "heap is larger (512M; suffixes K, M, G)",
+	  "heap is larger (256M; suffixes K, M, G)",
 	  NULL, 0 },
 	{ "target-budget", 0, ARG_REQUIRED, OPT_W_BUDGET, "DURATION",
 	  "time limit of one collection (2s); a process that\n"
@@ -399,7 +399,7 @@ int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 	w->pressure_period = 600;
 	w->series_top = 10;
 	w->ret_interval = 600;
-	w->ret_max_heap = 512ULL << 20;
+	w->ret_max_heap = 256ULL << 20;
 	rc = gh_opt_parse(&p, argc, argv, first, err, errlen);
 	if (rc != 0)
 		return rc;

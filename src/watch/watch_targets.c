@@ -130,7 +130,8 @@ typedef struct series_set {
 	int64_t total_bytes;       /* types: every row's (the heap's) */
 	int skip, backoff;         /* rounds (types) or intervals (retained) */
 	enum sstate state;
-	double seconds;            /* its last collection */
+	double seconds;            /* its collection in this step (0: none) */
+	double last_seconds;       /* its last collection's, for /metrics */
 } series_set;
 
 static void series_clear(series_set *ss)
@@ -894,6 +895,7 @@ static int series_collect(wt_fleet *f, target *t, series_set *ss, int kind)
 	goheap_growth_free(g);
 	goheap_profile_free(p);
 	ss->seconds = gh_now() - t0;
+	ss->last_seconds = ss->seconds;
 	if (rc == 0 && v.n > 1) {
 		/* one row per name: a type's size classes summed */
 		qsort(v.r, v.n, sizeof(*v.r), row_by_name);
@@ -1207,6 +1209,7 @@ static void series_view(const series_set *ss, wt_series *out)
 	out->n = ss->n;
 	out->age = ss->at > 0 ? gh_now() - ss->at : -1;
 	out->state = sstate_name[ss->state];
+	out->seconds = ss->last_seconds;
 }
 
 long wt_views(const wt_fleet *f, wt_view **out)

@@ -42,6 +42,7 @@ typedef struct wt_series {
 	size_t n;
 	double age;                 /* seconds since collected; < 0: never */
 	const char *state;          /* ok, backoff, error, heap-too-large */
+	double seconds;             /* its last collection took (0: none) */
 } wt_series;
 
 /*
