@@ -818,7 +818,6 @@ static void collect_gometrics(wt_fleet *f, target *t)
 typedef struct row_vec {
 	wt_row *r;
 	size_t n, cap;
-	int oom;
 } row_vec;
 
 static int row_take(void *ctx, const char *name, const char *shape,
@@ -875,7 +874,7 @@ static int series_collect(wt_fleet *f, target *t, series_set *ss, int kind)
 {
 	goheap_profile *p = NULL;
 	goheap_growth *g = NULL;
-	row_vec v = { NULL, 0, 0, 0 };
+	row_vec v = { NULL, 0, 0 };
 	size_t i, j, k = (size_t)f->cfg.series_top;
 	int64_t total = 0;
 	double t0 = gh_now();
