@@ -129,10 +129,10 @@ static void test_suspects(void **state)
 
 /* goheap_growth_rows: the last snapshot's rows only (a row gone from it
  * is not handed out), with their values, and fn's non-zero return. */
-static int take(void *ctx, const char *name, const char *shape,
-		int64_t objects, int64_t bytes)
+static int take(const char *name, const char *shape, int64_t objects,
+		int64_t bytes, void *payload)
 {
-	char *out = ctx;
+	char *out = payload;
 	size_t n = strlen(out);
 
 	snprintf(out + n, 512 - n, "%s/%s/%lld/%lld;", name, shape,

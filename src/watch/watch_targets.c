@@ -820,10 +820,10 @@ typedef struct row_vec {
 	size_t n, cap;
 } row_vec;
 
-static int row_take(void *ctx, const char *name, const char *shape,
-		    int64_t objects, int64_t bytes)
+static int row_take(const char *name, const char *shape, int64_t objects,
+		    int64_t bytes, void *payload)
 {
-	row_vec *v = ctx;
+	row_vec *v = payload;
 	wt_row *nr;
 
 	(void)shape;      /* a type in several size classes: one series */
