@@ -12,6 +12,7 @@
 #     text's rows summed per type (an untyped row's shape is its type), the two sets of types
 #     equal; every go_heap_retained_bytes{root} equals -p retained -f collapsed's bytes summed
 #     per root frame, the sets of roots equal;
+#     (newest toolchain: a stripped build too, its roots bss+0x...);
 #   - top K: --heap-series-top 3 exports exactly the 3 types with the most bytes (ties: more
 #     objects, then the name), nothing else; promtool check metrics accepts both pages;
 #   - staleness: growprog -base 100 (main.Steady the biggest type, main.Item second) with
@@ -85,20 +86,9 @@ done
 [ -z "$bad" ] && gh_pass "usage: 5 bad --heap-series values: status 2 and one line each" ||
 	gh_fail "usage:$bad"
 
-for i in "${!GH_GO_NAMES[@]}"; do
-	goname=${GH_GO_NAMES[$i]}
-	root=${GH_GO_ROOTS[$i]}
-	tag="$goname"
-	d="$GH_TMP/$goname"
-	mkdir -p "$d"
-	gh_build_or_fail "$tag" growprog "$goname" "$root" default || continue
-	if ! gh_start "$GH_BIN" -base 1000; then
-		gh_fail "$tag: growprog did not start"
-		continue
-	fi
-	pid=$GH_PID
-
-	# ---- exactness: every series against -p types / -p retained ----
+# exactness: watch --heap-series all with K=1000 against go-heap -p types / -p retained on $pid
+# (quiet), in $d with $tag; a PASS or FAIL each, and promtool on the page.
+exactness() {
 	"$GH_GOHEAP" -p types -f text "$pid" >"$d/types1.txt" 2>"$d/types1.err" ||
 		gh_fail "$tag: go-heap -p types failed: $(head -n 1 "$d/types1.err")"
 	watch_up all --interval 1s --heap-series all --heap-series-top 1000 \
@@ -107,7 +97,7 @@ for i in "${!GH_GO_NAMES[@]}"; do
 		gh_fail "$tag: watch did not start"
 		gh_show "$d/all.werr" 5
 		gh_stop "$pid"
-		continue
+		return 1
 	fi
 	if ! gh_wait_for 30 page_has "$d/all.prom" "$ADDR" "^go_heap_retained_bytes{pid=\"$pid\""; then
 		gh_fail "$tag: no go_heap_retained_bytes for $pid on watch's page"
@@ -178,14 +168,32 @@ if bad:
     print("FAIL " + "; ".join(bad[:4]))
 else:
     top = max(a, key=lambda k: a[k][1])
-    print("PASS %d types (the biggest %s: %d objects, %d bytes) and %d roots (main.leak %s bytes) equal -p types and -p retained"
-          % (len(a), top, a[top][0], a[top][1], len(roots), roots.get("main.leak")))
+    rtop = max(roots, key=lambda k: roots[k])
+    print("PASS %d types (the biggest %s: %d objects, %d bytes) and %d roots (the biggest %s: %d bytes) equal -p types and -p retained"
+          % (len(a), top, a[top][0], a[top][1], len(roots), rtop, roots[rtop]))
 PY
 	case $(cat "$d/exact.check") in
 	PASS\ *) gh_pass "$tag: $(sed 's/^PASS //' "$d/exact.check")" ;;
 	*) gh_fail "$tag: exactness: $(head -c 600 "$d/exact.check")" ;;
 	esac
 	promcheck "$d/all.prom" "--heap-series all"
+}
+
+for i in "${!GH_GO_NAMES[@]}"; do
+	goname=${GH_GO_NAMES[$i]}
+	root=${GH_GO_ROOTS[$i]}
+	tag="$goname"
+	d="$GH_TMP/$goname"
+	mkdir -p "$d"
+	gh_build_or_fail "$tag" growprog "$goname" "$root" default || continue
+	if ! gh_start "$GH_BIN" -base 1000; then
+		gh_fail "$tag: growprog did not start"
+		continue
+	fi
+	pid=$GH_PID
+
+	exactness || continue
+
 
 	# ---- top K: the K biggest types only ----
 	watch_up top3 --interval 1s --heap-series types --heap-series-top 3 "$pid"
@@ -296,6 +304,23 @@ PY
 	[ -n "$ADDR" ] && gh_stop "$WPID"
 	gh_stop "$pid"
 done
+
+# ---- exactness on a stripped binary (the newest toolchain): roots named bss+0x..., the runtime's
+# globals found from machine code ----
+last=$((${#GH_GO_NAMES[@]} - 1))
+goname=${GH_GO_NAMES[$last]}
+root=${GH_GO_ROOTS[$last]}
+tag="$goname stripped"
+d="$GH_TMP/$goname-stripped"
+mkdir -p "$d"
+if gh_build_or_fail "$tag" growprog "$goname" "$root" stripped; then
+	if gh_start "$GH_BIN" -base 1000; then
+		pid=$GH_PID
+		exactness && gh_stop "$pid"
+	else
+		gh_fail "$tag: growprog did not start"
+	fi
+fi
 
 # ---- the alert, in a real Prometheus (the newest toolchain) ----
 last=$((${#GH_GO_NAMES[@]} - 1))
