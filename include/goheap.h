@@ -658,6 +658,22 @@ GOHEAP_EXTERN int goheap_growth_write(const goheap_growth *g,
 				      unsigned char **out_buf,
 				      size_t *out_len);
 GOHEAP_EXTERN const char *goheap_growth_errmsg(const goheap_growth *g);
+/*
+ * The last snapshot's rows, in no order (go-heap watch's top-K series):
+ * -p types one per type or shape (name: the type's, or the shape for an
+ * untyped row; shape: the slot's; a type in several size classes is
+ * several rows), -p retained one per root (name: the root's frame, as
+ * pprof shows it, shape NULL; objects and bytes: what the root
+ * dominates, the sum of its dominator paths).  name and shape belong to
+ * g and are valid during the call only.  A non-zero return of fn stops
+ * the walk and is returned; 0 once every row was handed out (none before
+ * the first snapshot), GOHEAP_EINVAL when g or fn is NULL.
+ */
+typedef int (*goheap_growth_row_fn)(const char *name, const char *shape,
+				    int64_t objects, int64_t bytes,
+				    void *payload);
+GOHEAP_EXTERN int goheap_growth_rows(const goheap_growth *g,
+				     goheap_growth_row_fn fn, void *payload);
 GOHEAP_EXTERN void goheap_growth_free(goheap_growth *g);
 
 /*

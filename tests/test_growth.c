@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,48 @@ static void test_suspects(void **state)
 	goheap_growth_free(g);
 }
 
+/* goheap_growth_rows: the last snapshot's rows only (a row gone from it
+ * is not handed out), with their values, and fn's non-zero return. */
+static int take(const char *name, const char *shape, int64_t objects,
+		int64_t bytes, void *payload)
+{
+	char *out = payload;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 512 - n, "%s/%s/%lld/%lld;", name, shape,
+		 (long long)objects, (long long)bytes);
+	return strcmp(name, "main.Stop") == 0 ? 7 : 0;
+}
+
+static void test_rows(void **state)
+{
+	static const char *const n1[] = { "main.A", "main.C" };
+	static const char *const n2[] = { "main.A", "main.D" };
+	static const char *const n3[] = { "main.Stop", "main.A" };
+	static const uint64_t o1[] = { 10, 3 }, o2[] = { 30, 1 },
+			      o3[] = { 1, 1 };
+	goheap_growth *g = NULL;
+	char out[512] = "";
+
+	(void)state;
+	assert_int_equal(goheap_growth_new(&g, GOHEAP_PROFILE_TYPES), 0);
+	assert_int_equal(goheap_growth_rows(g, take, out), 0);
+	assert_string_equal(out, "");
+	add(g, mk(1, 2, n1, o1), 0);
+	add(g, mk(2, 2, n2, o2), 0);
+	assert_int_equal(goheap_growth_rows(g, take, out), 0);
+	assert_string_equal(out, "main.A/ptrs 64 B/30/1920;"
+			    "main.D/ptrs 64 B/1/64;");
+	goheap_growth_free(g);
+	assert_int_equal(goheap_growth_new(&g, GOHEAP_PROFILE_TYPES), 0);
+	add(g, mk(1, 2, n3, o3), 0);
+	out[0] = '\0';
+	assert_int_equal(goheap_growth_rows(g, take, out), 7);
+	assert_string_equal(out, "main.Stop/ptrs 64 B/1/64;");
+	assert_int_equal(goheap_growth_rows(NULL, take, out), GOHEAP_EINVAL);
+	goheap_growth_free(g);
+}
+
 static void test_refusals(void **state)
 {
 	static const char *const n[] = { "main.A" };
@@ -165,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_two),
 		cmocka_unit_test(test_suspects),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,10 @@
  * retained bytes (retained: the dominated bytes of the holders where the
  * path enters its last frame, MAT's accumulation point) grew in every
  * interval of three or more snapshots is a leak suspect.
+ * goheap_growth_rows hands out the last snapshot's rows (-p retained: the
+ * roots' summaries only), from which go-heap watch --heap-series keeps
+ * the top K of one snapshot: the same rows as the growth, so a series and
+ * a ?seconds=N delta name a type or a root the same way.
  */
 #include "config.h"
 
@@ -645,5 +649,35 @@ GOHEAP_EXTERN int goheap_growth_write(const goheap_growth *gc,
 		return rc;
 	}
 	*out_buf = gh_buf_detach(&out, out_len);
+	return 0;
+}
+
+/* ---- the last snapshot's rows (go-heap watch's series) ------------------ */
+
+GOHEAP_EXTERN int goheap_growth_rows(const goheap_growth *g,
+				     goheap_growth_row_fn fn, void *payload)
+{
+	size_t i;
+	int rc;
+
+	if (g == NULL || fn == NULL)
+		return GOHEAP_EINVAL;
+	if (g->nsnaps == 0)
+		return 0;
+	for (i = 0; i < g->n; i++) {
+		const grow_row *r = &g->rows[i];
+
+		if (r->cur[0] == 0 && r->cur[1] == 0)
+			continue;       /* not in the last snapshot */
+		if (g->kind == GOHEAP_PROFILE_RETAINED) {
+			if (r->shape == NULL)
+				continue;       /* a path: its root sums it */
+			rc = fn(r->key, NULL, r->cur[0], r->cur[1], payload);
+		} else {
+			rc = fn(r->key, r->shape, r->cur[0], r->cur[1], payload);
+		}
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }

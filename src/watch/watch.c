@@ -504,7 +504,7 @@ int gh_watch_main(int argc, char **argv)
 	gh_watch_opts o;
 	wt_config cfg;
 	struct sigaction sa;
-	char desc[200], err[300], help[4096];
+	char desc[200], err[300], help[8192];
 
 	if (gh_watch_parse(&o, argc, argv, 1, err, sizeof(err)) != 0) {
 		fprintf(stderr, "go-heap watch: %s (see go-heap watch --help)\n",
@@ -551,6 +551,10 @@ int gh_watch_main(int argc, char **argv)
 	cfg.pids = o.pids;
 	cfg.npids = o.npids;
 	cfg.verbose = o.verbose;
+	cfg.series = o.series;
+	cfg.series_top = o.series_top;
+	cfg.ret_interval = o.ret_interval;
+	cfg.ret_max_heap = o.ret_max_heap;
 	w.fleet = wt_new(&cfg);
 	if (w.fleet == NULL) {
 		fprintf(stderr, "go-heap watch: out of memory\n");

@@ -324,6 +324,92 @@ static void put_leaked(gh_buf *b, const wm_snapshot *s)
 		}
 }
 
+/*
+ * --heap-series: the top K types and retaining roots of each process, from
+ * their last collection (a type or root that left the top K has no series
+ * from then on), and each kind's age.  Nothing when no process has any.
+ */
+static void put_series(gh_buf *b, const wm_snapshot *s)
+{
+	static const struct {
+		const char *name, *label, *help;
+		int roots, objects;
+	} fam[] = {
+		{ "go_heap_retained_bytes", "root", "Bytes a root of the heap "
+		  "retains (dominates: go-heap -p retained), for the "
+		  "--heap-series-top roots that retain the most.", 1, 0 },
+		{ "go_heap_type_bytes", "type", "Bytes of the allocated heap "
+		  "objects of a type, or of a shape for untyped objects "
+		  "(go-heap -p types), for the --heap-series-top types with "
+		  "the most bytes.", 0, 0 },
+		{ "go_heap_type_objects", "type", "Allocated heap objects of "
+		  "a type (go-heap -p types), for the same types as "
+		  "go_heap_type_bytes.", 0, 1 },
+	};
+	size_t i, j, k;
+	int any = 0, kind;
+
+	for (i = 0; i < s->nt; i++)
+		any |= s->t[i].types.age >= 0 || s->t[i].roots.age >= 0 ||
+		       s->t[i].types.seconds > 0 || s->t[i].roots.seconds > 0;
+	if (!any)
+		return;
+	for (k = 0; k < GH_ARRAY_LEN(fam); k++) {
+		gh_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", fam[k].name,
+			      fam[k].help, fam[k].name);
+		for (i = 0; i < s->nt; i++) {
+			const wt_series *ss = fam[k].roots ? &s->t[i].roots :
+					      &s->t[i].types;
+
+			for (j = 0; j < ss->n; j++) {
+				gh_buf_puts(b, fam[k].name);
+				put_target_labels(b, &s->t[i], NULL);
+				unclose(b);
+				put_label(b, fam[k].label, ss->rows[j].name, 0);
+				gh_buf_printf(b, "} %lld\n", (long long)
+					      (fam[k].objects ?
+					       ss->rows[j].objects :
+					       ss->rows[j].bytes));
+			}
+		}
+	}
+	gh_buf_puts(b, "# HELP go_heap_series_age_seconds Seconds since the "
+		    "--heap-series of a process were collected (types every "
+		    "round, retained every --retained-series-interval; older "
+		    "when backed off).\n"
+		    "# TYPE go_heap_series_age_seconds gauge\n");
+	for (i = 0; i < s->nt; i++)
+		for (kind = 0; kind < 2; kind++) {
+			const wt_series *ss = kind ? &s->t[i].roots :
+					      &s->t[i].types;
+
+			if (ss->age < 0)
+				continue;
+			gh_buf_puts(b, "go_heap_series_age_seconds");
+			put_target_labels(b, &s->t[i], NULL);
+			unclose(b);
+			put_label(b, "series", kind ? "retained" : "types", 0);
+			gh_buf_printf(b, "} %.3f\n", ss->age);
+		}
+	gh_buf_puts(b, "# HELP go_heap_series_collect_seconds Time of the last "
+		    "--heap-series collection of a process (successful or "
+		    "not), against --target-budget.\n"
+		    "# TYPE go_heap_series_collect_seconds gauge\n");
+	for (i = 0; i < s->nt; i++)
+		for (kind = 0; kind < 2; kind++) {
+			const wt_series *ss = kind ? &s->t[i].roots :
+					      &s->t[i].types;
+
+			if (ss->seconds <= 0)
+				continue;
+			gh_buf_puts(b, "go_heap_series_collect_seconds");
+			put_target_labels(b, &s->t[i], NULL);
+			unclose(b);
+			put_label(b, "series", kind ? "retained" : "types", 0);
+			gh_buf_printf(b, "} %.6f\n", ss->seconds);
+		}
+}
+
 void wm_metrics(const wm_snapshot *s, gh_buf *b)
 {
 	static const struct {
@@ -389,6 +475,7 @@ void wm_metrics(const wm_snapshot *s, gh_buf *b)
 	}
 	put_gometrics(b, s);
 	put_leaked(b, s);
+	put_series(b, s);
 	put_per_target(b, s, PT_COLLECT_SECONDS,
 		       "go_heap_watch_target_collect_seconds", "gauge",
 		       "Time of the last collection of each process.");

@@ -32,6 +32,10 @@ enum watch_opt_id {
 	OPT_W_LEAK_INTERVAL,
 	OPT_W_LEAK_BUDGET,
 	OPT_W_LEAK_MAX_HEAP,
+	OPT_W_SERIES,
+	OPT_W_SERIES_TOP,
+	OPT_W_RET_INTERVAL,
+	OPT_W_RET_MAX_HEAP,
 };
 
 /* go-heap watch's table, parsed by the same engine. */
@@ -70,6 +74,15 @@ static const struct opt_def watch_opts[] = {
 	  "check only processes whose heap is at most BYTES\n"
 	  "(64M; the check reads every object; 0: never)",
 	  NULL, 0 },
+	{ "heap-series", 0, ARG_REQUIRED, OPT_W_SERIES, "LIST",
+	  "per process, the top K types (go_heap_type_bytes,\n"
+	  "go_heap_type_objects) and the top K roots by what\n"
+	  "they retain (go_heap_retained_bytes): types,\n"
+	  "retained, all, or off (default)",
+	  NULL, 0 },
+	{ "heap-series-top", 0, ARG_REQUIRED, OPT_W_SERIES_TOP, "K",
+	  "--heap-series: K types and K roots per process (10)",
+	  NULL, 0 },
 	{ "help", 'h', ARG_NONE, OPT_HELP, NULL, "show this help",
 	  NULL, 0 },
 	{ "interval", 0, ARG_REQUIRED, OPT_W_INTERVAL, "DURATION",
@@ -103,6 +116,17 @@ static const struct opt_def watch_opts[] = {
 	  NULL, 0 },
 	{ "output-max-bytes", 0, ARG_REQUIRED, OPT_W_OUTPUT_MAX, "N",
 	  "cap of DIR, oldest removed first (256 MiB)",
+	  NULL, 0 },
+	{ "retained-series-interval", 0, ARG_REQUIRED, OPT_W_RET_INTERVAL,
+	  "DURATION",
+	  "--heap-series retained: collect a process's roots\n"
+	  "at most once per DURATION (10m; they cost a heap\n"
+	  "walk and a dominator tree)",
+	  NULL, 0 },
+	{ "retained-series-max-heap", 0, ARG_REQUIRED, OPT_W_RET_MAX_HEAP,
+	  "BYTES",
+	  "--heap-series retained: not for a process whose\n"
+	  "heap is larger (256M; suffixes K, M, G)",
 	  NULL, 0 },
 	{ "target-budget", 0, ARG_REQUIRED, OPT_W_BUDGET, "DURATION",
 	  "time limit of one collection (2s); a process that\n"
@@ -145,6 +169,26 @@ static int parse_duration(const char *s, double *out)
 	if (v < 0.001 || v > 86400)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* "512M", "1G", "4096": bytes (K, M, G: KiB, MiB, GiB), 1 to 2^50. */
+static int parse_size(const char *val, unsigned long long *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (*end == 'K' || *end == 'M' || *end == 'G') {
+		mul = *end == 'K' ? 1ULL << 10 : *end == 'M' ?
+		      1ULL << 20 : 1ULL << 30;
+		end++;
+	}
+	if (end == val || *end != '\0' || errno != 0 || v == 0 ||
+	    val[0] == '-' || v > (1ULL << 50) / mul)
+		return -1;
+	*out = v * mul;
 	return 0;
 }
 
@@ -254,31 +298,63 @@ static int watch_apply(void *out, const struct opt_def *d, const char *val,
 		}
 		break;
 	case OPT_W_LEAK_MAX_HEAP:
-	case OPT_W_PRESSURE_RSS: {
-		unsigned long long v, mul = 1;
-		int leak = d->id == OPT_W_LEAK_MAX_HEAP;
-
-		errno = 0;
-		v = strtoull(val, &end, 10);
-		if (*end == 'K' || *end == 'M' || *end == 'G') {
-			mul = *end == 'K' ? 1ULL << 10 : *end == 'M' ?
-			      1ULL << 20 : 1ULL << 30;
-			end++;
-		}
-		if (end == val || *end != '\0' || errno != 0 ||
-		    (v == 0 && !leak) || val[0] == '-' ||
-		    v > (1ULL << 50) / mul) {
+		if (strcmp(val, "0") == 0) {
+			w->leak_max_heap = 0;
+		} else if (parse_size(val, &w->leak_max_heap) != 0) {
 			snprintf(err, errlen, "--%s: '%s' is not a size in "
-				 "bytes (1G, 512M, ...%s)", d->lname, val,
-				 leak ? "; 0: never" : "");
+				 "bytes (1G, 512M, ...; 0: never)", d->lname,
+				 val);
 			return 2;
 		}
-		if (leak)
-			w->leak_max_heap = v * mul;
-		else
-			w->pressure_rss = v * mul;
+		break;
+	case OPT_W_PRESSURE_RSS:
+	case OPT_W_RET_MAX_HEAP:
+		if (parse_size(val, d->id == OPT_W_PRESSURE_RSS ?
+			       &w->pressure_rss : &w->ret_max_heap) != 0) {
+			snprintf(err, errlen, "--%s: '%s' is not a size in "
+				 "bytes (1G, 512M, ...)", d->lname, val);
+			return 2;
+		}
+		break;
+	case OPT_W_SERIES:
+		if (strcmp(val, "off") == 0)
+			w->series = 0;
+		else if (strcmp(val, "all") == 0 ||
+			 strcmp(val, "types,retained") == 0 ||
+			 strcmp(val, "retained,types") == 0)
+			w->series = GH_SERIES_TYPES | GH_SERIES_RETAINED;
+		else if (strcmp(val, "types") == 0)
+			w->series = GH_SERIES_TYPES;
+		else if (strcmp(val, "retained") == 0)
+			w->series = GH_SERIES_RETAINED;
+		else {
+			snprintf(err, errlen, "--heap-series: '%s' is not "
+				 "types, retained, all or off", val);
+			return 2;
+		}
+		break;
+	case OPT_W_SERIES_TOP: {
+		long top;
+
+		errno = 0;
+		top = strtol(val, &end, 10);
+		if (end == val || *end != '\0' || errno != 0 || top < 1 ||
+		    top > 1000) {
+			snprintf(err, errlen, "--heap-series-top: K must be "
+				 "from 1 to 1000, not '%s'", val);
+			return 2;
+		}
+		w->series_top = (int)top;
 		break;
 	}
+	case OPT_W_RET_INTERVAL:
+		if (parse_duration(val, &w->ret_interval) != 0) {
+			snprintf(err, errlen, "--%s: '%s' is not a duration "
+				 "from 1ms to 24h (60, 60s, 500ms, 5m, 1h)",
+				 d->lname, val);
+			return 2;
+		}
+		break;
 	case OPT_W_WEB_CONFIG:
 		w->webconfig = val;
 		break;
@@ -365,6 +441,9 @@ int gh_watch_parse(gh_watch_opts *w, int argc, char **argv, int first,
 	w->leak_interval = 600;
 	w->leak_budget = 5;
 	w->leak_max_heap = 64ULL << 20;
+	w->series_top = 10;
+	w->ret_interval = 600;
+	w->ret_max_heap = 256ULL << 20;
 	rc = gh_opt_parse(&p, argc, argv, first, err, errlen);
 	if (rc != 0)
 		return rc;

@@ -21,6 +21,12 @@ enum gh_watch_gometrics {
 	GH_GOM_STOP = 2,        /* read during the brief ptrace stop */
 };
 
+/* go-heap watch --heap-series */
+enum gh_watch_series {
+	GH_SERIES_TYPES = 1,    /* go_heap_type_bytes, go_heap_type_objects */
+	GH_SERIES_RETAINED = 2, /* go_heap_retained_bytes{root} */
+};
+
 typedef struct gh_watch_opts {
 	const char *listen;     /* --listen ADDR:PORT */
 	double interval;        /* --interval, seconds */
@@ -43,6 +49,11 @@ typedef struct gh_watch_opts {
 	 * --goroutineleak-max-heap (bytes; 0: never checked) */
 	double leak_interval, leak_budget;
 	unsigned long long leak_max_heap;
+	/* --heap-series: the top-K types and retaining roots per process */
+	int series;                       /* GH_SERIES_* bits; 0 = off */
+	int series_top;                   /* --heap-series-top K */
+	double ret_interval;              /* --retained-series-interval, s */
+	unsigned long long ret_max_heap;  /* --retained-series-max-heap */
 	int *pids;              /* operands (malloc'd; gh_watch_opts_free) */
 	size_t npids;
 	int verbose, help;

@@ -111,6 +111,39 @@ typedef struct ident {
 	uint64_t auxv;             /* 0: not read */
 } ident;
 
+/*
+ * A process's top K of one kind for --heap-series: the last successful
+ * collection's rows (kept, and exported with their age, until the next
+ * one replaces them), and the kind's own backoff.
+ */
+enum sstate { S_NONE, S_OK, S_BACKOFF, S_ERROR, S_TOO_LARGE };
+
+static const char *const sstate_name[] = {
+	"none", "ok", "backoff", "error", "heap-too-large"
+};
+
+typedef struct series_set {
+	wt_row *r;
+	size_t n;
+	double at;                 /* gh_now() of the collection; 0: never */
+	double next;               /* retained: not before (gh_now()) */
+	int64_t total_bytes;       /* types: every row's (the heap's) */
+	int skip, backoff;         /* rounds (types) or intervals (retained) */
+	enum sstate state;
+	double seconds;            /* its collection in this step (0: none) */
+	double last_seconds;       /* its last collection's, for /metrics */
+} series_set;
+
+static void series_clear(series_set *ss)
+{
+	size_t i;
+
+	for (i = 0; i < ss->n; i++)
+		free(ss->r[i].name);
+	free(ss->r);
+	memset(ss, 0, sizeof(*ss));
+}
+
 typedef struct target {
 	int pid;
 	ident id;
@@ -129,6 +162,7 @@ typedef struct target {
 	int have_stats;
 	goheap_gometrics gm;       /* --go-metrics: the last ones read */
 	int have_gm;
+	series_set ty, ret;        /* --heap-series: types, retaining roots */
 	int forced;                /* force applied (or refused) once */
 	enum tstate state;
 	char err[200];
@@ -175,6 +209,8 @@ static void target_reset(target *t)
 	t->inuse_bytes = t->inuse_objects = t->rate = 0;
 	t->have_stats = 0;
 	t->have_gm = 0;
+	series_clear(&t->ty);
+	series_clear(&t->ret);
 	t->forced = 0;
 	t->state = T_NEW;
 	t->err[0] = '\0';
@@ -783,6 +819,180 @@ static void collect_gometrics(wt_fleet *f, target *t)
 	goheap_profile_free(p);
 }
 
+/* ---- --heap-series ---------------------------------------------------- */
+
+typedef struct row_vec {
+	wt_row *r;
+	size_t n, cap;
+} row_vec;
+
+static int row_take(const char *name, const char *shape, int64_t objects,
+		    int64_t bytes, void *payload)
+{
+	row_vec *v = payload;
+	wt_row *nr;
+
+	(void)shape;      /* a type in several size classes: one series */
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 256;
+
+		nr = realloc(v->r, cap * sizeof(*nr));
+		if (nr == NULL)
+			return GOHEAP_ENOMEM;
+		v->r = nr;
+		v->cap = cap;
+	}
+	v->r[v->n].name = strdup(name);
+	if (v->r[v->n].name == NULL)
+		return GOHEAP_ENOMEM;
+	v->r[v->n].objects = objects;
+	v->r[v->n].bytes = bytes;
+	v->n++;
+	return 0;
+}
+
+static int row_by_name(const void *a, const void *b)
+{
+	return strcmp(((const wt_row *)a)->name, ((const wt_row *)b)->name);
+}
+
+/* Most bytes first; then most objects; then by name (a stable order for
+ * ties, so that the same K are chosen in every round). */
+static int row_by_bytes(const void *a, const void *b)
+{
+	const wt_row *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->objects != y->objects)
+		return x->objects > y->objects ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Collect one -p types or -p retained profile of t and keep its top K rows
+ * (types: summed per name over the size classes) in ss.  Its own
+ * backoff: over budget or failing, skipped for 1, 2, 4 ... 32 rounds
+ * (types) or retained intervals.  0, or -1 when t is no longer the
+ * program it was (nothing kept).
+ */
+static int series_collect(wt_fleet *f, target *t, series_set *ss, int kind)
+{
+	goheap_profile *p = NULL;
+	goheap_growth *g = NULL;
+	row_vec v = { NULL, 0, 0 };
+	size_t i, j, k = (size_t)f->cfg.series_top;
+	int64_t total = 0;
+	double t0 = gh_now();
+	int rc;
+
+	rc = goheap_profile_collect(&p, t->s, kind);
+	if (target_check(f, t) != 0) {
+		goheap_profile_free(p);
+		return -1;
+	}
+	if (rc == 0)
+		rc = goheap_growth_new(&g, kind);
+	if (rc == 0)
+		rc = goheap_growth_add(g, p);
+	if (rc == 0)
+		rc = goheap_growth_rows(g, row_take, &v);
+	goheap_growth_free(g);
+	goheap_profile_free(p);
+	ss->seconds = gh_now() - t0;
+	ss->last_seconds = ss->seconds;
+	if (rc == 0 && v.n > 1) {
+		/* one row per name: a type's size classes summed */
+		qsort(v.r, v.n, sizeof(*v.r), row_by_name);
+		for (i = j = 0; i < v.n; i++) {
+			if (j > 0 && strcmp(v.r[j - 1].name, v.r[i].name) == 0) {
+				v.r[j - 1].objects += v.r[i].objects;
+				v.r[j - 1].bytes += v.r[i].bytes;
+				free(v.r[i].name);
+				continue;
+			}
+			v.r[j++] = v.r[i];
+		}
+		v.n = j;
+		qsort(v.r, v.n, sizeof(*v.r), row_by_bytes);
+	}
+	if (rc != 0 || ss->seconds > f->cfg.budget) {
+		for (i = 0; i < v.n; i++)
+			free(v.r[i].name);
+		free(v.r);
+		ss->backoff = ss->backoff ? ss->backoff * 2 : 1;
+		if (ss->backoff > MAX_BACKOFF)
+			ss->backoff = MAX_BACKOFF;
+		ss->skip = ss->backoff;
+		ss->state = rc == 0 || rc == GOHEAP_ETIMEDOUT ? S_BACKOFF :
+			    S_ERROR;
+		if (f->cfg.verbose)
+			fprintf(stderr, "go-heap watch: pid %d: %s series: "
+				"%s%s\n", t->pid,
+				kind == GOHEAP_PROFILE_TYPES ? "types" :
+				"retained", rc == 0 ? "over budget" :
+				goheap_errmsg(t->s), ss->backoff > 0 ?
+				" (backing off)" : "");
+		/* the last good rows stay, with their age */
+		return 0;
+	}
+	for (i = 0; i < v.n; i++)
+		total += v.r[i].bytes;
+	for (i = k; i < v.n; i++)
+		free(v.r[i].name);
+	if (v.n > k)
+		v.n = k;
+	for (i = 0; i < ss->n; i++)
+		free(ss->r[i].name);
+	free(ss->r);
+	ss->r = v.r;
+	ss->n = v.n;
+	ss->at = gh_now();
+	ss->total_bytes = total;
+	ss->backoff = 0;
+	ss->state = S_OK;
+	return 0;
+}
+
+/*
+ * --heap-series for t (its session open): types every round, retained at
+ * most once per --retained-series-interval and only below
+ * --retained-series-max-heap (the heap: types' total when types are on,
+ * else the heap profile's in-use estimate).  0, or -1 when t changed.
+ */
+static int collect_series(wt_fleet *f, target *t)
+{
+	int64_t heap;
+	double now;
+
+	if (f->cfg.series & GH_SERIES_TYPES) {
+		if (t->ty.skip > 0) {
+			t->ty.skip--;
+		} else if (series_collect(f, t, &t->ty,
+					  GOHEAP_PROFILE_TYPES) != 0) {
+			return -1;
+		}
+	}
+	if (!(f->cfg.series & GH_SERIES_RETAINED))
+		return 0;
+	heap = t->ty.at > 0 ? t->ty.total_bytes : t->inuse_bytes;
+	if (heap > 0 && (unsigned long long)heap > f->cfg.ret_max_heap) {
+		series_clear(&t->ret);
+		t->ret.state = S_TOO_LARGE;
+		return 0;
+	}
+	now = gh_now();
+	if (t->ret.state == S_TOO_LARGE)
+		t->ret.state = S_NONE;
+	if (t->ret.next > now)
+		return 0;
+	if (series_collect(f, t, &t->ret, GOHEAP_PROFILE_RETAINED) != 0)
+		return -1;
+	t->ret.next = now + f->cfg.ret_interval *
+		      (t->ret.backoff > 0 ? t->ret.backoff : 1);
+	return 0;
+}
+
 static void collect_target(wt_fleet *f, target *t)
 {
 	goheap_profile *p = NULL;
@@ -823,6 +1033,8 @@ static void collect_target(wt_fleet *f, target *t)
 	}
 	if (rc == GOHEAP_EDISABLED && p == NULL) {
 		t->state = T_DISABLED;
+		if (f->cfg.series)
+			collect_series(f, t);
 		return;
 	}
 	if (rc == GOHEAP_ETIMEDOUT) {
@@ -850,6 +1062,8 @@ static void collect_target(wt_fleet *f, target *t)
 	p = NULL;
 	t->state = rc == GOHEAP_EDISABLED ? T_DISABLED : T_OK;
 	t->collections++;
+	if (f->cfg.series)
+		collect_series(f, t);
 	return;
 fail:
 	if (t->s != NULL)
@@ -921,10 +1135,13 @@ static void round_collect(wt_fleet *f, target *t)
 {
 	double t1 = gh_now();
 
+	t->ty.seconds = t->ret.seconds = 0;
 	collect_target(f, t);
-	t->last_seconds = gh_now() - t1;
+	/* the heap profile's own time: the series and the leak check have
+	 * their own cadence and backoff */
+	t->last_seconds = gh_now() - t1 - t->ty.seconds - t->ret.seconds;
 	if (t->state == T_OK || t->state == T_DISABLED)
-		leak_check(f, t);
+		leak_check(f, t);   /* through the session still open */
 	release_session(t, f->ngo);
 	/* Over budget, or failing (gone wrong for good, as an unsupported
 	 * runtime): back off, so that neither costs a full collection every
@@ -1041,6 +1258,15 @@ int wt_round_step(wt_fleet *f)
 
 /* ---- views -------------------------------------------------------------- */
 
+static void series_view(const series_set *ss, wt_series *out)
+{
+	out->rows = ss->r;
+	out->n = ss->n;
+	out->age = ss->at > 0 ? gh_now() - ss->at : -1;
+	out->state = sstate_name[ss->state];
+	out->seconds = ss->last_seconds;
+}
+
 long wt_views(const wt_fleet *f, wt_view **out)
 {
 	wt_view *v;
@@ -1078,6 +1304,8 @@ long wt_views(const wt_fleet *f, wt_view **out)
 		x->over_budget = t->over_budget;
 		x->leaked = t->leaked;
 		x->leak_seconds = t->leak_seconds;
+		series_view(&t->ty, &x->types);
+		series_view(&t->ret, &x->roots);
 		n++;
 	}
 	*out = v;

@@ -7,6 +7,7 @@
 #define GH_WATCH_TARGETS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "goheap.h"
 
@@ -22,12 +23,33 @@ typedef struct wt_config {
 	 * (0: never checked) */
 	double leak_interval, leak_budget;
 	unsigned long long leak_max_heap;
+	/* --heap-series: GH_SERIES_* bits, K, the retained cadence (s) and
+	 * the heap size above which there are no retained series */
+	int series, series_top;
+	double ret_interval;
+	unsigned long long ret_max_heap;
 	const int *pids;            /* the PIDs given (borrowed), or none: */
 	size_t npids;               /* every process of the host */
 	int verbose;
 } wt_config;
 
 typedef struct wt_fleet wt_fleet;
+
+/* One series of --heap-series: a type (or shape) or a root, its objects
+ * and bytes (a root's: what it dominates). */
+typedef struct wt_row {
+	char *name;
+	int64_t objects, bytes;
+} wt_row;
+
+/* A process's top K of one kind (types or retaining roots) */
+typedef struct wt_series {
+	const wt_row *rows;         /* by bytes, most first */
+	size_t n;
+	double age;                 /* seconds since collected; < 0: never */
+	const char *state;          /* ok, backoff, error, heap-too-large */
+	double seconds;             /* its last collection took (0: none) */
+} wt_series;
 
 /*
  * One Go process as /metrics and the index page show it.  The strings
@@ -52,6 +74,7 @@ typedef struct wt_view {
 	 * over --goroutineleak-max-heap); its seconds */
 	long long leaked;
 	double leak_seconds;
+	wt_series types, roots;     /* --heap-series */
 } wt_view;
 
 /* The fleet's own figures. */
