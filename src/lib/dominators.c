@@ -6,9 +6,11 @@
  * million deep), over 32-bit indexes in DFS-number space; then each
  * node's retained bytes and objects, summed up the tree.
  *
- * Memory, a node: while the DFS runs, dfn, vert, par and the DFS's node
- * and edge-cursor stacks (20 bytes); then the predecessors (4 bytes a
- * reached edge, 4 a node of offsets) while dfn goes; then semi, label,
+ * Memory, a node: while the DFS runs, its DFS number with its first
+ * edge's target (8 bytes), vert and par (8), and the stack of the nodes
+ * with edges left (12 bytes an entry, touched only as deep as it goes: a
+ * list's nodes are never on it); then the predecessors (4 bytes a
+ * reached edge, 4 a node of offsets) while the numbers go; then semi, label,
  * anc and one array that is in turn a bucket's head, the next in a
  * bucket and the semidominator-based dom (16 bytes: a bucket is emptied
  * at the start of its own node's step, before that node joins its
@@ -35,6 +37,12 @@
 #include "retspill.h"
 
 #define NONE GH_RET_NONE
+
+/* A node's DFS number and the target of its first edge, together: the
+ * DFS reads both of each node it reaches. */
+typedef struct dnode {
+	uint32_t dfn, first;
+} dnode;
 
 typedef struct lt {
 	uint32_t *semi, *anc, *label;
@@ -82,8 +90,9 @@ int gh_retained_dominators(gh_retained *r)
 {
 	uint64_t nn = (uint64_t)r->nobj + r->nroot + 1;
 	uint64_t o, *retd = NULL;
-	uint32_t n = 0, i, root = (uint32_t)(nn - 1), sp, e, *dfn, *vert,
-		 *par, *stk, *spos, *poff = NULL, *pred = NULL, *x = NULL;
+	uint32_t n = 0, i, root = (uint32_t)(nn - 1), sp, e, cur, pd, *vert,
+		 *par, *stk, *spos, *send, *poff = NULL, *pred = NULL, *x = NULL;
+	dnode *nd;
 	lt t;
 	int rc = GOHEAP_ENOMEM, rc2;
 	gh_ret_spill spill;
@@ -99,46 +108,77 @@ int gh_retained_dominators(gh_retained *r)
 		gh_ret_spill_out(&spill, (void **)&r->ent,
 				 (size_t)r->nobj * sizeof(*r->ent));
 	}
-	dfn = gh_malloc_huge(nn * sizeof(uint32_t));
+	nd = gh_malloc_huge(nn * sizeof(*nd));
 	vert = gh_malloc_huge(nn * sizeof(uint32_t));
 	par = gh_malloc_huge(nn * sizeof(uint32_t));
-	stk = gh_malloc_huge(nn * sizeof(uint32_t));
-	spos = gh_malloc_huge(nn * sizeof(uint32_t));
-	if (!dfn || !vert || !par || !stk || !spos) {
+	/* the stacks are only touched as deep as they go */
+	stk = malloc(nn * sizeof(uint32_t));
+	spos = malloc(nn * sizeof(uint32_t));
+	send = malloc(nn * sizeof(uint32_t));
+	if (!nd || !vert || !par || !stk || !spos || !send) {
 		free(stk);
 		free(spos);
+		free(send);
 		goto out;
 	}
-	memset(dfn, 0xff, nn * sizeof(uint32_t));
-	/* the DFS from the super-root: preorder numbers, tree parents */
+	for (o = 0; o < nn; o++) {
+		nd[o].dfn = NONE;
+		nd[o].first = r->off[o] < r->off[o + 1] ? r->adj[r->off[o]] :
+			      NONE;
+	}
+	/*
+	 * The DFS from the super-root: preorder numbers, tree parents.  A
+	 * node's first edge is followed from its dnode, read with its DFS
+	 * number (one cache miss a node down a list, not three: the CSR's
+	 * offsets, then its edge, then the pointee's number); the stack
+	 * holds only the nodes with edges left (node's DFS number, next
+	 * edge, end), so a list's nodes are never pushed.
+	 */
 	sp = 0;
-	dfn[root] = n;
-	vert[n] = root;
-	par[n] = NONE;
-	n++;
-	stk[sp] = root;
-	spos[sp] = r->off[root];
-	sp++;
-	while (sp > 0) {
-		uint32_t v = stk[sp - 1], w;
+	cur = root;
+	pd = NONE;
+	for (;;) {
+		uint32_t d = n++, f = nd[cur].first;
 
-		if (spos[sp - 1] == r->off[v + 1]) {
-			sp--;
-			continue;
+		nd[cur].dfn = d;
+		vert[d] = cur;
+		par[d] = pd;
+		if (f != NONE) {
+			uint32_t e0 = r->off[cur], e1 = r->off[cur + 1];
+
+			if (e1 - e0 > 1) {
+				stk[sp] = d;
+				spos[sp] = e0 + 1;
+				send[sp] = e1;
+				sp++;
+			}
+			if (nd[f].dfn == NONE) {
+				cur = f;
+				pd = d;
+				continue;
+			}
 		}
-		w = r->adj[spos[sp - 1]++];
-		if (dfn[w] != NONE)
-			continue;
-		dfn[w] = n;
-		vert[n] = w;
-		par[n] = dfn[v];
-		n++;
-		stk[sp] = w;
-		spos[sp] = r->off[w];
-		sp++;
+		/* back up to a node with an edge to an unvisited node */
+		cur = NONE;
+		while (sp > 0 && cur == NONE) {
+			while (spos[sp - 1] < send[sp - 1]) {
+				uint32_t u = r->adj[spos[sp - 1]++];
+
+				if (nd[u].dfn == NONE) {
+					cur = u;
+					pd = stk[sp - 1];
+					break;
+				}
+			}
+			if (cur == NONE)
+				sp--;
+		}
+		if (cur == NONE)
+			break;
 	}
 	free(stk);
 	free(spos);
+	free(send);
 	/* predecessors of the reached nodes, in DFS numbers: counted, the
 	 * counts summed to each list's end, then filled backwards, which
 	 * leaves each list's start (no second cursor array).  Both passes go
@@ -151,10 +191,10 @@ int gh_retained_dominators(gh_retained *r)
 		goto out;
 	gh_huge(poff, ((size_t)n + 1) * sizeof(uint32_t));
 	for (o = 0; o < nn; o++) {
-		if (dfn[o] == NONE)
+		if (nd[o].dfn == NONE)
 			continue;
 		for (e = r->off[o]; e < r->off[o + 1]; e++)
-			poff[dfn[r->adj[e]]]++;
+			poff[nd[r->adj[e]].dfn]++;
 	}
 	for (i = 1; i < n; i++)
 		poff[i] += poff[i - 1];
@@ -163,15 +203,15 @@ int gh_retained_dominators(gh_retained *r)
 	if (pred == NULL)
 		goto out;
 	for (o = nn; o-- > 0;) {
-		uint32_t d = dfn[o];
+		uint32_t d = nd[o].dfn;
 
 		if (d == NONE)
 			continue;
 		for (e = r->off[o + 1]; e-- > r->off[o];)
-			pred[--poff[dfn[r->adj[e]]]] = d;
+			pred[--poff[nd[r->adj[e]].dfn]] = d;
 	}
-	free(dfn);
-	dfn = NULL;
+	free(nd);
+	nd = NULL;
 	if (spill.n > 0) {
 		gh_ret_spill_out(&spill, (void **)&r->off,
 				 (size_t)(nn + 1) * sizeof(*r->off));
@@ -268,7 +308,7 @@ int gh_retained_dominators(gh_retained *r)
 		r->retn[vert[i]] = par[i];
 	rc = 0;
 out:
-	free(dfn);
+	free(nd);
 	free(vert);
 	free(par);
 	free(poff);
