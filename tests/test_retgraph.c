@@ -180,6 +180,94 @@ static void test_sorted_runs_untouched(void **state)
 	free(r.pg);     /* the page index (gh_ret_sort_objects) */
 }
 
+/* The plain search gh_retained_find's page index and first guess must
+ * agree with: the last object starting at or below p, if p is in it. */
+static uint32_t find_ref(const gh_retained *r, uint64_t p)
+{
+	uint32_t lo = 0, hi = r->nobj;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (r->addr[mid] <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NONE;
+	lo--;
+	return p - r->addr[lo] < gh_retained_size(r, lo) ? lo : NONE;
+}
+
+/* Spans of Go's size classes that do not divide a page (48, 112, 1152
+ * bytes, ...: the first guess is off by some slots), of one or several
+ * pages, some slots free, a gap between spans: every 8th byte of the
+ * range found as the plain search finds it. */
+static void test_find_odd_classes(void **state)
+{
+	static const uint32_t cls[] = { 16, 24, 48, 80, 112, 208, 416, 1152,
+					3072, 8192, 13568 };
+	static const uint32_t pages[] = { 1, 1, 1, 1, 1, 1, 1, 1, 3, 1, 5 };
+	unsigned seed;
+
+	(void)state;
+	for (seed = 1; seed <= 20; seed++) {
+		gh_target t;
+		gh_retained r;
+		rb b;
+		struct run run;
+		size_t cap = 40000, n = 0;
+		uint64_t base = 0xc000000000ull, p, end;
+		unsigned sp;
+
+		rng_state = 0x9e3779b97f4a7c15ull * (seed + 100);
+		memset(&t, 0, sizeof(t));
+		memset(&r, 0, sizeof(r));
+		memset(&b, 0, sizeof(b));
+		r.addr = malloc(cap * sizeof(*r.addr));
+		r.size8 = malloc(cap * sizeof(*r.size8));
+		r.ent = malloc(cap * sizeof(*r.ent));
+		assert_true(r.addr && r.size8 && r.ent);
+		for (sp = 0; sp < 40; sp++) {
+			unsigned c = rnd(sizeof(cls) / sizeof(cls[0])), s;
+			uint64_t bytes = (uint64_t)pages[c] * 8192;
+			unsigned dense = rnd(4);
+
+			for (s = 0; (uint64_t)(s + 1) * cls[c] <= bytes; s++) {
+				if (dense == 0 ? rnd(2) == 0 : rnd(8) == 0)
+					continue;     /* a free slot */
+				r.addr[n] = base + (uint64_t)s * cls[c];
+				r.size8[n] = cls[c] / 8;
+				r.ent[n] = 0;
+				n++;
+			}
+			base += bytes + (rnd(3) == 0 ? 8192 * (1 + rnd(3)) : 0);
+		}
+		assert_true(n > 0 && n < cap);
+		run.lo = r.addr[0];
+		run.hi = r.addr[n - 1];
+		run.at = 0;
+		run.n = n;
+		r.nobj = (uint32_t)n;
+		b.s = &t;
+		b.r = &r;
+		b.runs = &run;
+		b.nruns = 1;
+		b.nobjs = n;
+		assert_int_equal(gh_ret_sort_objects(&b), 0);
+		assert_non_null(r.pg);
+		end = r.addr[n - 1] + gh_retained_size(&r, (uint32_t)n - 1);
+		for (p = 0xc000000000ull - 64; p < end + 64; p += 8)
+			assert_int_equal(gh_retained_find(&r, p),
+					 find_ref(&r, p));
+		free(r.addr);
+		free(r.size8);
+		free(r.ent);
+		free(r.pg);
+	}
+}
+
 /* The CSR as the builder makes it: each object's edges then its node
  * closed, then root nodes, each closed by the next or at the end. */
 static void test_edges_and_roots(void **state)
@@ -239,6 +327,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_objects),
 		cmocka_unit_test(test_sorted_runs_untouched),
+		cmocka_unit_test(test_find_odd_classes),
 		cmocka_unit_test(test_edges_and_roots),
 	};
 

@@ -88,23 +88,34 @@ static gh_tentry *entry_new(gh_types *t, uint64_t key)
 gh_tentry *gh_types_shape(gh_types *t, unsigned kind, uint32_t size,
 			  uint64_t mask)
 {
-	uint64_t key = shape_key(kind, size, mask);
+	uint64_t key, v;
 	size_t it;
-	uint64_t v;
 	gh_tentry *e;
 
+	/* the last shape asked for (a span's slots are one size class,
+	 * mostly one shape): no hash */
+	if (t->last_shape != 0 && t->last_shape <= t->n) {
+		e = &t->e[t->last_shape - 1];
+		if (e->type == 0 && e->kind == kind && e->size == size &&
+		    e->mask == mask)
+			return e;
+	}
+	key = shape_key(kind, size, mask);
 	for (v = gh_hmap_first(&t->idx, key, &it); v != 0;
 	     v = gh_hmap_next(&t->idx, key, &it)) {
 		e = &t->e[v - 1];
 		if (e->type == 0 && e->kind == kind && e->size == size &&
-		    e->mask == mask)
+		    e->mask == mask) {
+			t->last_shape = v;
 			return e;
+		}
 	}
 	if (gh_grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0 ||
 	    gh_hmap_add(&t->idx, key, t->n + 1) != 0)
 		return NULL;
 	e = &t->e[t->n++];
 	memset(e, 0, sizeof(*e));
+	t->last_shape = t->n;
 	e->kind = (uint8_t)kind;
 	e->size = size;
 	e->mask = mask;

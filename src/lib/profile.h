@@ -131,6 +131,7 @@ typedef struct gh_types {
 	gh_tentry *e;
 	size_t n, cap;
 	gh_hmap idx;         /* entry key -> index + 1 */
+	size_t last_shape;   /* gh_types_shape's last answer: index + 1 */
 	uint64_t objects, bytes;              /* all allocated objects */
 	uint64_t typed_objects, typed_bytes;  /* of which typed exactly */
 	uint64_t spans, spans_inuse;          /* allspans' length, in use */

@@ -13,6 +13,7 @@
 #define GH_RET_MAX_STACK ((uint64_t)1 << 30)  /* bytes of one stack */
 #define GH_RET_MAX_FRAMES 100000u             /* frames of one stack */
 #define GH_RET_PAGE_SHIFT 13                  /* gh_retained_find's pages */
+#define GH_RET_PAGE_MASK (((uint64_t)1 << GH_RET_PAGE_SHIFT) - 1)
 #define GH_RET_PAGE_MAX ((uint64_t)1 << 24)   /* pages indexed: 128 GiB */
 #define GH_RET_RELEASE ((uint64_t)32 << 20)   /* object bytes a core's
                                                * pages are kept for */

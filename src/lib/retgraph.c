@@ -31,6 +31,36 @@ uint32_t gh_retained_find(const gh_retained *r, uint64_t p)
 			return p - r->addr[lo] < gh_retained_size(r, lo) ? lo :
 			       GH_RET_NONE;
 		}
+		if (hi - lo > 1) {
+			/* first where p would be if the page's objects were
+			 * evenly spaced (a span's slots are), then a few
+			 * steps to either side: most lookups end there */
+			uint64_t g = lo + ((((p - r->pg_lo) & GH_RET_PAGE_MASK) *
+					    (hi - lo) + GH_RET_PAGE_MASK / 2) >>
+					   GH_RET_PAGE_SHIFT);
+			unsigned step;
+
+			if (g >= hi)
+				g = hi - 1;
+			if (r->addr[g] <= p) {
+				/* all below lo start at or below p */
+				for (lo = (uint32_t)g + 1, step = 0;
+				     lo < hi && step < 4; lo++, step++)
+					if (r->addr[lo] > p) {
+						hi = lo;
+						break;
+					}
+			} else {
+				/* all from hi start above p; lo's at or
+				 * below it */
+				for (hi = (uint32_t)g, step = 0; step < 4;
+				     hi--, step++)
+					if (r->addr[hi - 1] <= p) {
+						lo = hi;
+						break;
+					}
+			}
+		}
 	}
 	/* the last object starting at or below p */
 	while (lo < hi) {
@@ -166,7 +196,7 @@ static void run_sift(const rb *b, uint32_t *h, size_t n, size_t i)
 /* One per-object array in perm's order: a new array, the old freed. */
 static int permute(rb *b, const uint32_t *perm, void **arr, size_t size)
 {
-	unsigned char *o = *arr, *d = malloc((b->nobjs + 1) * size);
+	unsigned char *o = *arr, *d = gh_malloc_huge((b->nobjs + 1) * size);
 	size_t k;
 
 	if (d == NULL)

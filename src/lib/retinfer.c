@@ -582,6 +582,8 @@ int gh_ret_infer(rb *b)
 		rc = gh_ret_nomem(b);
 		goto out;
 	}
+	gh_huge(x.it, (size_t)r->nobj * sizeof(*x.it));
+	gh_huge(x.mode, r->nobj);
 	/* the exactly typed objects in address order, then what they type,
 	 * a breadth-first level at a time, each level in address order (the
 	 * objects' indexes: they are sorted by address), so that the reads

@@ -80,7 +80,7 @@ int gh_ret_spill_in(gh_ret_spill *sp)
 
 	while (sp->n > 0) {
 		size_t len = sp->v[sp->n - 1].len, done = 0;
-		unsigned char *p = malloc(len);
+		unsigned char *p = gh_malloc_huge(len);
 
 		if (p == NULL) {
 			rc = GOHEAP_ENOMEM;

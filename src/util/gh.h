@@ -76,6 +76,14 @@ static inline int gh_grow(void *pp, size_t *cap, size_t need, size_t elsize)
 }
 char *gh_strdup(const char *s);
 
+/* Large arrays read at random (-p retained's graph): transparent huge
+ * pages asked for the 2 MiB-aligned inside of p's n bytes when n is at
+ * least GH_HUGE_MIN (gh_grow does it as it grows); gh_malloc_huge is
+ * malloc and that. */
+#define GH_HUGE_MIN ((size_t)8 << 20)
+void gh_huge(void *p, size_t n);
+void *gh_malloc_huge(size_t n);
+
 /* ---- growable byte buffer -------------------------------------------- */
 
 typedef struct gh_buf {
