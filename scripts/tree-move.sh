@@ -10,6 +10,12 @@
 # (Makefile.am's lib_includes), so a content merge of a moved file stays clean.  It is
 # idempotent: run it again after merging work that edits or adds files in src/lib (add a row
 # for each new file first: a file of src/lib without a row is reported and the script fails).
+# After merging a branch made before the move: git carries its edits of a moved file to the
+# new place (rename detection); a file it added stays at src/lib (give it a row); a line both
+# sides changed (Makefile.am's source lists, a comment's path) conflicts: take the branch's
+# side of those hunks (old paths; `git merge -X theirs BRANCH` when no other hunk conflicts,
+# tried on a branch that adds a file and edits retinfer.c, Makefile.am's list and a comment),
+# then run this script and commit what it changed.
 #   scripts/tree-move.sh            move and rewrite
 #   scripts/tree-move.sh --table    print the table (FILE FOLDER; "." is src/lib itself)
 #   scripts/tree-move.sh --check    report misplaced or unlisted files; exit 1 if any
