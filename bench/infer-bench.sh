@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/infer-bench.sh: what -p retained's type inference (src/lib/retinfer.c) costs, as a share of
+# bench/infer-bench.sh: what -p retained's type inference (src/lib/retained/retinfer.c) costs, as a share of
 # the whole command, on bench/retainbench's heap (N small objects: a tenth in a global map whose
 # group arrays carry their type, so its values are inferred; the rest a list from an untyped
 # global, not inferred) from a gcore core: the median of RUNS of the command's wall time and of

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/retained-stop-bench.sh: the pause a live target feels under go-heap -p retained: the brief
-# stop (read running, stopped only while what was read is copied: src/lib/retlive.c) against the
+# stop (read running, stopped only while what was read is copied: src/lib/retained/retlive.c) against the
 # whole-read stop it replaces (GOHEAP_TEST_RETAINED_SNAP=whole: stopped from the first read to the
 # last) and -p types' stop on the same target, in the same run, the three interleaved in each
 # round; bench/retainbench's heap of N small objects (a tenth in a global map, the rest a list).

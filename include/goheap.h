@@ -328,13 +328,13 @@ enum goheap_profile_kind {
 	                                 amd64, cores of amd64 and arm64,
 	                                 stripped or not (doc/goroutines.md) */
 	GOHEAP_PROFILE_TYPES = 5,     /* every allocated heap object by type
-	                                 (src/lib/heapwalk.h) */
+	                                 (src/lib/heap/heapwalk.h) */
 	GOHEAP_PROFILE_MEMSTATS = 6,  /* runtime.MemStats as ReadMemStats
 	                                 computes it: the heap?debug=1
-	                                 trailer (src/lib/memstats.h) */
+	                                 trailer (src/lib/heap/memstats.h) */
 	GOHEAP_PROFILE_RETAINED = 7,  /* who holds the heap: reachability
 	                                 and retained size from the roots
-	                                 (src/lib/retained.h) */
+	                                 (src/lib/retained/retained.h) */
 	GOHEAP_PROFILE_GOROUTINELEAK = 8, /* pprof.Lookup("goroutineleak"):
 	                                 goroutines blocked forever, by the
 	                                 runtime's own algorithm on the

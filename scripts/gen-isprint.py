@@ -6,7 +6,7 @@ src/strconv/isprint.go (by strconv/makeisprint.go from package unicode):
 isPrint16, isNotPrint16, isPrint32 and isNotPrint32.  They follow the
 release's Unicode version, so they are a fact per Go release: go-heap carries
 one set per Unicode version (the gh_unicode values of src/util/goquote.h), and each
-release's row in src/lib/rtlayout.c names the set its %q uses.  This script copies
+release's row in src/lib/bin/rtlayout.c names the set its %q uses.  This script copies
 the tables, unchanged, into the block between the GENERATED markers of
 src/util/goquote.c (isGraphic is left out: strconv.Quote never reads it).
 

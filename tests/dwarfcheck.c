@@ -3,7 +3,7 @@
  *
  * Where a Go executable has DWARF, the runtime's struct layouts in it are
  * the compiler's truth: this compares runtime.bucket, runtime.memRecord and
- * runtime.memRecordCycle with a row of src/lib/rtlayout.c, and (64-bit, rows
+ * runtime.memRecordCycle with a row of src/lib/bin/rtlayout.c, and (64-bit, rows
  * whose goroutine offsets are verified) the goroutine reader's offsets:
  * runtime.g's fields (a field the row says this release lacks must be
  * absent; g.waiting, runtime.sudog and semaRoot for -p goroutineleak),

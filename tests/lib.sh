@@ -23,7 +23,7 @@
 #   GOHEAP_KEEP=1             keep the temporary directory (its path is printed)
 
 # Every Go release the suite runs on: one line to extend (scripts/install-deps.sh fetches the
-# ones Debian ships outside bookworm; a release here must have a row in src/lib/rtlayout.c).
+# ones Debian ships outside bookworm; a release here must have a row in src/lib/bin/rtlayout.c).
 GH_GO_ALL="1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27"
 
 # GOHEAP_OLDEST_TOO (set by scripts/test.sh's sanitizer pass): the scripts named there run on

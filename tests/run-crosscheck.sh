@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/run-crosscheck.sh: every library and CLI source compiles for arm64 without a warning.
 #
-# Force mode's arm64 path (src/lib/ptrace.c: registers from NT_PRSTATUS as glibc's aarch64
+# Force mode's arm64 path (src/lib/mem/ptrace.c: registers from NT_PRSTATUS as glibc's aarch64
 # user_regs_struct, LR as the innermost caller) cannot run here: under qemu-user, ptrace
 # reaches the emulator, not the program.  This at least keeps it compiling: clang
 # -fsyntax-only --target=aarch64-linux-gnu -Wall -Wextra -Werror against Debian's
@@ -22,7 +22,9 @@ if [ ! -f "$sysinc/sys/user.h" ]; then
 	gh_summary
 fi
 n=0
-for f in "$top_srcdir"/src/*/*.c "$top_srcdir"/src/lib/fmt/*.c; do
+# the library's folders (scripts/tree-move.sh), each a -I as in Makefile.am's lib_includes
+lib_includes=$(find "$top_srcdir/src/lib" -type d | sort | sed 's/^/-I/' | tr '\n' ' ')
+for f in "$top_srcdir"/src/*/*.c "$top_srcdir"/src/lib/*/*.c; do
 	n=$((n + 1))
 	# OpenSSL's generated configuration header (watch's TLS module) is per architecture and
 	# Debian's arm64 one is not installed: the host's, searched last, is the same for every
@@ -30,7 +32,7 @@ for f in "$top_srcdir"/src/*/*.c "$top_srcdir"/src/lib/fmt/*.c; do
 	if clang --target=aarch64-linux-gnu -isystem "$sysinc" -idirafter /usr/include \
 		-idirafter /usr/include/x86_64-linux-gnu \
 		-I"$top_builddir" -I"$top_srcdir/include" -I"$top_srcdir/src/util" \
-		-I"$top_srcdir/src/lib" -I"$top_srcdir/src/lib/fmt" -I"$top_srcdir/src/watch" \
+		$lib_includes -I"$top_srcdir/src/watch" \
 		-std=c11 -D_GNU_SOURCE -fsyntax-only -Wall -Wextra -Werror "$f" >"$GH_TMP/cc.err" 2>&1; then
 		:
 	else

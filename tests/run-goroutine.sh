@@ -31,7 +31,7 @@
 #   - labels: goroutineprog's label sets hold what %q escapes, NUL bytes in a key and in values
 #     included (values that differ only after their NUL: cut, two groups would merge)
 #   - the layout row (default build): tests/locate-dump --dwarf: every goroutine offset of the
-#     release's row of src/lib/rtlayout.c == the binary's DWARF, its gStatusStrings,
+#     release's row of src/lib/bin/rtlayout.c == the binary's DWARF, its gStatusStrings,
 #     waitReasonStrings and isIdleInSynctest == the runtime's data
 #   - synctest bubbles (go1.24 with GOEXPERIMENT=synctest, 1.25+; N/A line before): the test
 #     binary of tests/go/synctestprog parks goroutines in two bubbles, durably blocked and not,
@@ -555,7 +555,7 @@ arm64_core() {
 	rm -f "$core"
 }
 
-# dwarf_check BIN: the release's row of src/lib/rtlayout.c against BIN's own DWARF and data
+# dwarf_check BIN: the release's row of src/lib/bin/rtlayout.c against BIN's own DWARF and data
 # (tests/dwarfcheck.c through tests/locate-dump --dwarf): every goroutine offset go-heap reads
 # (runtime.g, gobuf, m, the synctest bubble, debug.tracebacklabels; fields the row says the
 # release lacks must be absent) and the traceback tables (gStatusStrings, waitReasonStrings,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/run-goroutineleak.sh: go-heap -p goroutineleak PID|CORE EXE, the leaked goroutines found
-# from outside by the runtime's own algorithm (src/lib/retleak.c, doc/goroutineleak.md).
+# from outside by the runtime's own algorithm (src/lib/retained/retleak.c, doc/goroutineleak.md).
 #
 # tests/go/leakgorprog leaks a goroutine of each kind (a channel receive and send on a channel
 # nothing else holds, a select, sync.Mutex, RWMutex.RLock and Lock, WaitGroup, Cond) and parks

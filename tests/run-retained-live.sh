@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/run-retained-live.sh: go-heap -p retained on a live target with the brief stop (the graph
 # read running through a recording, the target stopped only while what was read, and what changed
-# since, is copied; the graph built again from the copy: src/lib/retlive.c, memsnap.c).
+# since, is copied; the graph built again from the copy: src/lib/retained/retlive.c, memsnap.c).
 #
 # For each toolchain (GOHEAP_RETAINED_LIVE_VERSIONS, default "1.21 1.22 1.27": the arenas'
 # bitmap, the heap bits and headers, the newest; within GOHEAP_GO_VERSIONS when set):

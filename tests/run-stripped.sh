@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/run-stripped.sh: locating the runtime's profiling globals without .symtab/DWARF, and the
-# Go version without .go.buildinfo, on real binaries (src/lib/locate.c; tests/locate-dump prints what
+# Go version without .go.buildinfo, on real binaries (src/lib/bin/locate.c; tests/locate-dump prints what
 # the locator finds).
 #
 # For each toolchain (go1.19 go1.21 go1.22 go1.23 go1.24; a missing one is a SKIP):

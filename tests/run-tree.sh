@@ -10,7 +10,12 @@
 #   - the runtime's globals are located in target.c only (find_globals, gh_target_queues: the
 #     collectors read gh_target's gh_rtaddrs, never look a global up themselves);
 #   - the tools (src/cli, src/watch) include no library header: goheap.h, src/util's and their
-#     own only.
+#     own only;
+#   - each file of src/lib is in the folder scripts/tree-move.sh's table gives it (none left at
+#     src/lib's top that the table puts in a folder, none without a row);
+#   - the library's folders include one way: a folder includes headers of the folders below it
+#     in the table's order only (mem < bin < model < goroutine < heap < retained < fmt < the top),
+#     so there is no circle between folders; the exceptions are listed in folder_up below (none).
 # Seconds; no Go toolchain needed.
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -94,9 +99,9 @@ else
 	gh_fail "issue numbers in the code: $(echo "$issues" | head -n 3)"
 fi
 
-coll=$(grep -nE '^int gh_[a-z_]*collect\(' src/lib/*.h | grep -v 'gh_target \*' || true)
+coll=$(find src/lib -name '*.h' -exec grep -nE '^int gh_[a-z_]*collect\(' {} + | grep -v 'gh_target \*' || true)
 if [ -z "$coll" ]; then
-	gh_pass "the collectors take a gh_target ($(grep -cE '^int gh_[a-z_]*collect\(' src/lib/*.h | awk -F: '{s += $2} END {print s}') declared)"
+	gh_pass "the collectors take a gh_target ($(find src/lib -name '*.h' -exec grep -hE '^int gh_[a-z_]*collect\(' {} + | wc -l) declared)"
 else
 	gh_fail "collectors that do not take a gh_target: $coll"
 fi
@@ -105,11 +110,11 @@ fi
 # executable's own module data (firstmoduledata, text, pclntab) from the file; force.c checks
 # the size of the MemProfileRate it writes against the address target.c located
 globs=$(grep -n 'gh_exe_symbol(' src/lib/*.c src/lib/*/*.c 2>/dev/null |
-	grep -vE '^src/lib/(target|exe|pclntab)\.c:' | grep -vE '^src/lib/force\.c:.*name, &link, &size' || true)
+	grep -vE '^src/lib/(model/target|bin/exe|bin/pclntab)\.c:' | grep -vE '^src/lib/force\.c:.*name, &link, &size' || true)
 locs=$(grep -nE 'gh_locate_globals\(|gh_target_queues\(' src/lib/*.c src/lib/*/*.c 2>/dev/null |
-	grep -vE '^src/lib/(target|locate)\.c:' | grep -vE '^src/lib/retroots\.c:.*gh_target_queues\(b->s' || true)
+	grep -vE '^src/lib/(model/target|bin/locate)\.c:' | grep -vE '^src/lib/retained/retroots\.c:.*gh_target_queues\(b->s' || true)
 if [ -z "$globs$locs" ]; then
-	gh_pass "runtime globals located in target.c only ($(grep -c '"runtime\.' src/lib/target.c) names there)"
+	gh_pass "runtime globals located in target.c only ($(grep -c '"runtime\.' src/lib/model/target.c) names there)"
 else
 	gh_fail "runtime globals looked up outside target.c: $(echo "$globs $locs" | head -n 3)"
 fi
@@ -127,6 +132,77 @@ if [ -z "$toolinc" ]; then
 	gh_pass "src/cli and src/watch include no library header (goheap.h, src/util's and their own)"
 else
 	gh_fail "library headers included by the tools:$toolinc"
+fi
+
+# the folders: the table of scripts/tree-move.sh, its order the layers' (lowest first)
+if scripts/tree-move.sh --check 2>"$GH_TMP/tree"; then
+	gh_pass "each file of src/lib in its folder ($(scripts/tree-move.sh --table | wc -l) rows in scripts/tree-move.sh; $(find src/lib -maxdepth 1 -name '*.[ch]' | wc -l) files at the top)"
+else
+	gh_fail "src/lib's files against scripts/tree-move.sh's table: $(head -n 5 "$GH_TMP/tree" | tr '\n' ';')"
+fi
+# Upward includes allowed between folders ("from>to" of folder names, "." the top): none.
+folder_up=""
+scripts/tree-move.sh --table >"$GH_TMP/table"
+FOLDER_UP="$folder_up" python3 - "$GH_TMP/table" <<'PY' >"$GH_TMP/folders" 2>&1
+import os, re, sys
+order, where = [], {}
+for line in open(sys.argv[1]):
+    f, d = line.split()
+    where[f] = d
+    if d != "." and d not in order:
+        order.append(d)
+order.append(".")
+rank = {d: i for i, d in enumerate(order)}
+allowed = set(os.environ.get("FOLDER_UP", "").split())
+edges, up, n = {}, [], 0
+for root, _, names in os.walk("src/lib"):
+    for name in sorted(names):
+        if not name.endswith((".c", ".h")) or name not in where:
+            continue
+        a = where[name]
+        for line in open(os.path.join(root, name), errors="replace"):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m:
+                continue
+            b = where.get(os.path.basename(m.group(1)))
+            if b is None or b == a:
+                continue
+            n += 1
+            edges.setdefault(a, set()).add(b)
+            if rank[b] > rank[a] and "%s>%s" % (a, b) not in allowed:
+                up.append("%s/%s -> %s" % (a, name, m.group(1)))
+# a circle between folders: b reaches a and a includes b
+def reach(s, t, seen):
+    if s == t:
+        return True
+    seen.add(s)
+    return any(reach(x, t, seen) for x in edges.get(s, ()) if x not in seen)
+circles = sorted({"%s<->%s" % tuple(sorted((a, b))) for a in edges for b in edges[a]
+                  if reach(b, a, set())})
+for u in up: print("up:", u)
+for c in circles: print("circle:", c)
+print("includes:", n, "folders:", len(order))
+PY
+if grep -q '^up:' "$GH_TMP/folders"; then
+	gh_fail "includes up the folders' order: $(grep '^up:' "$GH_TMP/folders" | head -n 5 | tr '\n' ';')"
+elif grep -q '^circle:' "$GH_TMP/folders"; then
+	gh_fail "circles between folders: $(grep '^circle:' "$GH_TMP/folders" | tr '\n' ';')"
+elif grep -q '^includes:' "$GH_TMP/folders"; then
+	gh_pass "src/lib's folders include one way, no circle between folders ($(sed -n 's/^includes: \([0-9]*\) folders: \([0-9]*\)/\1 includes across \2 folders/p' "$GH_TMP/folders"))"
+else
+	gh_fail "the folder check did not run: $(head -n 3 "$GH_TMP/folders" | tr '\n' ';')"
+fi
+
+# every path of the tree named in a comment or doc exists (a file moved by scripts/tree-move.sh
+# has its paths rewritten; Go's own src/runtime, src/cmd are not ours)
+stale=$(grep -rnoE '(^|[^A-Za-z0-9_.-])src/[a-z_/]+\.[ch]\b' src include tests doc bench scripts \
+	README.md Makefile.am configure.ac contrib gdb 2>/dev/null | grep -v '^tests/fuzz/regress/' |
+	sed -E 's#^([^:]*:[0-9]+:)[^s]*#\1#' | grep -vE ':src/(runtime|cmd|internal)/' |
+	while IFS=: read -r f l p; do [ -e "$p" ] || echo "$f:$l:$p"; done)
+if [ -z "$stale" ]; then
+	gh_pass "every src/ path named in the tree's comments and docs exists"
+else
+	gh_fail "paths that no longer exist: $(echo "$stale" | head -n 5 | tr '\n' ' ')"
 fi
 
 so=$(ls "$top_builddir"/src/.libs/libgoheap.so 2>/dev/null | head -n 1)

@@ -1,6 +1,6 @@
 /*
- * test_dominators.c - -p retained's dominator tree (src/lib/dominators.c)
- * and its spill file (src/lib/retspill.c).
+ * test_dominators.c - -p retained's dominator tree (src/lib/retained/dominators.c)
+ * and its spill file (src/lib/retained/retspill.c).
  *
  * The graphs are the product's shape (retained.h): objects first, then
  * roots, then one super-root with an edge to every root; objects point at

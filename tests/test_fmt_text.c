@@ -13,7 +13,7 @@
  * The expected tabwriter outputs and sort permutations were produced by
  * tests/go/textcheck (go run . ; Go 1.22 and 1.23 give identical output)
  * and pasted here.  The fake gh_sym_* functions below stand in for
- * src/lib/pclntab.c so that this binary needs no executable; they follow Go
+ * src/lib/bin/pclntab.c so that this binary needs no executable; they follow Go
  * 1.23's Frames.Next on a tiny made-up function table.
  */
 #include "config.h"

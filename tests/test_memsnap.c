@@ -1,5 +1,5 @@
 /*
- * test_memsnap.c - the recording layer and the snapshot (src/lib/memsnap.c)
+ * test_memsnap.c - the recording layer and the snapshot (src/lib/mem/memsnap.c)
  * over a synthetic source: a few mapped regions whose bytes follow
  * pat(addr, version), the version bumped to play a target that changed.
  * Reads are checked against the address and version they claim to come

@@ -1,6 +1,6 @@
 /*
  * test_profile.c - the public record accessors and deltas of profiles
- * (src/lib/profile.c: goheap_profile_record, goheap_profile_delta), on
+ * (src/lib/model/profile.c: goheap_profile_record, goheap_profile_delta), on
  * profiles built by hand so that every counter is known; and the writers'
  * toolkit parts that need no symbolizer (src/lib/fmt/fmt_common.c: the hash map,
  * Go's int64(float64), block/mutex sample values); and the order in

@@ -1,6 +1,6 @@
 /*
  * test_ptrace.c - stopping and resuming every thread of a live process
- * (src/lib/ptrace.c), against real threads of a real child process.
+ * (src/lib/mem/ptrace.c), against real threads of a real child process.
  *
  * The target is a fork of this test: a main thread, a thread spinning in
  * user code, one blocked in read() for good, and optionally one that calls vfork() whose

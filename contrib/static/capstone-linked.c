@@ -3,14 +3,14 @@
  * (src/go-heap-static, `make static`; doc/packaging.md).
  *
  * The library opens Capstone with dlopen("libcapstone.so.<API major>") the
- * first time a stripped binary needs decoding (src/lib/decode.c, doc/
+ * first time a stripped binary needs decoding (src/lib/bin/decode.c, doc/
  * dependencies.md).  A static executable cannot do that usefully: glibc's
  * static dlopen needs the very glibc it was linked against as shared objects
  * on the node.  The static link therefore wraps dlopen, dlsym, dlclose and
  * dlerror (ld --wrap, in Makefile.am): opening Capstone's soname returns a
  * handle on the copy of libcapstone.a linked in, dlsym resolves the seven
- * functions src/lib/decode.c asks for, and anything else fails the way a missing
- * library does.  src/lib/decode.c is the same code in both builds, its version
+ * functions src/lib/bin/decode.c asks for, and anything else fails the way a missing
+ * library does.  src/lib/bin/decode.c is the same code in both builds, its version
  * check included.
  */
 #include "config.h"

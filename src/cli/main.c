@@ -61,7 +61,7 @@ static int parse_pid(const char *s)
  * are held while goheap_force runs, so that their default action cannot
  * end go-heap while the target is stopped: they are delivered as soon as
  * the target has been resumed.  (SIGKILL cannot be held; the kernel then
- * detaches every thread itself, see src/ptrace.c.)
+ * detaches every thread itself, see src/lib/mem/ptrace.c.)
  */
 static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 		     FILE *msg)

@@ -84,7 +84,7 @@ wh_conn *wh_take_due(wh_server *s, double now, void **token);
 void wh_stats_get(const wh_server *s, wh_stats *out);
 
 /*
- * --web.config.file (src/watch_tls.c): from now on, connections speak TLS
+ * --web.config.file (src/watch/watch_tls.c): from now on, connections speak TLS
  * when it configures TLS, and every request passes its rate limit and
  * basic auth first (429, 401 with WWW-Authenticate) and gets its
  * headers.  web stays the caller's; set it before the first wh_serve.

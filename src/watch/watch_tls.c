@@ -3,7 +3,7 @@
  * --web.config.file` (watch_tls.h, doc/watch.md "TLS and basic auth").
  * Part of the module go-heap-webconfig.so with watch_webconfig.c: its
  * functions are reached through the table gh_webconfig_ops returns
- * (watch_tls_impl.h; src/watch_tls_load.c opens the module).
+ * (watch_tls_impl.h; src/watch/watch_tls_load.c opens the module).
  *
  * OpenSSL (doc/dependencies.md says why not GnuTLS).  One SSL_CTX built
  * from the configuration; each connection an SSL on its non-blocking
@@ -895,7 +895,7 @@ static const wtls_ops ops = {
 	impl_pending, impl_conn_free, impl_conn_memory, impl_authenticates,
 };
 
-/* The module's one exported symbol (src/watch_tls_load.c). */
+/* The module's one exported symbol (src/watch/watch_tls_load.c). */
 __attribute__((visibility("default"))) const wtls_ops *gh_webconfig_ops(void)
 {
 	return &ops;

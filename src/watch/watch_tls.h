@@ -1,7 +1,7 @@
 /*
  * watch_tls.h - `go-heap watch --web.config.file` on the server's side
- * (src/watch_tls.c, doc/watch.md "TLS and basic auth"): the web
- * configuration in force (src/watch_webconfig.c reads it), OpenSSL's
+ * (src/watch/watch_tls.c, doc/watch.md "TLS and basic auth"): the web
+ * configuration in force (src/watch/watch_webconfig.c reads it), OpenSSL's
  * context built from it and rebuilt when the file or the certificates
  * change, and each connection's TLS: a non-blocking handshake, read and
  * write that say which poll(2) event they wait for, so that the server's

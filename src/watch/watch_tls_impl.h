@@ -1,7 +1,7 @@
 /*
  * watch_tls_impl.h - the contract between `go-heap watch` and its
- * --web.config.file module (src/watch_tls_load.c loads it; src/watch_tls.c
- * and src/watch_webconfig.c are the module, linked to OpenSSL, libyaml and
+ * --web.config.file module (src/watch/watch_tls_load.c loads it; src/watch/watch_tls.c
+ * and src/watch/watch_webconfig.c are the module, linked to OpenSSL, libyaml and
  * libxcrypt).  The module exports one symbol, gh_webconfig_ops, whose
  * table implements watch_tls.h's functions; every wtls_conn it makes
  * starts with a wtls_conn_head, so that the loader finds the table from a

@@ -1,6 +1,6 @@
 /*
  * watch_tls_load.c - watch_tls.h's functions in the go-heap executable:
- * --web.config.file's module (src/watch_tls_impl.h) is opened with
+ * --web.config.file's module (src/watch/watch_tls_impl.h) is opened with
  * dlopen by wtls_open, so that OpenSSL, libyaml and libxcrypt are loaded
  * only by a watch that uses them (linked, they cost every go-heap command
  * about 1 ms of start-up: doc/dependencies.md).  Looked for next to the
@@ -91,7 +91,7 @@ int wtls_open(wtls **out, const char *path, int verbose, char *err,
 		free(t);
 		return -1;
 	}
-	/* ISO C has no void * -> function pointer cast (src/locate.c) */
+	/* ISO C has no void * -> function pointer cast (src/lib/bin/locate.c) */
 	sym = dlsym(t->dl, "gh_webconfig_ops");
 	memcpy(&get, &sym, sizeof(get));
 	t->ops = sym != NULL ? get() : NULL;

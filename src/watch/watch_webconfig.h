@@ -4,8 +4,8 @@
  * prometheus/exporter-toolkit), read with libyaml into a plain struct and
  * validated; and the checks it configures that are not TLS: basic auth
  * (bcrypt through libxcrypt's crypt_rn) and the rate limit's token bucket
- * (src/watch_webconfig.c, doc/watch.md).  No OpenSSL here: the TLS side
- * of the struct is applied by src/watch_tls.c.
+ * (src/watch/watch_webconfig.c, doc/watch.md).  No OpenSSL here: the TLS side
+ * of the struct is applied by src/watch/watch_tls.c.
  */
 #ifndef GH_WATCH_WEBCONFIG_H
 #define GH_WATCH_WEBCONFIG_H
@@ -62,7 +62,7 @@ typedef struct wc_config {
  * error).  Unknown keys, duplicate keys, values of the wrong kind or out
  * of their set are errors naming the key ("tls_server_config.min_version:
  * ..."); YAML syntax errors name the line and column.  Files named by
- * the config are not read here (src/watch_tls.c does).  0, or -1 with a
+ * the config are not read here (src/watch/watch_tls.c does).  0, or -1 with a
  * one-line message in err.
  */
 int wc_load(const char *path, wc_config *out, char *err, size_t errlen);

@@ -27,7 +27,9 @@ obj="$out/obj"
 cache=${GOHEAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-heap}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # No -D_FORTIFY_SOURCE here: it hides memcpy and friends from ASan's interceptors.
-cflags="-g -O1 -std=c11 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I$top_builddir -I$top_srcdir/include -I$top_srcdir/src/util -I$top_srcdir/src/lib -I$top_srcdir/src/lib/fmt -I$top_srcdir/src/watch -I$top_srcdir/tests -DGOHEAP_BUILDING_LIBRARY ${FUZZ_CPPFLAGS:-}"
+# the library's folders (scripts/tree-move.sh), each a -I as in Makefile.am's lib_includes
+lib_includes=$(find "$top_srcdir/src/lib" -type d | sort | sed 's/^/-I/' | tr '\n' ' ')
+cflags="-g -O1 -std=c11 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I$top_builddir -I$top_srcdir/include -I$top_srcdir/src/util $lib_includes -I$top_srcdir/src/watch -I$top_srcdir/tests -DGOHEAP_BUILDING_LIBRARY ${FUZZ_CPPFLAGS:-}"
 
 if ! command -v "$CC" >/dev/null 2>&1; then
 	echo "SKIP: fuzz-smoke: $CC not found (apt-get install clang libclang-rt-14-dev)"
@@ -44,7 +46,7 @@ fi
 # The library's objects (src/lib, its writers, src/util: never the tools), rebuilt when the
 # source is newer.  Paths are relative to src/; objects are named after them (lib/fmt/x.c ->
 # lib_fmt_x.o).
-srcs=$(cd "$top_srcdir/src" && ls lib/*.c lib/fmt/*.c util/*.c)
+srcs=$(cd "$top_srcdir/src" && ls lib/*.c lib/*/*.c util/*.c)
 # The web configuration's harnesses also link watch's TLS module (its files only).
 wsrcs="watch/watch_webconfig.c watch/watch_tls.c watch/watch_util.c"
 case " $harnesses " in *" webconfig "*|*" tlsframe "*) srcs="$srcs $wsrcs" ;; esac

@@ -1,6 +1,6 @@
 /*
  * fuzz_tlsframe.c - libFuzzer harness for `go-heap watch
- * --web.config.file`'s TLS framing (src/watch_tls.c): what a client sends
+ * --web.config.file`'s TLS framing (src/watch/watch_tls.c): what a client sends
  * before and during the handshake.
  *
  * LLVMFuzzerInitialize loads a web configuration with an inline

@@ -1,6 +1,6 @@
 /*
  * fuzz_webconfig.c - libFuzzer harness for `go-heap watch
- * --web.config.file`'s parser and basic auth (src/watch_webconfig.c).
+ * --web.config.file`'s parser and basic auth (src/watch/watch_webconfig.c).
  *
  * The input is the file (written to a memfd, read through /proc/self/fd
  * as the real option reads a path).  A load that fails must say why in

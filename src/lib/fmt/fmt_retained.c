@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../retained.h"
+#include "retained.h"
 #include "writers.h"
 #include "pb.h"
 

@@ -460,7 +460,7 @@ func main() {
 	labelled("nul", "a\x00c", 2, recvForever)
 	labelled("k\x00ey", "v\x00", 2, sleepLong)
 	// Runes whose IsPrint is a fact of the release (its row's unicode in
-	// src/lib/rtlayout.c): U+20C0 SOM SIGN and U+1FAE0 (Unicode 14) are kept
+	// src/lib/bin/rtlayout.c): U+20C0 SOM SIGN and U+1FAE0 (Unicode 14) are kept
 	// from Go 1.21 (Unicode 15.0.0) and \u-escaped by 1.19; U+20C1 SAUDI
 	// RIYAL SIGN and U+1FAE9 (16, 17) are kept by 1.27 (17.0.0) only.  The
 	// quoting orders records too: the two "order" groups share stacks and
