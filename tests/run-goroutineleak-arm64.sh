@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/run-goroutineleak-arm64.sh: go-heap -p goroutineleak on arm64 cores (src/lib/retleak.c,
+# tests/run-goroutineleak-arm64.sh: go-heap -p goroutineleak on arm64 cores (src/lib/retained/retleak.c,
 # doc/goroutineleak.md), as tests/run-goroutineleak.sh does on amd64.
 #
 # tests/go/leakgorprog built GOARCH=arm64 (default and stripped) on the oldest and the newest
