@@ -257,7 +257,7 @@ static void test_watch(void **state)
 		"--target-budget", "--verbose", "--web.config.file",
 		"--goroutineleak-interval", "--goroutineleak-budget",
 		"--goroutineleak-max-heap" };
-	char err[256], buf[4096];
+	char err[256], buf[8192];
 	gh_watch_opts w;
 	size_t i;
 

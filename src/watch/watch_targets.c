@@ -55,6 +55,8 @@
 #include "goheap.h"
 #include "gomath.h"
 #include "watch_options.h"
+#include "watch_outdir.h"
+#include "watch_rows.h"
 #include "watch_targets.h"
 #include "watch_util.h"
 
@@ -508,168 +510,29 @@ static int ensure_session(target *t)
 	return 0;
 }
 
-/* Write p's delta over t->prev to --output-dir as PID-COMM-TIME.pb.gz. */
+/* Write p's delta over t->prev to --output-dir as PID-COMM-TIME.pb.gz
+ * (watch_outdir.c). */
 static void write_output(wt_fleet *f, target *t, const goheap_profile *p)
 {
 	goheap_write_options wo = GOHEAP_WRITE_OPTIONS_INIT;
 	goheap_profile *d = NULL;
 	unsigned char *buf = NULL;
-	size_t len = 0, i;
-	char name[4200], comm[64], stamp[32], tmp[4300];
-	time_t now = time(NULL);
-	struct tm tm;
-	FILE *fp = NULL;
-	int fd;
+	size_t len = 0;
+	int rc;
 
 	if (goheap_profile_delta(&d, p, t->prev) != 0)
 		return;
 	wo.format = GOHEAP_FORMAT_PPROF;
-	if (goheap_profile_write(t->s, d, &wo, &buf, &len) != 0)
-		goto out;
-	snprintf(comm, sizeof(comm), "%s", t->comm[0] ? t->comm : "go");
-	for (i = 0; comm[i] != '\0'; i++)
-		if (!((comm[i] >= 'a' && comm[i] <= 'z') ||
-		      (comm[i] >= 'A' && comm[i] <= 'Z') ||
-		      (comm[i] >= '0' && comm[i] <= '9') || comm[i] == '_' ||
-		      comm[i] == '.'))
-			comm[i] = '_';
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(name, sizeof(name), "%s/%d-%s-%s.pb.gz", f->cfg.outdir,
-		 t->pid, comm, stamp);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
-	/* A new file or nothing: a name planted in a directory others can
-	 * write (a symlink, a file) is never followed nor reused. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0 || (fp = fdopen(fd, "wb")) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		f->out_refused++;
-		if (f->cfg.verbose)
-			fprintf(stderr, "go-heap watch: %s: %s; not written\n",
-				tmp, strerror(errno));
-		goto out;
+	if (goheap_profile_write(t->s, d, &wo, &buf, &len) == 0) {
+		rc = wod_write(f->cfg.outdir, t->pid, t->comm, buf, len,
+			       f->cfg.verbose);
+		if (rc == 0)
+			f->out_written++;
+		else if (rc == WOD_REFUSED)
+			f->out_refused++;
 	}
-	if (fwrite(buf, 1, len, fp) != len) {
-		fclose(fp);
-		unlink(tmp);
-		goto out;
-	}
-	if (fclose(fp) != 0 || rename(tmp, name) != 0) {
-		unlink(tmp);
-		goto out;
-	}
-	f->out_written++;
-out:
 	goheap_free(buf);
 	goheap_profile_free(d);
-}
-
-typedef struct ofile {
-	char name[256];
-	time_t mtime;
-	unsigned long long size;
-} ofile;
-
-static int ofile_cmp(const void *a, const void *b)
-{
-	const ofile *x = a, *y = b;
-
-	if (x->mtime != y->mtime)
-		return x->mtime < y->mtime ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/*
- * Ours: "PID-...-STAMP.pb.gz", and "PID-...-STAMP.pb.gz.tmp" while one is
- * written (*tmp = 1; one left behind by a watch that was killed).
- */
-static int is_output_name(const char *n, int *tmp)
-{
-	size_t l = strlen(n);
-
-	*tmp = l > 4 && strcmp(n + l - 4, ".tmp") == 0;
-	if (*tmp)
-		l -= 4;
-	return l > 6 && n[0] >= '0' && n[0] <= '9' &&
-	       strncmp(n + l - 6, ".pb.gz", 6) == 0 && strchr(n, '-') != NULL;
-}
-
-/* At start: remove the *.tmp files of ours that a killed watch left (a
- * running one writes and renames its file within one step). */
-static void sweep_tmp(wt_fleet *f)
-{
-	DIR *d = opendir(f->cfg.outdir);
-	struct dirent *de;
-	char path[4400];
-	int tmp;
-
-	while (d != NULL && (de = readdir(d)) != NULL) {
-		if (!is_output_name(de->d_name, &tmp) || !tmp)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", f->cfg.outdir, de->d_name);
-		if (unlink(path) == 0) {
-			f->out_removed++;
-			if (f->cfg.verbose)
-				fprintf(stderr, "go-heap watch: removed %s, left "
-					"by an earlier run\n", path);
-		}
-	}
-	if (d != NULL)
-		closedir(d);
-}
-
-/* Delete our oldest files until the directory holds at most --output-max
- * (*.tmp files count while present: ours exist only within a step). */
-static void rotate_output(wt_fleet *f)
-{
-	DIR *d = opendir(f->cfg.outdir);
-	struct dirent *de;
-	ofile *v = NULL, *nv;
-	size_t n = 0, cap = 0, i;
-	unsigned long long total = 0;
-	char path[4400];
-	struct stat st;
-	int tmp;
-
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (!is_output_name(de->d_name, &tmp) ||
-		    strlen(de->d_name) >= sizeof(v->name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", f->cfg.outdir, de->d_name);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (tmp) {
-			total += (unsigned long long)st.st_size;
-			continue;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (nv == NULL)
-				break;
-			v = nv;
-		}
-		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
-		v[n].mtime = st.st_mtime;
-		v[n].size = (unsigned long long)st.st_size;
-		total += v[n].size;
-		n++;
-	}
-	closedir(d);
-	if (n > 0)
-		qsort(v, n, sizeof(*v), ofile_cmp);
-	for (i = 0; i < n && total > f->cfg.outmax; i++) {
-		snprintf(path, sizeof(path), "%s/%s", f->cfg.outdir, v[i].name);
-		if (unlink(path) == 0) {
-			total -= v[i].size;
-			f->out_removed++;
-		}
-	}
-	free(v);
 }
 
 static int bucket_cmp(const void *a, const void *b)
@@ -821,54 +684,6 @@ static void collect_gometrics(wt_fleet *f, target *t)
 
 /* ---- --heap-series ---------------------------------------------------- */
 
-typedef struct row_vec {
-	wt_row *r;
-	size_t n, cap;
-} row_vec;
-
-static int row_take(const char *name, const char *shape, int64_t objects,
-		    int64_t bytes, void *payload)
-{
-	row_vec *v = payload;
-	wt_row *nr;
-
-	(void)shape;      /* a type in several size classes: one series */
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 256;
-
-		nr = realloc(v->r, cap * sizeof(*nr));
-		if (nr == NULL)
-			return GOHEAP_ENOMEM;
-		v->r = nr;
-		v->cap = cap;
-	}
-	v->r[v->n].name = strdup(name);
-	if (v->r[v->n].name == NULL)
-		return GOHEAP_ENOMEM;
-	v->r[v->n].objects = objects;
-	v->r[v->n].bytes = bytes;
-	v->n++;
-	return 0;
-}
-
-static int row_by_name(const void *a, const void *b)
-{
-	return strcmp(((const wt_row *)a)->name, ((const wt_row *)b)->name);
-}
-
-/* Most bytes first; then most objects; then by name (a stable order for
- * ties, so that the same K are chosen in every round). */
-static int row_by_bytes(const void *a, const void *b)
-{
-	const wt_row *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	if (x->objects != y->objects)
-		return x->objects > y->objects ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 /*
  * Collect one -p types or -p retained profile of t and keep its top K rows
  * (types: summed per name over the size classes) in ss.  Its own
@@ -880,8 +695,8 @@ static int series_collect(wt_fleet *f, target *t, series_set *ss, int kind)
 {
 	goheap_profile *p = NULL;
 	goheap_growth *g = NULL;
-	row_vec v = { NULL, 0, 0 };
-	size_t i, j, k = (size_t)f->cfg.series_top;
+	wr_vec v = { NULL, 0, 0 };
+	size_t i, k = (size_t)f->cfg.series_top;
 	int64_t total = 0;
 	double t0 = gh_now();
 	int rc;
@@ -896,26 +711,13 @@ static int series_collect(wt_fleet *f, target *t, series_set *ss, int kind)
 	if (rc == 0)
 		rc = goheap_growth_add(g, p);
 	if (rc == 0)
-		rc = goheap_growth_rows(g, row_take, &v);
+		rc = goheap_growth_rows(g, wr_take, &v);
 	goheap_growth_free(g);
 	goheap_profile_free(p);
 	ss->seconds = gh_now() - t0;
 	ss->last_seconds = ss->seconds;
-	if (rc == 0 && v.n > 1) {
-		/* one row per name: a type's size classes summed */
-		qsort(v.r, v.n, sizeof(*v.r), row_by_name);
-		for (i = j = 0; i < v.n; i++) {
-			if (j > 0 && strcmp(v.r[j - 1].name, v.r[i].name) == 0) {
-				v.r[j - 1].objects += v.r[i].objects;
-				v.r[j - 1].bytes += v.r[i].bytes;
-				free(v.r[i].name);
-				continue;
-			}
-			v.r[j++] = v.r[i];
-		}
-		v.n = j;
-		qsort(v.r, v.n, sizeof(*v.r), row_by_bytes);
-	}
+	if (rc == 0)
+		wr_fold(&v);   /* one row per name, most bytes first */
 	if (rc != 0 || ss->seconds > f->cfg.budget) {
 		for (i = 0; i < v.n; i++)
 			free(v.r[i].name);
@@ -1169,7 +971,7 @@ wt_fleet *wt_new(const wt_config *cfg)
 	f->cfg = *cfg;
 	f->phase = R_IDLE;
 	if (f->cfg.outdir != NULL)
-		sweep_tmp(f);
+		f->out_removed += wod_sweep_tmp(f->cfg.outdir, f->cfg.verbose);
 	return f;
 }
 
@@ -1242,7 +1044,7 @@ int wt_round_step(wt_fleet *f)
 		/* Every target visited: the round ends with this step (after
 		 * the collection, if there was one). */
 		if (f->cfg.outdir != NULL)
-			rotate_output(f);
+			f->out_removed += wod_rotate(f->cfg.outdir, f->cfg.outmax);
 		more = 0;
 		break;
 	}

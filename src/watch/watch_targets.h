@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "goheap.h"
+#include "watch_rows.h"
 
 typedef struct wt_config {
 	double budget;              /* --target-budget, seconds */
@@ -34,13 +35,6 @@ typedef struct wt_config {
 } wt_config;
 
 typedef struct wt_fleet wt_fleet;
-
-/* One series of --heap-series: a type (or shape) or a root, its objects
- * and bytes (a root's: what it dominates). */
-typedef struct wt_row {
-	char *name;
-	int64_t objects, bytes;
-} wt_row;
 
 /* A process's top K of one kind (types or retaining roots) */
 typedef struct wt_series {

@@ -38,7 +38,6 @@
 #include <string.h>
 
 #include "retained_int.h"
-#include "retleak.h"
 #include "retlive.h"
 #include "testhooks.h"
 

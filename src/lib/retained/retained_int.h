@@ -105,4 +105,11 @@ struct gh_refvec;
 /* retroots.c: the queued finalizers' and cleanups' roots. */
 int gh_ret_queue_roots(rb *b);
 
+/* -p retained: r's stack roots of goroutines gh_leak_find finds leaked
+ * become GH_ROOT_LEAKED, labelled "leaked goroutine N [wait reason]..."
+ * (r built with r->leak set; nothing changes when none leaked).  0 or
+ * GOHEAP_ENOMEM; *n: the leaked goroutines.  Defined in retleak.c: the
+ * leak finder is above the graph, which only calls this hook. */
+int gh_leak_label_roots(gh_retained *r, const gh_rtlayout *l, size_t *n);
+
 #endif

@@ -36,11 +36,8 @@ typedef struct gh_leak {
  * facts: 0 or GOHEAP_ENOMEM. */
 int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk);
 
-/* -p retained: r's stack roots of goroutines gh_leak_find finds leaked
- * become GH_ROOT_LEAKED, labelled "leaked goroutine N [wait reason]..."
- * (r built with r->leak set; nothing changes when none leaked).  0 or
- * GOHEAP_ENOMEM; *n: the leaked goroutines. */
-int gh_leak_label_roots(gh_retained *r, const gh_rtlayout *l, size_t *n);
+/* gh_leak_label_roots (-p retained's leaked roots): declared in
+ * retained_int.h, the hook retained.c calls (no include circle). */
 
 /* -p goroutineleak: p (kind GOHEAP_PROFILE_GOROUTINE, p->leak set) holds
  * the leaked goroutines as the goroutine profile has them (retleak.c). */
