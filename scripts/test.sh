@@ -127,10 +127,11 @@ san_go="${all_go%% *} ${all_go##* }"
 san_tests=$(ordered 'run-gdb' | tr '\n' ' ')
 # The walkers of the target's memory, whose layouts differ most between the oldest and the
 # newest release (buckets, spans and types, the object graph, goroutines, block/mutex), and the
-# hostile inputs (a core with another release's executable needs two), run on both; the other scripts (the front ends, watch, force, packaging, the samples of -p retained's
-# rarer paths) on the newest only: the plain pass ran them on every release, and the sanitizers
+# hostile inputs (a core with another release's executable needs two), run on both; the
+# other scripts (the front ends, watch, force, packaging, the samples of -p retained's rarer
+# paths) on the newest only: the plain pass ran them on every release, and the sanitizers
 # watch C code paths, which those scripts share with the newest's run.  (Both toolchains for
-# every script took 20+ minutes at load 9, half the run.)
+# every script took 20+ minutes at load 9, half the run; this sample 13 minutes at load 5-8.)
 san_oldest_too="run-core.sh run-types.sh run-retained.sh run-goroutine.sh run-block.sh run-hostile.sh"
 mkdir -p "$san"
 rm -f "$san/check.out"
