@@ -375,13 +375,12 @@ def parse(path):
     return objs, memstats, roots
 
 
-def graph(path, minor, greentea, mode, holders=()):
+def object_index(objs):
+    """(find, word) over objs, sorted by address: find(p) is the index of the object holding
+    address p (-1: none); word(body, off) the little-endian word at off (0 past the end)."""
     import bisect
-    objs, memstats, roots = parse(path)
-    objs = sorted(real_objects(objs, minor, greentea))
     addrs = [a for a, _, _ in objs]
     sizes = [len(b) for _, b, _ in objs]
-    n = len(objs)
 
     def find(p):
         i = bisect.bisect_right(addrs, p) - 1
@@ -391,6 +390,17 @@ def graph(path, minor, greentea, mode, holders=()):
 
     def word(body, off):
         return int.from_bytes(body[off:off + 8], "little") if off + 8 <= len(body) else 0
+    return find, word
+
+
+def graph(path, minor, greentea, mode, holders=()):
+    import bisect
+    objs, memstats, roots = parse(path)
+    objs = sorted(real_objects(objs, minor, greentea))
+    addrs = [a for a, _, _ in objs]
+    sizes = [len(b) for _, b, _ in objs]
+    n = len(objs)
+    find, word = object_index(objs)
 
     # nodes: objects 0..n-1, then one node per root slot, then the super-root
     succ = [[] for _ in range(n)]
@@ -551,15 +561,7 @@ def leakheld(path, minor, greentea, leaks):
     addrs = [a for a, _, _ in objs]
     sizes = [len(b) for _, b, _ in objs]
     n = len(objs)
-
-    def find(p):
-        i = bisect.bisect_right(addrs, p) - 1
-        if i >= 0 and p - addrs[i] < sizes[i]:
-            return i
-        return -1
-
-    def word(body, off):
-        return int.from_bytes(body[off:off + 8], "little") if off + 8 <= len(body) else 0
+    find, word = object_index(objs)
 
     wait = {}
     for a in leaks:
