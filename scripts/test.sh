@@ -190,14 +190,19 @@ if [ "${GOHEAP_STRICT_SKIPS:-${CI:-}}" = 1 ] || [ "${GOHEAP_STRICT_SKIPS:-${CI:-
   fi
 fi
 # Every failing check again, each with its log's name, just above the closing line: a CI page
-# that shows only the end of the output still says what failed (not only which script).
+# that shows only the end of the output still says what failed (not only which script) and,
+# in the few lines each script printed under it, why.
 if [ "$fail" -gt 0 ]; then
   echo "---- failed checks ----"
   for l in tests/*.log fuzz-smoke.out valgrind.out "$san"/tests/*.log; do
     [ -e "$l" ] || continue
-    grep -E '^(FAIL:|ERROR:|\[  FAILED  \] [^0-9])' "$l" 2>/dev/null | cut -c1-300 |
-      sed "s|^|  ${l#"$top"/}: |" || true
-  done | head -n 40
+    # the FAIL line and up to 6 lines after it that are not other checks' results (the log
+    # excerpt or diff the script printed for it)
+    awk -v n="${l#"$top"/}" '
+      /^(FAIL:|ERROR:|\[  FAILED  \] [^0-9])/ { print "  " n ": " substr($0, 1, 300); k = 6; next }
+      /^(PASS|SKIP|FAIL|XFAIL|ok|not ok)[: ]/ { k = 0 }
+      k > 0 { print "      " substr($0, 1, 200); k-- }' "$l" 2>/dev/null || true
+  done | head -n 70
 fi
 echo "checks: $pass passed, $fail failed, $skip skipped"
 say "done$( [ "$load" = 1 ] && echo ' (under --load)')"

@@ -272,8 +272,9 @@ func main() {
 	for i := 0; i < want; i++ {
 		fmt.Println(<-ids)
 	}
-	// every goroutine parked: wait until none is runnable
-	time.Sleep(200 * time.Millisecond)
+	// every goroutine parked: wait until none but main is runnable or
+	// running (a busy machine may take longer than a fixed sleep)
+	settle()
 	if *dump != "" {
 		f, err := os.Create(*dump)
 		if err != nil {
@@ -291,6 +292,30 @@ func main() {
 		select {}
 	}
 	commands()
+}
+
+// settle returns once every other goroutine has been waiting (no
+// "[runnable" or "[running" in runtime.Stack's headers) in two looks 50 ms
+// apart, after 200 ms at least and 30 s at most.
+func settle() {
+	buf := make([]byte, 256<<10)
+	quiet := 0
+	for t := 0; t < 600 && quiet < 2; t++ {
+		time.Sleep(50 * time.Millisecond)
+		n := runtime.Stack(buf, true)
+		busy := false
+		for i, l := range strings.Split(string(buf[:n]), "\n") {
+			if i > 0 && strings.HasPrefix(l, "goroutine ") &&
+				(strings.Contains(l, "[runnable") || strings.Contains(l, "[running")) {
+				busy = true
+			}
+		}
+		if busy || t < 3 {
+			quiet = 0
+		} else {
+			quiet++
+		}
+	}
 }
 
 func commands() {
