@@ -455,6 +455,18 @@ spin_core() {
 			gh_fail "$tag: kernel core: running frame '$got', the runtime printed '$want' (trap pc symbolized as a return pc?)"
 		fi
 	fi
+	# -p retained on the same core: the running goroutine's stack from the sp its thread was
+	# interrupted at (its interrupted frame every word, the frames above with their maps), not
+	# its whole stack from g.stack.lo, whose dead part holds old values
+	run spinret -p retained -n 3 "$core" "$bin"
+	if ok spinret "-p retained, running goroutine (kernel core)"; then
+		if grep -q "^stacks: .* 0 running goroutines' whole stacks (and the interrupted frame of 1 more, unwound from their threads' registers)" "$d/spinret.out"; then
+			gh_pass "$tag: kernel core: -p retained unwinds the running goroutine from its thread's registers (0 whole stacks scanned)"
+		else
+			gh_fail "$tag: kernel core: -p retained did not unwind the running goroutine from its registers"
+			grep '^stacks:' "$d/spinret.out"
+		fi
+	fi
 	rm -f "$core"
 }
 

@@ -604,6 +604,8 @@ static int collect(goheap_profile **out, goheap_session *s, int kind,
 	if (k->deadline)
 		s->t.mem.deadline = s->time_limit > 0 ?
 				    gh_now() + s->time_limit : 0;
+	/* the threads a collector sees are its own stop's, or a core's */
+	gh_target_forget_stop(&s->t);
 	rc = k->collect(s, p, objects, flags);
 	if (k->deadline)
 		s->t.mem.deadline = 0;

@@ -47,9 +47,16 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 {
 	uint64_t rw = 0;
 	size_t k, nr[GH_ROOT_NKINDS] = { 0 };
+	char runs[128] = "";
 
 	for (k = 0; k < r->nroot; k++)
 		nr[r->roots[k].kind]++;
+	/* running goroutines found on their thread (a core's, the stop's):
+	 * only their interrupted frame every word */
+	if (r->running_regs > 0)
+		snprintf(runs, sizeof(runs), " (and the interrupted frame "
+			 "of %llu more, unwound from their threads' "
+			 "registers)", (unsigned long long)r->running_regs);
 	for (k = 1; k < GH_ROOT_NKINDS; k++)
 		rw += r->root_words[k];
 	gh_buf_printf(b, "%sgo-heap -p retained: who holds the Go heap, "
@@ -82,10 +89,10 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 		      "objects), %llu frames conservative (every word that "
 		      "points into an object: asyncPreempt, missing maps); "
 		      "conservative too: %llu running goroutines' whole stacks"
-		      ", the rest of %llu stacks not unwound (%llu bytes)\n",
+		      "%s, the rest of %llu stacks not unwound (%llu bytes)\n",
 		      pfx, (unsigned long long)r->frames_precise,
 		      (unsigned long long)r->frames_conservative,
-		      (unsigned long long)r->running_whole,
+		      (unsigned long long)r->running_whole, runs,
 		      (unsigned long long)r->stacks_conservative,
 		      (unsigned long long)r->bytes_conservative);
 	gh_buf_printf(b, "%sspecials: %zu roots (finalizers: their objects' "

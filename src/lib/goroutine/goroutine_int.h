@@ -252,9 +252,9 @@ void gor_tb_args(gor_build *bd, uint64_t pc, uint64_t livepc,
 int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 	       int syscall, int trap0, uint64_t lo, uint64_t hi, size_t *n,
 	       uint64_t *out, uint64_t *physpc, size_t cap, size_t physmax);
-/* gorunwind.c */
+/* gorunwind.c: gor_threads_tid and gor_threads_regs (gorshare.h) on the
+ * build's threads */
 uint64_t gor_thread_of(gor_build *bd, const unsigned char *gb, uint64_t gp);
-/* gorunwind.c */
 int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 		     uint64_t lo, uint64_t hi, uint64_t *pc, uint64_t *sp,
 		     uint64_t *lr0);

@@ -294,10 +294,11 @@ int gor_unwind(gor_build *bd, uint64_t pc0, uint64_t sp0, uint64_t lr0,
 
 /* m.procid of the M running gp (g.m's curg is gp), from its header gb; 0
  * when it is on none or the release has no verified m layout. */
-uint64_t gor_thread_of(gor_build *bd, const unsigned char *gb, uint64_t gp)
+uint64_t gor_threads_tid(const gor_threads *th, const unsigned char *gb,
+			 uint64_t gp)
 {
-	const gh_rtlayout *l = bd->lay;
-	gh_mem *m = &bd->tg->mem;
+	const gh_rtlayout *l = th->tg->lay;
+	gh_mem *m = th->m;
 	uint64_t mp, procid, curg;
 
 	if (!l->g_verified || l->m_procid == 0 || m->ptr_size != 8)
@@ -311,53 +312,79 @@ uint64_t gor_thread_of(gor_build *bd, const unsigned char *gb, uint64_t gp)
 	return procid;
 }
 
+uint64_t gor_thread_of(gor_build *bd, const unsigned char *gb, uint64_t gp)
+{
+	gor_threads th = { bd->tg, &bd->tg->mem, bd->threads, bd->nthreads };
+
+	return gor_threads_tid(&th, gb, gp);
+}
+
+int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
+		     uint64_t lo, uint64_t hi, uint64_t *pc, uint64_t *sp,
+		     uint64_t *lr0)
+{
+	gor_threads th = { bd->tg, &bd->tg->mem, bd->threads, bd->nthreads };
+
+	return gor_threads_regs(&th, gb, gp, lo, hi, pc, sp, lr0);
+}
+
 /* Bounds of the walk from a thread's registers to the signal frame. */
 #define GOR_SIG_MAX_FRAMES 64
 #define GOR_SIG_MAX_SPAN ((uint64_t)1 << 20)
 
 /*
  * The registers a running goroutine (g at gp, stack [lo, hi)) really has,
- * from its thread in the core: g.m's procid names the thread (and m.curg
- * must be gp).  When the thread's sp is on the goroutine's stack (a core
- * taken with the thread stopped in Go code: gcore) they are the thread's
- * pc/sp (and lr on arm64); when it is elsewhere (g0 or gsignal: a kernel
- * core written from the runtime's crash handler), the thread's stack is
- * unwound through the pcsp tables (the architecture's rules: return
- * address at fp - 8 on amd64; at *sp, or in the link register for an
- * innermost frame not set up yet, on arm64) to runtime.sigtramp, the
- * frame the kernel called (its return address must be the signal
- * restorer: Go's runtime.sigreturn__sigaction, 1.19's runtime.sigreturn
- * on amd64, or one outside Go's code: libc's in cgo programs, the vdso's
- * on arm64), and the interrupted pc/sp (lr) are read from the kernel's
- * signal frame at sigtramp's fp (gor_arch.sig_*); the sp must be on the
- * goroutine's stack (else, a signal inside a handler, the walk goes on
- * from the interrupted registers) and the pc in Go code.  1 and *pc, *sp,
- * *lr set, or 0 (then g.sched is used, as live).
+ * from its thread in th (a core's notes, a live stop's): g.m's procid names
+ * the thread (and m.curg must be gp).  When the thread's sp is on the
+ * goroutine's stack (a core taken with the thread stopped in Go code:
+ * gcore; a live stop) they are the thread's pc/sp (and lr on arm64); when
+ * it is elsewhere (g0 or gsignal: a kernel core written from the
+ * runtime's crash handler), the thread's stack is unwound through the pcsp
+ * tables (the architecture's rules: return address at fp - 8 on amd64; at
+ * *sp, or in the link register for an innermost frame not set up yet, on
+ * arm64) to runtime.sigtramp, the frame the kernel called (its return
+ * address must be the signal restorer: Go's runtime.sigreturn__sigaction,
+ * 1.19's runtime.sigreturn on amd64, or one outside Go's code: libc's in
+ * cgo programs, the vdso's on arm64), and the interrupted pc/sp (lr) are
+ * read from the kernel's signal frame at sigtramp's fp (gor_arch.sig_*);
+ * the sp must be on the goroutine's stack (else, a signal inside a
+ * handler, the walk goes on from the interrupted registers) and the pc in
+ * Go code.  1 and *pc, *sp, *lr set, or 0 (then g.sched is used, as live).
  */
-int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
-		     uint64_t lo, uint64_t hi, uint64_t *pc, uint64_t *sp,
-		     uint64_t *lr0)
+int gor_threads_regs(const gor_threads *th, const unsigned char *gb,
+		     uint64_t gp, uint64_t lo, uint64_t hi, uint64_t *pc,
+		     uint64_t *sp, uint64_t *lr0)
 {
-	const gor_arch *a = bd->arch;
-	gh_mem *m = &bd->tg->mem;
+	const gor_arch *a;
+	gh_mem *m = th->m;
 	const gh_thread_regs *t = NULL;
 	uint64_t procid, p, q, sp0, lr, plr;
 	gh_funcinfo fi, fl;
 	size_t i;
 	int k, innermost = 1;
 
-	procid = gor_thread_of(bd, gb, gp);
+	switch (gh_exe_machine(th->tg->exe)) {
+	case EM_X86_64:
+		a = &gor_amd64;
+		break;
+	case EM_AARCH64:
+		a = &gor_arm64;
+		break;
+	default:
+		return 0;
+	}
+	procid = gor_threads_tid(th, gb, gp);
 	if (procid == 0)
 		return 0;
-	for (i = 0; i < bd->nthreads; i++)
-		if ((uint64_t)bd->threads[i].tid == procid) {
-			t = &bd->threads[i];
+	for (i = 0; i < th->n; i++)
+		if ((uint64_t)th->t[i].tid == procid) {
+			t = &th->t[i];
 			break;
 		}
 	if (t == NULL)
 		return 0;
 	if (t->sp >= lo && t->sp < hi &&
-	    gh_sym_funcinfo(bd->tg->sym, t->pc, &fi) == 0) {
+	    gh_sym_funcinfo(th->tg->sym, t->pc, &fi) == 0) {
 		*pc = t->pc;
 		*sp = t->sp;
 		*lr0 = a->uses_lr ? t->lr : 0;
@@ -369,7 +396,7 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 	for (k = 0; k < GOR_SIG_MAX_FRAMES; k++) {
 		uint64_t fp;
 
-		if (gh_sym_funcinfo(bd->tg->sym, p, &fi) != 0 || !fi.has_pcsp ||
+		if (gh_sym_funcinfo(th->tg->sym, p, &fi) != 0 || !fi.has_pcsp ||
 		    fi.spdelta < 0)
 			return 0;
 		fp = q + (uint64_t)fi.spdelta + a->ret_push;
@@ -391,7 +418,7 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 			 * restorer, Go's own or one outside Go (libc's in
 			 * cgo programs, the vdso's on arm64); the kernel's
 			 * signal frame is at fp */
-			if (gh_sym_funcinfo(bd->tg->sym, lr, &fl) == 0 &&
+			if (gh_sym_funcinfo(th->tg->sym, lr, &fl) == 0 &&
 			    (lr != fl.entry ||
 			     (strcmp(fl.name, "runtime.sigreturn__sigaction") &&
 			      strcmp(fl.name, "runtime.sigreturn"))))
@@ -404,7 +431,7 @@ int gor_running_regs(gor_build *bd, const unsigned char *gb, uint64_t gp,
 			    (a->sig_lr != 0 &&
 			     gh_mem_read_ptr(m, fp + a->sig_lr, lr0,
 					     "signal frame") != 0) ||
-			    gh_sym_funcinfo(bd->tg->sym, *pc, &fl) != 0)
+			    gh_sym_funcinfo(th->tg->sym, *pc, &fl) != 0)
 				return 0;
 			if (*sp >= lo && *sp < hi)
 				return 1;

@@ -248,7 +248,7 @@ typedef struct gh_retained {
 	uint64_t objects, bytes, reach_objects, reach_bytes;
 	uint64_t via_objects[GH_ROOT_NKINDS], via_bytes[GH_ROOT_NKINDS];
 	uint64_t root_words[GH_ROOT_NKINDS];   /* root slots pointing at objects */
-	uint64_t goroutines, stack_bytes, running_whole;
+	uint64_t goroutines, stack_bytes, running_whole, running_regs;
 	/* frames scanned with their stack maps, or every word (asyncPreempt
 	 * and the frame under it, missing maps); stacks whose rest past the
 	 * last frame unwound was scanned every word, and those bytes */

@@ -458,15 +458,22 @@ int gh_target_resume(gh_target *t, gh_profile *p, double t0, double t1,
 	double b, e;
 	int rrc;
 
-	/* the threads the stop holds, for -v (a collector that reads their
-	 * registers has counted them already) */
-	if (p->gor_stop_threads == 0 && t->caps->stopped_threads != NULL) {
+	/* the threads the stop holds, kept for gh_target_threads, and
+	 * counted for -v (a collector that reads their registers has
+	 * counted them already) */
+	gh_target_forget_stop(t);
+	if (t->caps->stopped_threads != NULL) {
 		gh_thread_regs *regs = NULL;
 		size_t n = 0;
 
-		if (t->caps->stopped_threads(t->ctx, &regs, &n) == 0)
-			p->gor_stop_threads = n;
-		free(regs);
+		if (t->caps->stopped_threads(t->ctx, &regs, &n) == 0) {
+			t->stop_regs = regs;
+			t->nstop_regs = n;
+			if (p->gor_stop_threads == 0)
+				p->gor_stop_threads = n;
+		} else {
+			free(regs);
+		}
 	}
 	rrc = resume != NULL ? resume(t->ctx) : 0;
 
@@ -616,8 +623,31 @@ int gh_target_init(gh_target *t, const goheap_options *opts)
 	}
 	return 0;
 }
+int gh_target_threads(gh_target *t, const gh_thread_regs **regs, size_t *n)
+{
+	if (t->stop_regs != NULL) {
+		*regs = t->stop_regs;
+		*n = t->nstop_regs;
+		return 0;
+	}
+	if (t->caps->core_threads != NULL &&
+	    t->caps->core_threads(t->ctx, regs, n) == 0)
+		return 0;
+	*regs = NULL;
+	*n = 0;
+	return -1;
+}
+
+void gh_target_forget_stop(gh_target *t)
+{
+	free(t->stop_regs);
+	t->stop_regs = NULL;
+	t->nstop_regs = 0;
+}
+
 void gh_target_fini(gh_target *t)
 {
+	gh_target_forget_stop(t);
 	gh_sym_close(t->sym);
 	t->sym = NULL;
 	gh_exe_close(t->exe);

@@ -41,6 +41,9 @@ typedef struct gh_target {
 	unsigned long long start_time;
 	/* a core file's modification time (CLOCK_REALTIME, ns); 0 otherwise */
 	int64_t core_mtime_ns;
+	/* the last stop's threads (gh_target_resume keeps them: owned) */
+	gh_thread_regs *stop_regs;
+	size_t nstop_regs;
 } gh_target;
 
 /*
@@ -70,6 +73,18 @@ int gh_target_stop(gh_target *t, const char *what, const char *noun,
  */
 int gh_target_resume(gh_target *t, struct goheap_profile *p, double t0,
 		     double t1, int rc);
+
+/*
+ * The threads of the instant the collectors read: a core's (its notes,
+ * owned by the source) or, after a brief stop of a live target, the
+ * threads as that stop held them (owned by t, until the next stop or
+ * gh_target_fini).  0 and *regs, *n, or -1 when there are none (a caller's
+ * source without either slot, a live target not stopped yet).
+ */
+int gh_target_threads(gh_target *t, const gh_thread_regs **regs, size_t *n);
+/* Drop the last stop's threads (a new collection begins: a live target
+ * has run since). */
+void gh_target_forget_stop(gh_target *t);
 
 /*
  * -p retained's queued roots: runtime.allfin and (1.25+) runtime.gcCleanups

@@ -20,10 +20,15 @@
  *     it, every word (the runtime scans them conservatively too);
  *   - the g's sched.ctxt, its defer records' closures and links and its
  *     panics (extra_ptrs: scanstack's "additional pointers").
- * A running goroutine (its sp is in a register, not in its g), a stack
- * that cannot be unwound to its end (the rest of it), and every stack of
- * another architecture are scanned conservatively: every word that
- * points into an object; the output says how many.
+ * A running goroutine is unwound from its thread's registers (a core's
+ * notes, through the signal frame of a crash core: gorshare.h
+ * gor_threads_regs; a live stop's threads: the one whose sp is on its
+ * stack), its interrupted frame scanned every word (no safe point), the
+ * frames above with their maps: the stack below its sp is dead and holds
+ * old values.  A running goroutine whose thread is not found (its whole
+ * stack), a stack that cannot be unwound to its end (the rest of it), and
+ * every stack of another architecture are scanned conservatively: every
+ * word that points into an object; the output says how many.
  */
 #include "config.h"
 
@@ -632,6 +637,34 @@ static int leak_sema(rb *b)
 	return 0;
 }
 
+/*
+ * A thread of th whose sp is on the stack [lo, hi) and whose pc is Go
+ * code: the goroutine running there, its registers.  Stacks do not
+ * overlap, so no M is read (a live stop's copy holds none); a thread in
+ * the runtime's signal handler (a crash core) is found by
+ * gor_threads_regs instead.
+ */
+static int thread_on_stack(rb *b, const gor_threads *th, uint64_t lo,
+			   uint64_t hi, uint64_t *pc, uint64_t *sp,
+			   uint64_t *lr)
+{
+	gh_funcinfo fi;
+	size_t i;
+
+	for (i = 0; i < th->n; i++) {
+		const gh_thread_regs *t = &th->t[i];
+
+		if (t->sp >= lo && t->sp < hi &&
+		    gh_sym_funcinfo(b->s->sym, t->pc, &fi) == 0) {
+			*pc = t->pc;
+			*sp = t->sp;
+			*lr = t->lr;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 {
 	gh_target *s = b->s;
@@ -642,6 +675,8 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 	unsigned mach = gh_exe_machine(s->exe);
 	int rc;
 	gscan g;
+	gor_threads th;
+	int core;
 	const size_t cap = MAX_MAPBITS / 8;
 
 	if (allgs == 0)
@@ -659,11 +694,18 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 	memset(&g, 0, sizeof(g));
 	g.b = b;
 	g.lr = mach == EM_AARCH64;
+	/* the threads of this instant (a core's, the live stop's): a
+	 * running goroutine's real pc and sp */
+	th.tg = s;
+	th.m = b->m;
+	if (gh_target_threads(s, &th.t, &th.n) != 0)
+		th.n = 0;
+	core = s->stop_regs == NULL;
 	for (i = 0; i < len && rc == 0; i++) {
-		uint64_t gp, sp, pc, goid, syscallsp, rest;
+		uint64_t gp, sp, pc, goid, syscallsp, rest, ilr;
 		uint32_t status;
 		size_t nf = 0, f;
-		int running, whole = 0, cons = 0;
+		int running, whole = 0, cons = 0, interrupted = 0;
 
 		if (gh_mem_read_ptr(b->m, arr + 8 * i, &gp, "allgs[i]") != 0 ||
 		    gp == 0 || gh_mem_read(b->m, gp, gb, span, "g") != 0)
@@ -689,7 +731,22 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 		g.wb.lo = g.wb.hi = 0;
 		running = status == GH_G_RUNNING || sp < g.lo || sp >= g.hi;
 		b->r->goroutines++;
-		if (running) {
+		if (running && syscallsp == 0 && th.n > 0 &&
+		    (mach == EM_X86_64 || mach == EM_AARCH64) &&
+		    (thread_on_stack(b, &th, g.lo, g.hi, &pc, &sp, &ilr) ||
+		     (core && gor_threads_regs(&th, gb, gp, g.lo, g.hi, &pc,
+					       &sp, &ilr)))) {
+			/* where its thread was interrupted: that frame
+			 * every word (not at a safe point: no stack map,
+			 * as the runtime's asyncPreempt frame), the frames
+			 * above it with their maps; the stack below sp is
+			 * dead (a whole-stack scan would find old values
+			 * there) */
+			b->r->running_regs++;
+			interrupted = 1;
+			nf = unwind(b, g.lr, pc, sp, ilr, g.hi, fr,
+				    GH_RET_MAX_FRAMES, &whole);
+		} else if (running) {
 			b->r->running_whole++;
 			sp = g.lo;
 		} else if (mach == EM_X86_64 || mach == EM_AARCH64) {
@@ -706,6 +763,11 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr)
 		for (f = 0; f < nf && rc == 0; f++) {
 			const char *n = fr[f].name;
 
+			if (f == 0 && interrupted) {
+				b->r->frames_conservative++;
+				rc = scan_all(&g, 0, fr[0].sp, fr[0].fp);
+				continue;
+			}
 			if (cons || strcmp(n, "runtime.asyncPreempt") == 0 ||
 			    strcmp(n, "runtime.debugCallV2") == 0) {
 				cons = !cons;   /* this frame and the next */
