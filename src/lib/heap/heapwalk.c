@@ -102,6 +102,10 @@ typedef struct hw {
 	uint64_t c_arr, c_from, c_to;   /* its allspans[c_from, c_to) */
 	uint64_t nstable;         /* stable spans of the running read */
 	int before_stop;          /* the running read a stop will check */
+	/* its judgement deferred: the counts when a read without a stop
+	 * would have found the list damaged (too_bad), tripped 1 */
+	int tripped;
+	uint64_t trip_bad, trip_inuse;
 	uint16_t *cstable;        /* the same, per chunk of 512 */
 } hw;
 
@@ -111,20 +115,28 @@ typedef struct hw {
 
 /* ---- the walk ---------------------------------------------------------- */
 
-/* Too many implausible spans: the list is damaged (or changed under a
- * read that no stop will check again). */
+/* Too many implausible spans (bad of inuse): the list is damaged (or
+ * changed under a read that no stop will check again). */
+static int is_too_bad(uint64_t bad, uint64_t inuse)
+{
+	return bad > GH_TYPES_MAX_BAD && bad > inuse / 2;
+}
+
+static int damaged(hw *w, uint64_t bad, uint64_t inuse)
+{
+	return gh_errf(&w->tg->err, GOHEAP_ECORRUPT, "the heap's span list is "
+		       "damaged or changing too fast: %llu of %llu spans in "
+		       "use are implausible (the first, %s)",
+		       (unsigned long long)bad, (unsigned long long)inuse,
+		       w->t->first_bad);
+}
+
 static int too_bad(hw *w)
 {
 	gh_types *t = w->t;
 
-	if (t->bad_spans > GH_TYPES_MAX_BAD &&
-	    t->bad_spans > t->spans_inuse / 2)
-		return gh_errf(&w->tg->err, GOHEAP_ECORRUPT, "the heap's span "
-			       "list is damaged or changing too fast: %llu of "
-			       "%llu spans in use are implausible (the first, "
-			       "%s)", (unsigned long long)t->bad_spans,
-			       (unsigned long long)t->spans_inuse,
-			       t->first_bad);
+	if (is_too_bad(t->bad_spans, t->spans_inuse))
+		return damaged(w, t->bad_spans, t->spans_inuse);
 	return 0;
 }
 
@@ -137,8 +149,22 @@ static int bad_span(hw *w, uint64_t addr, const char *why)
 			 (unsigned long long)addr, why);
 	/* the running read before a stop counts on: the stop walks every
 	 * span it found bad again (the runtime may have moved allspans
-	 * under it: zeros where the old array was), and judges after */
-	return w->before_stop ? 0 : too_bad(w);
+	 * under it: zeros where the old array was), and judges after; where
+	 * a read without a stop would have stopped is kept, for a running
+	 * read that ends in an error (no stop: gh_types_collect) */
+	if (!w->before_stop)
+		return too_bad(w);
+	if (!w->tripped && is_too_bad(t->bad_spans, t->spans_inuse)) {
+		w->tripped = 1;
+		w->trip_bad = t->bad_spans;
+		w->trip_inuse = t->spans_inuse;
+	}
+	return 0;
+}
+
+static const char *bad_ptr_why(uint64_t sp)
+{
+	return sp == 0 || sp % 8 != 0 ? "not a span pointer" : "unreadable";
 }
 
 /* unswept: 0 swept, 1 unswept, 2 unswept and marked by the last GC, 3
@@ -700,8 +726,16 @@ static int walk_batch(hw *w, uint64_t i0, uint64_t n)
 		srec *r = &w->recs[i0 + j];
 		const span *sp = &w->batch[j];
 
-		if (r->bad == 2)
+		if (r->bad == 2) {
+			/* a bad span pointer: counted here, so that the
+			 * chunk's spans are counted in allspans' order as a
+			 * read without a stop counts them (bad_span's
+			 * tripped) */
+			rc = bad_span(w, sp->addr, bad_ptr_why(sp->addr));
+			if (rc != 0)
+				return rc;
 			continue;
+		}
 		r->hash = sp->rh;
 		r->elemsize = sp->elemsize;
 		r->sweepgen = sp->sweepgen;
@@ -1003,9 +1037,12 @@ static int walk_all_(hw *w, uint64_t mheap, int mode)
 				}
 				if (r != NULL)
 					r->bad = 2;
-				rc = bad_span(w, sp, sp == 0 || sp % 8 != 0 ?
-					      "not a span pointer" :
-					      "unreadable");
+				if (mode == 1 && r != NULL) {
+					/* counted in walk_batch, in order */
+					w->batch[j].addr = sp;
+					continue;
+				}
+				rc = bad_span(w, sp, bad_ptr_why(sp));
 				if (rc != 0)
 					return rc;
 				continue;
@@ -1186,6 +1223,14 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 		w.before_stop = 1;
 		rc = walk_all(&w, mheap, 1);
 		w.before_stop = 0;
+		/* the running read failed (an allspans chunk unreadable):
+		 * there is no stop to judge the spans it found bad, and a
+		 * read without one (a core's) stops at the damage that came
+		 * before the failure: that verdict, the same code and
+		 * message (fuzz_types, regress/types/snapshot-unreadable-
+		 * after-damage) */
+		if (rc != 0 && w.tripped)
+			rc = damaged(&w, w.trip_bad, w.trip_inuse);
 		if (rc == 0)
 			rc = walk_stopped(&w, mheap, 2);
 	} else
