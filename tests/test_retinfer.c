@@ -38,7 +38,9 @@
 /* internal/abi/type.go: Kind, TFlag */
 #define K_INT64 6u
 #define K_ARRAY 17u
+#define K_CHAN 18u
 #define K_INTERFACE 20u
+#define K_MAP 21u
 #define K_PTR 22u
 #define K_SLICE 23u
 #define K_STRUCT 25u
@@ -415,6 +417,27 @@ static uint64_t t_node(fx *f, const char *name, const char *pname,
 	if (pnode != NULL)
 		*pnode = p;
 	return n;
+}
+
+/* chan T: ChanType.Elem */
+static uint64_t t_chan(fx *f, const char *name, uint64_t elem)
+{
+	uint64_t ty = ty_new(f, name, K_CHAN, 8, 1);
+
+	put(f, ty + 48, elem, 8);          /* ChanType.Elem */
+	return ty;
+}
+
+/* map[K]V (swiss, 1.24+): MapType.Key, Elem, Group */
+static uint64_t t_map(fx *f, const char *name, uint64_t key, uint64_t elem,
+		      uint64_t group)
+{
+	uint64_t ty = ty_new(f, name, K_MAP, 8, 1);
+
+	put(f, ty + 48, key, 8);
+	put(f, ty + 56, elem, 8);
+	put(f, ty + 64, group, 8);         /* MapType.Group */
+	return ty;
 }
 
 /* ---- the tests ----------------------------------------------------------- */
@@ -821,6 +844,83 @@ static void test_exact_kept(void **state)
 	assert_int_equal(f->r->infer_conflicts, 0);
 }
 
+/* A chan *T field: its hchan (112 B on go1.27: runtime/chan.go) is typed
+ * as the chan type, its buffer (hchan.buf, an allocation of its own:
+ * pointerful elements) as the element type, whose pointees are T's. */
+static void test_chan(void **state)
+{
+	fx *f = *state;
+	uint64_t pn, node = t_node(f, "main.Node", "*main.Node", &pn);
+	uint64_t ch = t_chan(f, "chan *main.Node", pn);
+	ffield fl[1] = { { ch, 0 } };
+	uint64_t hold = t_struct(f, "main.Holder", 8, fl, 1);
+	uint64_t h = o_typed(f, hold, "main.Holder", 0);
+	/* buf, timer, elemtype, recvq, sendq, bubble */
+	uint64_t hc = o_shape(f, 112, 0x1f34);
+	uint64_t buf = o_shape(f, 32, 0xf), n[3];
+	unsigned i;
+
+	(void)node;
+	for (i = 0; i < 3; i++) {
+		n[i] = o_shape(f, 16, 0x1);
+		put(f, buf + 8 * i, n[i], 8);
+	}
+	put(f, h, hc, 8);
+	put(f, hc, 3, 8);          /* qcount */
+	put(f, hc + 8, 4, 8);      /* dataqsiz */
+	put(f, hc + 16, buf, 8);   /* buf */
+	put(f, hc + 40, pn, 8);    /* elemtype */
+	assert_int_equal(run(f), 0);
+	assert_string_equal(name_at(f, hc), "chan *main.Node (inferred)");
+	assert_string_equal(name_at(f, buf), "*main.Node (inferred)");
+	for (i = 0; i < 3; i++)
+		assert_string_equal(name_at(f, n[i]), "main.Node (inferred)");
+	assert_int_equal(f->r->inferred_objects, 5);
+}
+
+/* A map[int64]*T field (go1.27: swiss): its header (internal/runtime/
+ * maps.Map, 48 B) is typed as the map type; with dirLen 0 its dirPtr is
+ * one group, typed as MapType.Group, whose slots' elements type T. */
+static void test_map(void **state)
+{
+	fx *f = *state;
+	uint64_t pn, node = t_node(f, "main.Node", "*main.Node", &pn);
+	uint64_t i64 = t_int64(f);
+	ffield sf[2] = { { i64, 0 }, { pn, 8 } };
+	uint64_t slot = t_struct(f, "struct { key int64; elem *main.Node }",
+				 16, sf, 2);
+	uint64_t slots = t_array(f, "[8]struct { key int64; elem *main.Node }",
+				 slot, 8);
+	ffield gf[2] = { { i64, 0 }, { slots, 8 } };
+	uint64_t grp = t_struct(f, "map.group[int64]*main.Node", 136, gf, 2);
+	uint64_t mt = t_map(f, "map[int64]*main.Node", i64, pn, grp);
+	ffield fl[1] = { { mt, 0 } };
+	uint64_t hold = t_struct(f, "main.Holder", 8, fl, 1);
+	uint64_t h = o_typed(f, hold, "main.Holder", 0);
+	uint64_t mh = o_shape(f, 48, 0x4), g = o_shape(f, 144, ty_mask(f, grp));
+	uint64_t n[2];
+
+	(void)node;
+	n[0] = o_shape(f, 16, 0x1);
+	n[1] = o_shape(f, 16, 0x1);
+	put(f, h, mh, 8);
+	put(f, mh, 2, 8);          /* used */
+	put(f, mh + 16, g, 8);     /* dirPtr: the one group */
+	put(f, mh + 24, 0, 8);     /* dirLen */
+	put(f, g, 0x8080808080800201ull, 8);   /* ctrl: two full slots */
+	put(f, g + 8, 7, 8);
+	put(f, g + 16, n[0], 8);
+	put(f, g + 24, 9, 8);
+	put(f, g + 32, n[1], 8);
+	assert_int_equal(run(f), 0);
+	assert_string_equal(name_at(f, mh), "map[int64]*main.Node (inferred)");
+	assert_string_equal(name_at(f, g),
+			    "map.group[int64]*main.Node (inferred)");
+	assert_string_equal(name_at(f, n[0]), "main.Node (inferred)");
+	assert_string_equal(name_at(f, n[1]), "main.Node (inferred)");
+	assert_int_equal(f->r->inferred_objects, 4);
+}
+
 /* A list of N headerless nodes hanging from one typed field is typed to
  * its end, N levels deep (the nodes in shuffled address order). */
 #define CHAIN 2000u
@@ -894,6 +994,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_exact_kept, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_chan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain, setup, teardown),
 	};
 
