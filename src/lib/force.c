@@ -517,19 +517,20 @@ static int attempt(gh_target *tg, safe_check *chk, uint64_t addr,
  * command print (no prefix, no newline). */
 static void force_message(goheap_force_result *r, unsigned dry_run)
 {
+	char *m = r->message;
+	size_t len = sizeof(r->message);
+
 	if (r->old_rate != 0)
-		snprintf(r->message, sizeof(r->message), "runtime.MemProfileRate "
-			 "is already %lld: nothing changed",
-			 (long long)r->old_rate);
+		snprintf(m, len, "runtime.MemProfileRate is already %lld: "
+			 "nothing changed", (long long)r->old_rate);
 	else if (dry_run)
-		snprintf(r->message, sizeof(r->message), "dry run: would write "
-			 "%lld to runtime.MemProfileRate at 0x%llx (now 0)",
+		snprintf(m, len, "dry run: would write %lld to "
+			 "runtime.MemProfileRate at 0x%llx (now 0)",
 			 (long long)r->new_rate,
 			 (unsigned long long)r->address);
 	else
-		snprintf(r->message, sizeof(r->message), "runtime.MemProfileRate "
-			 "0 -> %lld at 0x%llx: heap profiling enabled",
-			 (long long)r->new_rate,
+		snprintf(m, len, "runtime.MemProfileRate 0 -> %lld at 0x%llx: "
+			 "heap profiling enabled", (long long)r->new_rate,
 			 (unsigned long long)r->address);
 }
 

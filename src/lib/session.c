@@ -745,17 +745,6 @@ static void stats_header(const gh_profile *p, goheap_profile_stats *out)
 	stats_warnings(p, out);
 }
 
-/*
- * goheap_profile_stats' warnings (goheap.h), in the fields the caller's
- * size covers: the library words them, go-heap and the gdb command print
- * them.  The skipped buckets' line comes in two forms because go-heap
- * names the first bucket only with -v, and the library has no input that
- * says how verbose the caller is (goheap_options' old verbose field is
- * reserved, and a new write option would tie the words to one front
- * end's flags): the caller picks the form, as it picks whether to print
- * the estimates (-q).  out's first-release fields are set already: the
- * words use them as they are (the reason as cut to its field).
- */
 /* The skipped buckets' line without its end into buf; snprintf's count. */
 static int skipped_line(char *buf, size_t len, const gh_profile *p,
 			const goheap_profile_stats *out)
@@ -767,6 +756,17 @@ static int skipped_line(char *buf, size_t len, const gh_profile *p,
 			(unsigned long long)(out->records + p->skipped));
 }
 
+/*
+ * goheap_profile_stats' warnings (goheap.h), in the fields the caller's
+ * size covers: the library words them, go-heap and the gdb command print
+ * them.  The skipped buckets' line comes in two forms because go-heap
+ * names the first bucket only with -v, and the library has no input that
+ * says how verbose the caller is (goheap_options' old verbose field is
+ * reserved, and a new write option would tie the words to one front
+ * end's flags): the caller picks the form, as it picks whether to print
+ * the estimates (-q).  out's first-release fields are set already: the
+ * words use them as they are (the reason as cut to its field).
+ */
 static void stats_warnings(const gh_profile *p, goheap_profile_stats *out)
 {
 	size_t n = 0;
