@@ -512,6 +512,23 @@ typedef struct goheap_profile_stats {
 	int snapshot;
 	double stop_seconds, stop_begin, stop_end;
 	uint64_t stop_threads, stop_rewalked, stop_checked;
+	/*
+	 * Added after the first release (written only when size covers
+	 * them).  The warnings the figures above call for, worded as go-heap
+	 * prints them after "warning: ", "" when there is none:
+	 * skipped_warning: skipped_buckets > 0, one line naming the first
+	 *   bucket (its address and reason); the profile is incomplete, so
+	 *   go-heap prints it even with -q;
+	 * skipped_warning_brief: the same line without the first bucket,
+	 *   pointing to go-heap's -v instead (go-heap without -v);
+	 * estimate_warnings: block and mutex profiles, the figures go-heap
+	 *   had to estimate (cycles/second, the mutex sampling period): one
+	 *   line each, '\n' between them, no final newline; go-heap -q
+	 *   leaves them out.
+	 */
+	char skipped_warning[512];
+	char skipped_warning_brief[256];
+	char estimate_warnings[512];
 } goheap_profile_stats;
 
 #define GOHEAP_PROFILE_STATS_INIT { .size = sizeof(goheap_profile_stats) }
@@ -592,6 +609,10 @@ typedef struct goheap_write_stats {
 	/* CPU time of goheap_profile_collect_write's encoder thread, which
 	 * runs beside the walk (0 when there was none) */
 	double encode_thread_seconds;
+	/* added after the first release (written only when size covers
+	 * it): suspect_frames > 0 worded as go-heap's warning (one line, no
+	 * "warning: " prefix), "" when there is none */
+	char suspect_warning[256];
 } goheap_write_stats;
 
 #define GOHEAP_WRITE_STATS_INIT { .size = sizeof(goheap_write_stats) }
@@ -711,6 +732,10 @@ typedef struct goheap_force_result {
 	double stop_seconds;     /* longest time the target was stopped */
 	double stop_begin;       /* that stop, CLOCK_MONOTONIC seconds: first */
 	double stop_end;         /* thread stopped .. last thread resumed */
+	/* added after the first release (written only when size covers
+	 * it): what was done, one line as go-heap --force prints it (no
+	 * newline); "" when goheap_force failed (goheap_errmsg says why) */
+	char message[256];
 } goheap_force_result;
 
 #define GOHEAP_FORCE_RESULT_INIT { .size = sizeof(goheap_force_result) }

@@ -21,7 +21,7 @@
 #     fewer: the churn's own frame may point at its newest), reachable <= allocated, 0 reads
 #     outside the snapshot; the stops' lengths printed (not judged: bench/retained-stop-bench.sh);
 #   the checks can fail: the same reads with --no-stop (running, best-effort) break a stable holder,
-#     and a stop that copies only what the running pass read (GOHEAP_TEST_RETAINED_SNAP=noclosure)
+#     and a stop that copies only what the running pass read, 250 ms after it (GOHEAP_TEST_RETAINED_SNAP=noclosure)
 #     reads outside its snapshot (each within 6 runs; it took 1 to 3 here).
 set -u
 . "$(dirname "$0")/lib.sh"

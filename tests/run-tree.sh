@@ -11,6 +11,8 @@
 #     collectors read gh_target's gh_rtaddrs, never look a global up themselves);
 #   - the tools (src/cli, src/watch) include no library header: goheap.h, src/util's and their
 #     own only;
+#   - messages are the library's (doc/design.md, "Messages"): src/util words nothing the front
+#     ends print, so it names none of the result structures that carry the words;
 #   - each file of src/lib is in the folder scripts/tree-move.sh's table gives it (none left at
 #     src/lib's top that the table puts in a folder, none without a row);
 #   - the library's folders include one way: a folder includes headers of the folders below it
@@ -132,6 +134,13 @@ if [ -z "$toolinc" ]; then
 	gh_pass "src/cli and src/watch include no library header (goheap.h, src/util's and their own)"
 else
 	gh_fail "library headers included by the tools:$toolinc"
+fi
+
+utilmsg=$(grep -nE 'goheap_(force_result|profile_stats|write_stats|command_result)' src/util/*.[ch] || true)
+if [ -z "$utilmsg" ]; then
+	gh_pass "no front-end message in src/util (the words are the library's: goheap.h's result structures)"
+else
+	gh_fail "src/util words what the front ends print: $(echo "$utilmsg" | head -n 3 | tr '\n' ';')"
 fi
 
 # the folders: the table of scripts/tree-move.sh, its order the layers' (lowest first)

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "fmt_common.h"
+#include "session.h"
 
 /* A heap profile of n records: id ids[i], counters v[i][0..3], stack {id, id+1}. */
 static gh_profile *mk(int kind, int64_t t, size_t n, const uint64_t *ids,
@@ -124,6 +125,124 @@ static void test_output_sizes(void **state)
 	for (i = 0; i < sizeof(big.more); i++)
 		assert_int_equal(big.more[i], 0xa5);
 	goheap_profile_free(p);
+}
+
+/* Every byte of b[from, to) is 0xa5 (not written). */
+static void assert_untouched(const void *b, size_t from, size_t to)
+{
+	const unsigned char *c = b;
+
+	for (; from < to; from++)
+		assert_int_equal(c[from], 0xa5);
+}
+
+/*
+ * The fields added after the first release (the warnings' words) are
+ * written only when the caller's size covers them: a caller built
+ * against the first release's header, whose size ends where they begin,
+ * is served and gets no byte past it; a size below the first release's
+ * is refused untouched.  And the words themselves, as go-heap prints them.
+ */
+static void test_output_old_sizes(void **state)
+{
+	const uint64_t ids[] = { 0xc000010000, 0xc000020000 };
+	const int64_t v[][4] = { { 3, 300, 0, 0 }, { 1, 100, 0, 0 } };
+	gh_profile *p = mk(GOHEAP_PROFILE_BLOCK, 1000, 2, ids, v);
+	const size_t old = offsetof(goheap_profile_stats, skipped_warning);
+	goheap_profile_stats st;
+	goheap_force_result fr, full;
+	goheap_write_stats ws;
+	goheap_session *s;
+
+	(void)state;
+	p->kind = GOHEAP_PROFILE_MUTEX;
+	p->skipped = 2;
+	p->skipped_bucket = 0xc000030000;
+	snprintf(p->skipped_reason, sizeof(p->skipped_reason),
+		 "count -1 < 0");
+	p->cycles_per_second = 2500000000.0;
+	p->cycles_estimated = 1;
+	p->rate_unknown = 1;
+
+	memset(&st, 0xa5, sizeof(st));
+	st.size = old - 1;
+	assert_int_equal(goheap_profile_stats_get(p, &st), GOHEAP_EINVAL);
+	assert_untouched(&st, sizeof(st.size), sizeof(st));
+	st.size = old;
+	assert_int_equal(goheap_profile_stats_get(p, &st), 0);
+	assert_true(st.size == old);
+	assert_int_equal(st.records, 2);
+	assert_int_equal(st.skipped_buckets, 2);
+	assert_untouched(&st, old, sizeof(st));
+	/* one new field known: that one only */
+	memset(&st, 0xa5, sizeof(st));
+	st.size = offsetof(goheap_profile_stats, skipped_warning_brief);
+	assert_int_equal(goheap_profile_stats_get(p, &st), 0);
+	assert_string_equal(st.skipped_warning, "2 of 4 buckets hold numbers "
+			    "the runtime cannot produce (damaged or changing "
+			    "data) and are left out of the profile; the "
+			    "first, at 0xc000030000: count -1 < 0");
+	assert_untouched(&st, st.size, sizeof(st));
+	st = (goheap_profile_stats)GOHEAP_PROFILE_STATS_INIT;
+	assert_int_equal(goheap_profile_stats_get(p, &st), 0);
+	assert_string_equal(st.skipped_warning_brief, "2 of 4 buckets hold "
+			    "numbers the runtime cannot produce (damaged or "
+			    "changing data) and are left out of the profile "
+			    "(-v names the first)");
+	assert_string_equal(st.estimate_warnings, "the target's cycles/"
+			    "second is not known (the runtime has not "
+			    "computed it yet, or runtime.ticks was not found): "
+			    "delays use go-heap's estimate, 2500000000\n"
+			    "runtime.mutexprofilerate was not found: the "
+			    "sampling period is written as 1");
+	/* the estimates are block and mutex profiles' only */
+	p->kind = GOHEAP_PROFILE_HEAP;
+	p->skipped = 0;
+	assert_int_equal(goheap_profile_stats_get(p, &st), 0);
+	assert_string_equal(st.skipped_warning, "");
+	assert_string_equal(st.skipped_warning_brief, "");
+	assert_string_equal(st.estimate_warnings, "");
+	goheap_profile_free(p);
+
+	/* goheap_force: refused below the first release's size, served (an
+	 * error here: the session is not open) at it, untouched past it */
+	s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	memset(&fr, 0xa5, sizeof(fr));
+	fr.size = offsetof(goheap_force_result, message) - 1;
+	assert_int_equal(goheap_force(s, 1, 0, &fr), GOHEAP_EINVAL);
+	assert_untouched(&fr, sizeof(fr.size), sizeof(fr));
+	fr.size = offsetof(goheap_force_result, message);
+	assert_int_equal(goheap_force(s, 1, 0, &fr), GOHEAP_EINVAL);
+	assert_true(fr.size == offsetof(goheap_force_result, message));
+	assert_int_equal(fr.changed, 0);
+	assert_true(fr.address == 0);
+	assert_untouched(&fr, fr.size, sizeof(fr));
+	free(s);
+	/* the copy a result is handed over by, message and all */
+	memset(&full, 0, sizeof(full));
+	full.size = sizeof(full);
+	full.old_rate = 7;
+	snprintf(full.message, sizeof(full.message), "done");
+	memset(&fr, 0xa5, sizeof(fr));
+	fr.size = offsetof(goheap_force_result, message);
+	assert_true(GH_OUT_OK_BEFORE(&fr, message) && !GH_OUT_OK(&fr));
+	assert_false(GH_OUT_HAS(&fr, message));
+	GH_OUT_COPY(&fr, &full);
+	assert_true(fr.size == offsetof(goheap_force_result, message));
+	assert_int_equal(fr.old_rate, 7);
+	assert_untouched(&fr, fr.size, sizeof(fr));
+	fr.size = sizeof(fr);
+	GH_OUT_COPY(&fr, &full);
+	assert_string_equal(fr.message, "done");
+	/* goheap_write_stats: cleared as far as an old caller knows */
+	memset(&ws, 0xa5, sizeof(ws));
+	ws.size = offsetof(goheap_write_stats, suspect_warning);
+	assert_true(GH_OUT_OK_BEFORE(&ws, suspect_warning));
+	assert_false(GH_OUT_HAS(&ws, suspect_warning));
+	GH_OUT_CLEAR(&ws);
+	assert_true(ws.suspect_frames == 0);
+	assert_untouched(&ws, ws.size, sizeof(ws));
 }
 
 static void test_delta_heap(void **state)
@@ -506,6 +625,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_output_sizes),
+		cmocka_unit_test(test_output_old_sizes),
 		cmocka_unit_test(test_delta_heap),
 		cmocka_unit_test(test_delta_block_and_errors),
 		cmocka_unit_test(test_hmap),

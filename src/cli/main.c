@@ -67,7 +67,6 @@ static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 		     FILE *msg)
 {
 	goheap_force_result r = GOHEAP_FORCE_RESULT_INIT;
-	char line[256];
 	sigset_t hold, old;
 	double t0, t1;
 	int rc;
@@ -94,8 +93,7 @@ static int run_force(goheap_session *s, const gh_cli *c, const char *target,
 	}
 	if (c->quiet)
 		return EXIT_OK;
-	gh_force_message(line, sizeof(line), &r, c->dry_run);
-	fprintf(msg, "go-heap: %s: %s\n", target, line);
+	fprintf(msg, "go-heap: %s: %s\n", target, r.message);
 	if (c->verbose && r.threads > 0)
 		fprintf(stderr, "go-heap: stopped %d threads for %.3f ms "
 			"(longest stop), %d %s\n", r.threads,
@@ -175,11 +173,17 @@ static int run_growth(goheap_session *s, const gh_cli *c,
 	return rc != 0 ? EXIT_ERR : EXIT_OK;
 }
 
-/* One "go-heap: warning: ..." line on stderr (gh_profile_warnings). */
-static void warn_line(void *ctx, const char *line)
+/* The library's warning text (goheap.h: '\n' between lines, "" for none)
+ * on stderr, "go-heap: warning: " before each line. */
+static void warn_lines(const char *text)
 {
-	(void)ctx;
-	fprintf(stderr, "go-heap: warning: %s\n", line);
+	size_t n;
+
+	while (*text != '\0') {
+		n = strcspn(text, "\n");
+		fprintf(stderr, "go-heap: warning: %.*s\n", (int)n, text);
+		text += n + (text[n] == '\n');
+	}
 }
 
 static int write_all(FILE *f, const unsigned char *p, size_t n)
@@ -392,12 +396,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "go-heap: %s\n", goheap_errmsg(s));
 		goto done;
 	}
-	gh_profile_warnings(&ks, c.profile, c.quiet, c.verbose, warn_line,
-			    NULL);
-	if (ws.suspect_frames > 0) {
-		gh_suspect_warning(err, sizeof(err), ws.suspect_frames);
-		warn_line(NULL, err);
-	}
+	/* The library's words: the skipped buckets even with -q (the
+	 * profile is incomplete), the first one named with -v only; the
+	 * block/mutex estimates unless -q; untrusted frames. */
+	warn_lines(c.verbose ? ks.skipped_warning : ks.skipped_warning_brief);
+	if (!c.quiet)
+		warn_lines(ks.estimate_warnings);
+	warn_lines(ws.suspect_warning);
 	t2 = now();
 write:
 	if (c.output == NULL || strcmp(c.output, "-") == 0) {

@@ -1,5 +1,5 @@
 /*
- * cli.c - the front-end entry points of the library: goheap_command and
+ * command.c - the front-end entry points of the library: goheap_command and
  * goheap_command_options, for front ends that already hold a session (the
  * gdb command, gdb/go_heap.py).
  *
@@ -57,10 +57,17 @@ static void warn(goheap_command_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* gh_profile_warnings' sink: ctx is the result. */
-static void warn_line(void *ctx, const char *line)
+/* Each line of the library's warning text ('\n' between lines, "" for
+ * none: goheap.h) as one "warning: ..." line of r->warnings. */
+static void warn_lines(goheap_command_result *r, const char *text)
 {
-	warn(ctx, "%s", line);
+	size_t n;
+
+	while (*text != '\0') {
+		n = strcspn(text, "\n");
+		warn(r, "%.*s", (int)n, text);
+		text += n + (text[n] == '\n');
+	}
 }
 
 /* The --force step; 1 when the command is complete after it. */
@@ -79,7 +86,7 @@ static int run_force(goheap_session *s, const gh_cli *c,
 		say(r, "--force: %s", goheap_errmsg(s));
 		return 1;
 	}
-	gh_force_message(r->message, sizeof(r->message), &fr, c->dry_run);
+	say(r, "%s", fr.message);
 	/* A profile too only when one was asked for (-o or -f). */
 	return !gh_force_wants_profile(c->output, c->format_given);
 }
@@ -150,11 +157,12 @@ GOHEAP_EXTERN int goheap_command(goheap_session *s, int argc, char **argv,
 		say(r, "%s", goheap_errmsg(s));
 		return rc;
 	}
-	gh_profile_warnings(&st, c.profile, c.quiet, 1, warn_line, r);
-	if (ws.suspect_frames > 0) {
-		gh_suspect_warning(err, sizeof(err), ws.suspect_frames);
-		warn(r, "%s", err);
-	}
+	/* The skipped buckets always, the first one named (a debugger's
+	 * user is there to look at it); the estimates unless -q. */
+	warn_lines(r, st.skipped_warning);
+	if (!c.quiet)
+		warn_lines(r, st.estimate_warnings);
+	warn_lines(r, ws.suspect_warning);
 	r->format = c.format;
 	if (c.output != NULL && strcmp(c.output, "-") != 0)
 		r->output = c.output;

@@ -513,6 +513,27 @@ static int attempt(gh_target *tg, safe_check *chk, uint64_t addr,
 	return rc;
 }
 
+/* What was done, in r->message: the line go-heap --force and the gdb
+ * command print (no prefix, no newline). */
+static void force_message(goheap_force_result *r, unsigned dry_run)
+{
+	char *m = r->message;
+	size_t len = sizeof(r->message);
+
+	if (r->old_rate != 0)
+		snprintf(m, len, "runtime.MemProfileRate is already %lld: "
+			 "nothing changed", (long long)r->old_rate);
+	else if (dry_run)
+		snprintf(m, len, "dry run: would write %lld to "
+			 "runtime.MemProfileRate at 0x%llx (now 0)",
+			 (long long)r->new_rate,
+			 (unsigned long long)r->address);
+	else
+		snprintf(m, len, "runtime.MemProfileRate 0 -> %lld at 0x%llx: "
+			 "heap profiling enabled", (long long)r->new_rate,
+			 (unsigned long long)r->address);
+}
+
 GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 			       unsigned flags, goheap_force_result *out)
 {
@@ -529,7 +550,7 @@ GOHEAP_EXTERN int goheap_force(goheap_session *s, int64_t rate,
 		return GOHEAP_EINVAL;
 	tg = &s->t;
 	if (out != NULL) {
-		if (!GH_OUT_OK(out))
+		if (!GH_OUT_OK_BEFORE(out, message))
 			return gh_errf(&tg->err, GOHEAP_EINVAL,
 				       "goheap_force_result.size %zu: start "
 				       "from GOHEAP_FORCE_RESULT_INIT",
@@ -623,10 +644,10 @@ done:
 	if (rc == 0 && r.new_rate != r.old_rate &&
 	    !(flags & GOHEAP_FORCE_DRY_RUN))
 		r.changed = 1;
-	if (out != NULL) {
-		r.size = out->size;
-		*out = r;
-	}
+	if (rc == 0)
+		force_message(&r, flags & GOHEAP_FORCE_DRY_RUN);
+	if (out != NULL)
+		GH_OUT_COPY(out, &r);
 	gh_framevec_free(&chk.fv);
 	return rc;
 }

@@ -686,6 +686,7 @@ GOHEAP_EXTERN void goheap_profile_free(goheap_profile *p)
 }
 
 static void stats_header(const gh_profile *p, goheap_profile_stats *out);
+static void stats_warnings(const gh_profile *p, goheap_profile_stats *out);
 
 /* Add r to the record totals of out (wrapping as Go's int64 sums do). */
 static void stats_add(goheap_profile_stats *out, const gh_record *r)
@@ -705,7 +706,7 @@ GOHEAP_EXTERN int goheap_profile_stats_get(const goheap_profile *p,
 {
 	size_t i;
 
-	if (!GH_OUT_OK(out))
+	if (!GH_OUT_OK_BEFORE(out, skipped_warning))
 		return GOHEAP_EINVAL;
 	GH_OUT_CLEAR(out);
 	if (p == NULL)
@@ -741,6 +742,72 @@ static void stats_header(const gh_profile *p, goheap_profile_stats *out)
 	out->stop_threads = p->gor_stop_threads;
 	out->stop_rewalked = p->gor_rewalked;
 	out->stop_checked = p->gor_checked;
+	stats_warnings(p, out);
+}
+
+/* The skipped buckets' line without its end into buf; snprintf's count. */
+static int skipped_line(char *buf, size_t len, const gh_profile *p,
+			const goheap_profile_stats *out)
+{
+	return snprintf(buf, len, "%llu of %llu buckets hold numbers the "
+			"runtime cannot produce (damaged or changing data) and "
+			"are left out of the profile",
+			(unsigned long long)p->skipped,
+			(unsigned long long)(out->records + p->skipped));
+}
+
+/*
+ * goheap_profile_stats' warnings (goheap.h), in the fields the caller's
+ * size covers: the library words them, go-heap and the gdb command print
+ * them.  The skipped buckets' line comes in two forms because go-heap
+ * names the first bucket only with -v, and the library has no input that
+ * says how verbose the caller is (goheap_options' old verbose field is
+ * reserved, and a new write option would tie the words to one front
+ * end's flags): the caller picks the form, as it picks whether to print
+ * the estimates (-q).  out's first-release fields are set already: the
+ * words use them as they are (the reason as cut to its field).
+ */
+static void stats_warnings(const gh_profile *p, goheap_profile_stats *out)
+{
+	size_t n = 0;
+	int k;
+
+	if (p->skipped > 0 && GH_OUT_HAS(out, skipped_warning)) {
+		k = skipped_line(out->skipped_warning,
+				 sizeof(out->skipped_warning), p, out);
+		if (k > 0 && (size_t)k < sizeof(out->skipped_warning))
+			snprintf(out->skipped_warning + k,
+				 sizeof(out->skipped_warning) - (size_t)k,
+				 "; the first, at 0x%llx: %s",
+				 (unsigned long long)out->first_skipped_bucket,
+				 out->first_skipped_reason);
+	}
+	if (p->skipped > 0 && GH_OUT_HAS(out, skipped_warning_brief)) {
+		k = skipped_line(out->skipped_warning_brief,
+				 sizeof(out->skipped_warning_brief), p, out);
+		if (k > 0 && (size_t)k < sizeof(out->skipped_warning_brief))
+			snprintf(out->skipped_warning_brief + k,
+				 sizeof(out->skipped_warning_brief) - (size_t)k,
+				 " (-v names the first)");
+	}
+	if ((p->kind != GOHEAP_PROFILE_BLOCK &&
+	     p->kind != GOHEAP_PROFILE_MUTEX) ||
+	    !GH_OUT_HAS(out, estimate_warnings))
+		return;
+	if (p->cycles_estimated)
+		n = (size_t)snprintf(out->estimate_warnings,
+				     sizeof(out->estimate_warnings),
+				     "the target's cycles/second is not known "
+				     "(the runtime has not computed it yet, or "
+				     "runtime.ticks was not found): delays use "
+				     "go-heap's estimate, %.0f",
+				     p->cycles_per_second);
+	if (p->rate_unknown && p->kind == GOHEAP_PROFILE_MUTEX &&
+	    n < sizeof(out->estimate_warnings))
+		snprintf(out->estimate_warnings + n,
+			 sizeof(out->estimate_warnings) - n, "%sruntime."
+			 "mutexprofilerate was not found: the sampling period "
+			 "is written as 1", n > 0 ? "\n" : "");
 }
 
 /*
@@ -766,7 +833,7 @@ static int write_setup(goheap_session *s, const goheap_write_options **wo,
 	w->top_n = (*wo)->top_n > 0 ? (*wo)->top_n : 20;
 	w->exe_path = s->t.exe_path;
 	if ((*wo)->stats != NULL) {
-		if (!GH_OUT_OK((*wo)->stats))
+		if (!GH_OUT_OK_BEFORE((*wo)->stats, suspect_warning))
 			return gh_errf(&s->t.err, GOHEAP_EINVAL,
 				       "goheap_write_stats.size %zu: start "
 				       "from GOHEAP_WRITE_STATS_INIT",
@@ -788,6 +855,13 @@ static void write_stats_out(const goheap_write_options *wo,
 	wo->stats->suspect_frames = ws->suspect;
 	wo->stats->total_seconds = gh_now() - t0;
 	wo->stats->encode_thread_seconds = ws->t_encode_thread;
+	if (ws->suspect > 0 && GH_OUT_HAS(wo->stats, suspect_warning))
+		snprintf(wo->stats->suspect_warning,
+			 sizeof(wo->stats->suspect_warning), "%llu frames "
+			 "could not be symbolized reliably (the executable's "
+			 "pclntab or inline tables are inconsistent with what "
+			 "go-heap reads: their names or inlined callees may be "
+			 "wrong)", (unsigned long long)ws->suspect);
 }
 
 /* fmt_memstats.c: text (or the default, top) or json only */
@@ -1009,7 +1083,7 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 					   "session is not open") :
 				   GOHEAP_EINVAL;
 	if (stats != NULL) {
-		if (!GH_OUT_OK(stats))
+		if (!GH_OUT_OK_BEFORE(stats, skipped_warning))
 			return gh_errf(&s->t.err, GOHEAP_EINVAL,
 				       "goheap_profile_stats.size %zu: start "
 				       "from GOHEAP_PROFILE_STATS_INIT",
@@ -1061,8 +1135,7 @@ GOHEAP_EXTERN int goheap_profile_collect_write(goheap_session *s, int kind,
 	if (rc != 0)
 		goto out;
 	if (stats != NULL) {
-		k.totals.size = stats->size;
-		*stats = k.totals;
+		GH_OUT_COPY(stats, &k.totals);
 		stats_header(p, stats);
 	}
 	*out_buf = gh_buf_detach(&b, out_len);

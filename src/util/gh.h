@@ -21,16 +21,42 @@
 
 /*
  * An output structure the caller allocates starts with its size
- * (goheap.h): GH_OUT_OK says it holds at least this release's fields (the
- * first release's size: nothing is ever written past the caller's size);
- * GH_OUT_CLEAR zeroes them and keeps the size.
+ * (goheap.h).  The library takes any size from the structure's first
+ * release's on, and never writes past the caller's size nor into fields
+ * it does not know:
+ *   GH_OUT_OK: out holds at least its first release's fields (sizeof, for
+ *     a structure that never grew);
+ *   GH_OUT_OK_BEFORE: the same for one that grew since: `added` names its
+ *     first field added later, where the first release's size ended;
+ *   GH_OUT_HAS: out's caller knows `field` (a later one): the library may
+ *     write it;
+ *   GH_OUT_CLEAR: zeroes what both the caller and the library know, and
+ *     keeps the size;
+ *   GH_OUT_COPY: copies a whole result src (of out's type) into out, as
+ *     far as both know, out's size kept.
+ * The size is the first field of each.
  */
+#define GH_OUT_OFFSET(out, field)                                     \
+	((size_t)((const char *)&(out)->field - (const char *)(out)))
 #define GH_OUT_OK(out) ((out) != NULL && (out)->size >= sizeof(*(out)))
+#define GH_OUT_OK_BEFORE(out, added)                                   \
+	((out) != NULL && (out)->size >= GH_OUT_OFFSET(out, added))
+#define GH_OUT_HAS(out, field)                                        \
+	((out)->size >= GH_OUT_OFFSET(out, field) + sizeof((out)->field))
+#define GH_OUT_KNOWN(out)                                             \
+	((out)->size < sizeof(*(out)) ? (out)->size : sizeof(*(out)))
 #define GH_OUT_CLEAR(out)                                            \
 	do {                                                         \
 		size_t gh_size_ = (out)->size;                       \
-		memset((out), 0, sizeof(*(out)));                    \
+		memset((out), 0, GH_OUT_KNOWN(out));                 \
 		(out)->size = gh_size_;                              \
+	} while (0)
+#define GH_OUT_COPY(out, src)                                        \
+	do {                                                         \
+		size_t gh_skip_ = sizeof((out)->size);               \
+		memcpy((char *)(out) + gh_skip_,                     \
+		       (const char *)(src) + gh_skip_,               \
+		       GH_OUT_KNOWN(out) - gh_skip_);                \
 	} while (0)
 
 /* ---- errors ---------------------------------------------------------- */
@@ -252,12 +278,15 @@ static inline size_t gh_path_len_undeleted(const char *path)
 	return n >= d && strcmp(path + n - d, del) == 0 ? n - d : n;
 }
 
-/* ---- front ends: what the CLI (main.c) and goheap_command (cli.c) share --- */
+/* ---- front ends: what the CLI (main.c) and goheap_command share ------ */
 
 /*
  * main.c includes this header too but links only the public API (the
  * installed go-heap uses libgoheap.so, where gh_* are hidden): what
- * follows stays static inline.
+ * follows stays static inline.  Decisions only: the words front ends
+ * print are the library's, handed over in the public result structures
+ * (goheap.h: what force did, the profile's and the write's warnings),
+ * never written here.
  */
 
 /* With --force, a profile is written too only when one was asked for
@@ -265,81 +294,6 @@ static inline size_t gh_path_len_undeleted(const char *path)
 static inline int gh_force_wants_profile(const char *output, int format_given)
 {
 	return output != NULL || format_given;
-}
-
-/* The line --force reports (no prefix, no newline). */
-static inline void gh_force_message(char *buf, size_t len,
-				    const goheap_force_result *r, int dry_run)
-{
-	if (r->old_rate != 0)
-		snprintf(buf, len, "runtime.MemProfileRate is already %lld: "
-			 "nothing changed", (long long)r->old_rate);
-	else if (dry_run)
-		snprintf(buf, len, "dry run: would write %lld to "
-			 "runtime.MemProfileRate at 0x%llx (now 0)",
-			 (long long)r->new_rate,
-			 (unsigned long long)r->address);
-	else
-		snprintf(buf, len, "runtime.MemProfileRate 0 -> %lld at 0x%llx: "
-			 "heap profiling enabled", (long long)r->new_rate,
-			 (unsigned long long)r->address);
-}
-
-/*
- * The warnings a collected profile calls for, each passed to emit as one
- * line (no "warning: " prefix, no newline): buckets left out (not
- * silenced by quiet: the profile is incomplete; name_first adds the first
- * one's address and reason), and for block/mutex an estimated
- * cycles/second or an unknown sampling period.
- */
-static inline void gh_profile_warnings(const goheap_profile_stats *st,
-				       int kind, int quiet, int name_first,
-				       void (*emit)(void *ctx, const char *line),
-				       void *ctx)
-{
-	char line[512];
-	int n;
-
-	if (st->skipped_buckets > 0) {
-		n = snprintf(line, sizeof(line), "%llu of %llu buckets hold "
-			     "numbers the runtime cannot produce (damaged or "
-			     "changing data) and are left out of the profile",
-			     (unsigned long long)st->skipped_buckets,
-			     (unsigned long long)(st->records +
-						  st->skipped_buckets));
-		if (n > 0 && (size_t)n < sizeof(line) && name_first)
-			snprintf(line + n, sizeof(line) - (size_t)n,
-				 "; the first, at 0x%llx: %s",
-				 (unsigned long long)st->first_skipped_bucket,
-				 st->first_skipped_reason);
-		else if (n > 0 && (size_t)n < sizeof(line))
-			snprintf(line + n, sizeof(line) - (size_t)n,
-				 " (-v names the first)");
-		emit(ctx, line);
-	}
-	if (quiet || (kind != GOHEAP_PROFILE_BLOCK &&
-		      kind != GOHEAP_PROFILE_MUTEX))
-		return;
-	if (st->cycles_estimated) {
-		snprintf(line, sizeof(line), "the target's cycles/second is not "
-			 "known (the runtime has not computed it yet, or "
-			 "runtime.ticks was not found): delays use go-heap's "
-			 "estimate, %.0f", st->cycles_per_second);
-		emit(ctx, line);
-	}
-	if (st->period_unknown && kind == GOHEAP_PROFILE_MUTEX)
-		emit(ctx, "runtime.mutexprofilerate was not found: the "
-		     "sampling period is written as 1");
-}
-
-/* The warning for frames the symbolizer could not trust. */
-static inline void gh_suspect_warning(char *buf, size_t len,
-				      unsigned long long frames)
-{
-	snprintf(buf, len, "%llu frames could not be symbolized reliably "
-		 "(the executable's pclntab or inline tables are inconsistent "
-		 "with what go-heap reads: their names or inlined callees may "
-		 "be wrong)", frames);
 }
 
 /* ---- monotonic time --------------------------------------------------- */

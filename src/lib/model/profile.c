@@ -35,7 +35,8 @@ void gh_profile_destroy(gh_profile *p)
 	free(p->memstats);
 	p->memstats = NULL;
 	if (p->leak != NULL) {
-		gh_leak_free(p->leak);
+		if (p->leak_free != NULL)
+			p->leak_free(p->leak);
 		free(p->leak);
 		p->leak = NULL;
 	}

@@ -294,8 +294,6 @@ typedef struct gh_retained {
 
 void gh_retained_free(gh_retained *r);
 struct gh_leak;
-/* retleak.c: a -p goroutineleak record's arrays (not lk itself) */
-void gh_leak_free(struct gh_leak *lk);
 
 /* Object v's size in bytes (v < r->nobj). */
 static inline uint64_t gh_retained_size(const gh_retained *r, uint32_t v)
@@ -371,8 +369,10 @@ typedef struct goheap_profile {
 	struct gh_memstats *memstats;
 	/* -p goroutineleak (retleak.c): the leaked goroutines' judgement
 	 * (a struct gh_leak, owned); gors hold only the leaked; NULL in
-	 * every other profile */
+	 * every other profile; leak_free, set with it by retleak.c, frees
+	 * its arrays (the model calls into no collector) */
 	struct gh_leak *leak;
+	void (*leak_free)(struct gh_leak *lk);
 } gh_profile;
 
 void gh_profile_destroy(gh_profile *p);

@@ -778,11 +778,12 @@ int gh_goroutineleak_collect(gh_profile *p, gh_target *s)
 	}
 	mark_leaked(p, lk);
 	p->leak = lk;
+	p->leak_free = gh_leak_free;
 	lk->t_total = gh_now() - t0;
 	return 0;
 }
 
-/* profile.h: gh_profile_destroy frees a profile's leak record */
+/* retleak.h: a record's arrays, gh_profile_destroy's through p->leak_free */
 void gh_leak_free(gh_leak *lk)
 {
 	if (lk == NULL)

@@ -32,6 +32,9 @@ typedef struct gh_leak {
 	                       * target (0: not stopped) */
 } gh_leak;
 
+/* A record's arrays (not lk itself); the profile's leak_free. */
+void gh_leak_free(gh_leak *lk);
+
 /* The fixpoint on r (built by gh_retained_collect_leak) with l's release
  * facts: 0 or GOHEAP_ENOMEM. */
 int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk);

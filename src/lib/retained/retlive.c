@@ -20,6 +20,7 @@
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gorshare.h"
 #include "heapwalk.h"
@@ -265,7 +266,7 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 	void *ctx0 = m->ctx;
 	const char *hook = gh_test_hook("GOHEAP_TEST_RETAINED_SNAP");
 	/* test controls: the stop copies only what the running pass read
-	 * (not what changed since) */
+	 * (not what changed since), after a pause */
 	int noclosure = hook != NULL && strcmp(hook, "noclosure") == 0;
 	gh_memrec rec;
 	gh_memsnap sn;
@@ -311,6 +312,14 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 		rc = closure(&x, &copies);
 	if (rc != 0)
 		goto done;
+	/* the control gives the target time to change between the running
+	 * read and the stop (a busy machine may give it none in the usual
+	 * window): 250 ms */
+	if (noclosure) {
+		struct timespec ts = { 0, 250 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
 	/* 3. the stop: the same ranges copied again, then what changed since
 	 * (new spans, moved stacks), resume */
 	rc = gh_target_stop(s, "-p retained", "snapshot", &t0);
