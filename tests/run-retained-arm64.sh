@@ -66,6 +66,32 @@ compare() {
 	if [ "$nnew" -gt 3 ] || [ "$rnew" != True ]; then
 		gh_fail "$tag: $nnew objects ($bnew B) not in the dump (reachable: $rnew): more than a new M's: $(
 			for a in $(sed -n 1p "$d/new" | cut -d' ' -f1-4); do grep -m1 "^$a " "$d/objects.out"; done | tr '\n' ';')"
+		# what they hold (their first words in the core, and the objects those point into),
+		# to tell where they came from; the core kept with GOHEAP_KEEP=1
+		python3 - "$core" "$d/objects.out" $(sed -n 1p "$d/new" | cut -d' ' -f1-4) <<'PY' | sed 's/^/    | /'
+import struct, sys, bisect
+core, objs, addrs = sys.argv[1], sys.argv[2], sys.argv[3:]
+f = open(core, "rb"); h = f.read(64)
+phoff, phnum = struct.unpack_from("<Q", h, 32)[0], struct.unpack_from("<H", h, 56)[0]
+segs = []
+for i in range(phnum):
+    f.seek(phoff + 56 * i); p = f.read(56)
+    t, _, off, va, _, fsz = struct.unpack_from("<IIQQQQ", p)
+    if t == 1: segs.append((va, off, fsz))
+def word(a):
+    for va, off, fsz in segs:
+        if va <= a and a + 8 <= va + fsz:
+            f.seek(off + a - va); return struct.unpack("<Q", f.read(8))[0]
+rows = sorted((int(l.split()[0], 16), int(l.split()[1]), l.strip()) for l in open(objs) if l.startswith("0x"))
+starts = [r[0] for r in rows]
+for a in addrs:
+    a = int(a, 16); n = next((r[1] for r in rows if r[0] == a), 8)
+    for k in range(0, min(n, 32), 8):
+        w = word(a + k); i = bisect.bisect_right(starts, w or 0) - 1
+        into = rows[i][2] if w and i >= 0 and w < rows[i][0] + rows[i][1] else "-"
+        print("0x%x+%d: %s -> %s" % (a, k, "?" if w is None else "0x%x" % w, into))
+PY
+		[ "${GOHEAP_KEEP:-0}" = 1 ] || rm -f "$core"
 		return
 	fi
 	got=$(awk -v skip=" $(sed -n 1p "$d/new") " '$4 != "tiny" && index(skip, " " $1 " ") == 0 {n++; b += $2; if ($3 == 1) {rn++; rb += $2}} END {print n, b, rn + 0, rb + 0}' \

@@ -249,6 +249,13 @@ func main() {
 	// block with it)
 	tinyDrop()
 	syscall.Close(fd)
+	// the dump's start-the-world woke an idle M, which spins and parks
+	// again (back at the head of sched.midle, where it was): let it, so
+	// that go-heap does not find it between the two (issue 37: on a busy
+	// machine under qemu, go1.19's M chain then had another holder and
+	// its dominators differed from the dump's)
+	settle := syscall.Timespec{Nsec: 300e6}
+	syscall.Nanosleep(&settle, nil)
 	stats("GCSTATS", &gcms)
 	stats("MEMSTATS", &ms)
 	out = append(out, "READY\n"...)
