@@ -17,17 +17,13 @@
 
 #include "watch_outdir.h"
 
-int wod_write(const char *dir, int pid, const char *comm_in,
-	      const unsigned char *buf, size_t len, int verbose)
+void wod_name_parts(const char *comm_in, time_t now, char *comm,
+		    size_t ncomm, char *stamp, size_t nstamp)
 {
-	char name[4200], comm[64], stamp[32], tmp[4300];
-	time_t now = time(NULL);
 	struct tm tm;
-	FILE *fp = NULL;
 	size_t i;
-	int fd;
 
-	snprintf(comm, sizeof(comm), "%s", comm_in != NULL && comm_in[0] ? comm_in : "go");
+	snprintf(comm, ncomm, "%s", comm_in != NULL && comm_in[0] ? comm_in : "go");
 	for (i = 0; comm[i] != '\0'; i++)
 		if (!((comm[i] >= 'a' && comm[i] <= 'z') ||
 		      (comm[i] >= 'A' && comm[i] <= 'Z') ||
@@ -35,7 +31,18 @@ int wod_write(const char *dir, int pid, const char *comm_in,
 		      comm[i] == '.'))
 			comm[i] = '_';
 	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	strftime(stamp, nstamp, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+int wod_write(const char *dir, int pid, const char *comm_in,
+	      const unsigned char *buf, size_t len, int verbose)
+{
+	char name[4200], comm[64], stamp[32], tmp[4300];
+	time_t now = time(NULL);
+	FILE *fp = NULL;
+	int fd;
+
+	wod_name_parts(comm_in, now, comm, sizeof(comm), stamp, sizeof(stamp));
 	snprintf(name, sizeof(name), "%s/%d-%s-%s.pb.gz", dir,
 		 pid, comm, stamp);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", name);

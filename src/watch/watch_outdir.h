@@ -9,9 +9,15 @@
 #define GH_WATCH_OUTDIR_H
 
 #include <stddef.h>
+#include <time.h>
 
 #define WOD_REFUSED (-1)   /* the .tmp name exists (planted or taken) */
 #define WOD_FAILED  (-2)   /* written partly or not renamed: removed */
+
+/* The parts of an output file's name: comm_in reduced to [A-Za-z0-9_.]
+ * ("go" when NULL or empty) and now as YYYYMMDDTHHMMSSZ (UTC). */
+void wod_name_parts(const char *comm_in, time_t now, char *comm,
+		    size_t ncomm, char *stamp, size_t nstamp);
 
 /* buf as DIR/PID-COMM-STAMP.pb.gz (COMM reduced to [A-Za-z0-9_.], "go"
  * when empty): 0, WOD_REFUSED or WOD_FAILED; -v (verbose) says why a

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "watch_cgroup.h"
+#include "watch_outdir.h"
 #include "watch_pressure.h"
 #include "watch_util.h"
 
@@ -467,21 +468,12 @@ static int write_set(wp_state *p, wt_fleet *f, const wt_view *v,
 	char comm[64], stamp[32], name[256], err[300];
 	unsigned long long gen;
 	unsigned char *buf;
-	size_t len, i;
+	size_t len;
 	time_t now = time(NULL);
-	struct tm tm;
 	goheap_profile *prof;
 	int k, rc, done = 0;
 
-	snprintf(comm, sizeof(comm), "%s", v->comm ? v->comm : "go");
-	for (i = 0; comm[i] != '\0'; i++)
-		if (!((comm[i] >= 'a' && comm[i] <= 'z') ||
-		      (comm[i] >= 'A' && comm[i] <= 'Z') ||
-		      (comm[i] >= '0' && comm[i] <= '9') || comm[i] == '_' ||
-		      comm[i] == '.'))
-			comm[i] = '_';
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	wod_name_parts(v->comm, now, comm, sizeof(comm), stamp, sizeof(stamp));
 	for (k = 0; k < 3; k++) {
 		prof = NULL;
 		buf = NULL;
