@@ -14,12 +14,13 @@ rl_each() {
 	done
 }
 
-# rl_garbage LABEL OBJECTS: the program's 1000 *Garbage (made and dropped after its last GC) are
-# the unreachable objects of go-heap's -f objects output OBJECTS: "PASS: LABEL: 1000 unreachable
-# objects ..." or FAIL with their count.
+# rl_garbage LABEL OBJECTS [SKIP]: the program's 1000 *Garbage (made and dropped after its last
+# GC) are the unreachable objects of go-heap's -f objects output OBJECTS, less the addresses in
+# SKIP (objects the runtime made after the dump): "PASS: LABEL: 1000 unreachable objects ..." or
+# FAIL with their count.
 rl_garbage() {
 	local got
-	got=$(awk '$3 == 0' "$2" | wc -l)
+	got=$(awk -v skip=" ${3-} " '$3 == 0 && index(skip, " " $1 " ") == 0' "$2" | wc -l)
 	if [ "$got" = 1000 ]; then
 		gh_pass "$1: 1000 unreachable objects (the *Garbage made after the last GC)"
 	else
@@ -85,8 +86,9 @@ PY
 
 # rl_new_objects OBJECTS GRAPH [notiny]: the objects of go-heap's -f objects OBJECTS that the
 # dump's graph GRAPH (heapdump.py --graph) does not have: made after the dump by the runtime.
-# Prints their addresses on one line, then "COUNT BYTES ALL_REACHABLE" (True/False); notiny:
-# the P's tiny block (a root of its own, never in the dump) is not counted.
+# Prints their addresses on one line, then "COUNT BYTES ALL_REACHABLE" (True/False), then
+# "REACHABLE UNREACHABLE LARGEST_UNREACHABLE_BYTES"; notiny: the P's tiny block (a root of its
+# own, never in the dump) is not counted.
 rl_new_objects() {
 	python3 - "$1" "$2" "${3:-}" <<'PY'
 import sys
@@ -95,5 +97,7 @@ new = [l.split() for l in open(sys.argv[1])
        if not (sys.argv[3] == "notiny" and l.split()[3] == "tiny") and l.split()[0] not in c]
 print(" ".join(f[0] for f in new))
 print(len(new), sum(int(f[1]) for f in new), all(f[2] == "1" for f in new))
+un = [int(f[1]) for f in new if f[2] != "1"]
+print(len(new) - len(un), len(un), max(un, default=0))
 PY
 }

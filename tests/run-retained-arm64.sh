@@ -13,7 +13,8 @@
 #     conservative frames and stacks are 0 (but the goroutine running at the crash, if any);
 #   - allocated == MEMSTATS, reachable (less the tiny block made after the dump, and under qemu
 #     at times a new M the runtime started after it: its m, g0 and gsignal, at most 3 objects,
-#     all reachable, counted) == GCSTATS (the heap the program's runtime.GC kept) == the dump's
+#     all reachable, and at most 2 unreachable ones of at most 16 B the runtime made and dropped
+#     after it, counted) == GCSTATS (the heap the program's runtime.GC kept) == the dump's
 #     graph; the 1000 *Garbage are the unreachable ones;
 #   - each object's reachability, retained bytes and immediate dominator == the dump's graph
 #     (objects under the runtime's M and P structures excepted, counted);
@@ -58,13 +59,20 @@ compare() {
 		gh_fail "$tag: frames precise/conservative/running/not unwound: '$got'"
 		gh_show "$d/top.out" 6
 	fi
-	# objects the dump does not have, made after it: the tiny block, and under qemu at times a new
-	# M the runtime started while the program blocked (its m, g0 and gsignal: 3 objects): set
-	# aside (at most 3, all reachable), counted in the PASS line
+	# objects the dump does not have, made after it: the tiny block; under qemu at times a new M
+	# the runtime started while the program blocked (its m, g0 and gsignal: at most 3 objects,
+	# reachable); and at times (go1.19, 2 of 15 runs beside two hogs) one unreachable 8-byte
+	# pointerful object whose word points at an 80-byte object a bss root holds: the runtime's
+	# background work after the dump (its shape is the old backing array of a P's timer heap,
+	# []*timer, that append grew, pointing at the scavenger's timer). An unreachable object is on
+	# no path from a root: it changes no other object's reachability, retained bytes or
+	# dominator, so at most 2 of at most 16 B are set aside too; all counted in the PASS line
 	rl_new_objects "$d/objects.out" "$d/graph.txt" notiny >"$d/new"
 	read -r nnew bnew rnew <<<"$(sed -n 2p "$d/new")"
-	if [ "$nnew" -gt 3 ] || [ "$rnew" != True ]; then
-		gh_fail "$tag: $nnew objects ($bnew B) not in the dump (reachable: $rnew): more than a new M's: $(
+	local nreach nunreach bigun
+	read -r nreach nunreach bigun <<<"$(sed -n 3p "$d/new")"
+	if [ "$nreach" -gt 3 ] || [ "$nunreach" -gt 2 ] || [ "$bigun" -gt 16 ]; then
+		gh_fail "$tag: $nnew objects ($bnew B) not in the dump ($nreach reachable, $nunreach not, the largest of those $bigun B): more than a new M's and a timer array's: $(
 			for a in $(sed -n 1p "$d/new" | cut -d' ' -f1-4); do grep -m1 "^$a " "$d/objects.out"; done | tr '\n' ';')"
 		# what they hold (their first words in the core, and the objects those point into),
 		# to tell where they came from; the core kept with GOHEAP_KEEP=1
@@ -99,11 +107,11 @@ PY
 	want="$(sed -n 's/^MEMSTATS //p' "$d/run.out") $(sed -n 's/^GCSTATS //p' "$d/run.out")"
 	ck=$(sed -n 's/^TOTAL //p' "$d/graph.txt")
 	if [ "$got" = "$want" ] && [ "$got" = "$ck" ]; then
-		gh_pass "$tag: allocated, reachable '$got' == MemStats at the dump, after runtime.GC == the dump's graph ($nnew objects, $bnew B, made after the dump set aside)"
+		gh_pass "$tag: allocated, reachable '$got' == MemStats at the dump, after runtime.GC == the dump's graph ($nnew objects, $bnew B, made after the dump set aside: $nreach reachable, $nunreach not)"
 	else
 		gh_fail "$tag: allocated, reachable '$got' != MemStats '$want' / the dump's graph '$ck'"
 	fi
-	rl_garbage "$tag" "$d/objects.out"
+	rl_garbage "$tag" "$d/objects.out" "$(sed -n 1p "$d/new")"
 	rl_graph_cmp "$d/objects.out" "$d/graph.txt" "$(sed -n 1p "$d/new")" >"$d/cmp" 2>&1
 	read -r -a res <<<"$(sed -n 's/^RESULT //p' "$d/cmp")"
 	if [ "${#res[@]}" = 4 ] && [ "${res[1]}" = 0 ] && [ "${res[2]}" = 0 ]; then
