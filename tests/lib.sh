@@ -87,6 +87,14 @@ gh_show() {
 	fi
 }
 
+# gh_show_tail FILE [N]: the last N (default 6) lines of FILE, indented: where a -v run's
+# error is (its first lines are the verbose header).
+gh_show_tail() {
+	if [ -s "$1" ]; then
+		tail -n "${2:-6}" "$1" | sed 's/^/    | /'
+	fi
+}
+
 # The final line CI parses; exit 1 if anything failed, 77 if nothing ran.
 # Before it, a "time:" line: the script's wall time and the load average at its end (make
 # check's time budget per script, README "Building").

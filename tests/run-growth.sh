@@ -60,7 +60,7 @@ grow() {
 	for ((k = 1; k <= nsig; k++)); do
 		if ! gh_wait_for 60 grep -q "^go-heap: snapshot $k of" "$d/$name.err"; then
 			gh_fail "$tag: $name: no snapshot $k"
-			gh_show "$d/$name.err" 5
+			gh_show_tail "$d/$name.err" 6
 			wait "$gpid"
 			return 1
 		fi
@@ -72,7 +72,7 @@ grow() {
 	done
 	if ! wait "$gpid"; then
 		gh_fail "$tag: $name: go-heap $* failed"
-		gh_show "$d/$name.err" 5
+		gh_show_tail "$d/$name.err" 6
 		return 1
 	fi
 	# each ADDED window between the snapshot before it and the one after it
