@@ -20,7 +20,13 @@
  *     interrupting): the stop gives up after its 100 ms deadline, resumes
  *     the others then (the parked thread, stopped with it, is seen in
  *     "t" only until then, not for the whole vfork), detaches the sleeper
- *     as soon as its vfork ends, and no thread is left traced.
+ *     as soon as its vfork ends, and no thread is left traced;
+ *   - the target killed while stopped (SIGKILL wakes its threads from
+ *     their stops: they exit under us): the resume collects their exits,
+ *     so that the process can be reaped by its parent at once (a traced
+ *     thread's exit is reported to its tracer; uncollected, the process
+ *     stayed a zombie for as long as the tracer lived: go-heap watch held
+ *     a `go` process so, its parent's wait hung).
  */
 #include "config.h"
 
@@ -340,6 +346,43 @@ static void test_stop_and_resume(void **state)
 	stop_target(pid);
 }
 
+static void test_killed_while_stopped(void **state)
+{
+	gh_ptrace *pt = NULL;
+	gh_err err;
+	pid_t pid, r = 0;
+	int i, st, rc;
+
+	(void)state;
+	pid = start_target(-1, 0);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(gh_ptrace_stop(&pt, pid, &err), 0);
+	assert_int_equal(gh_ptrace_nthreads(pt), 3);
+	kill(pid, SIGKILL);
+	sleep_ms(50);
+	rc = gh_ptrace_resume(pt, &err);
+	/* the parent (this test: also the tracer, so the resume's collection
+	 * of the leader may have reaped it already: ECHILD) reaps it now */
+	for (i = 0; i < 200; i++) {
+		r = waitpid(pid, &st, WNOHANG);
+		if (r != 0)
+			break;
+		sleep_ms(10);
+	}
+	if (r == 0) {
+		/* left traced zombies: collect them ourselves, then fail */
+		while (waitpid(-1, &st, __WALL | WNOHANG) > 0)
+			;
+		waitpid(pid, &st, 0);
+	}
+	target_pid = 0;
+	if (rc != 0 || r == 0)
+		fprintf(stderr, "resume %d (%s), parent's wait %d\n", rc,
+			err.msg, (int)r);
+	assert_int_equal(rc, 0);
+	assert_true(r == pid || (r < 0 && errno == ECHILD));
+}
+
 static void test_already_in_d(void **state)
 {
 	char st[64];
@@ -425,6 +468,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_stop_and_resume, teardown),
+		cmocka_unit_test_teardown(test_killed_while_stopped, teardown),
 		cmocka_unit_test_teardown(test_already_in_d, teardown),
 		cmocka_unit_test_teardown(test_enters_d_during_stop, teardown),
 	};

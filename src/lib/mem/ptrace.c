@@ -296,7 +296,7 @@ int gh_pt_wait_stop(gh_ptrace *pt, pt_thread *t, double deadline)
 		 * for the leader, then: it is polled, and gone once a
 		 * zombie. */
 		if (t->tid == pt->pid && (c == 'Z' || c == 'X')) {
-			t->state = PT_GONE;
+			t->state = PT_EXITED;   /* collected after the others */
 			pt->leader_gone = 1;
 			return 0;
 		}
@@ -484,7 +484,7 @@ static int stop_group(gh_ptrace *pt, size_t from, size_t to, gh_err *err)
 		pt->t[i].interrupted = 1;
 		if (ptrace(PTRACE_INTERRUPT, pt->t[i].tid, NULL, NULL) != 0 &&
 		    errno == ESRCH)
-			pt->t[i].state = PT_GONE;
+			pt->t[i].state = PT_EXITED;   /* seized: ours to collect */
 	}
 	/*
 	 * Every thread gets GH_PT_STOP_TIMEOUT_MS from the end of the
@@ -616,11 +616,79 @@ static int detach(gh_ptrace *pt, pt_thread *t, int rc, gh_err *err)
 	if (t->state != PT_STOPPED)
 		return rc;
 	if (ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(uintptr_t)t->sig) !=
-	    0 && errno != ESRCH && rc == 0)
-		rc = gh_errf(err, GOHEAP_EIO, "process %d: detaching thread "
-			     "%d: %s", pt->pid, t->tid, strerror(errno));
+	    0) {
+		/* ESRCH: no longer in its stop, so killed (SIGKILL, the
+		 * exit_group of a thread we had not stopped yet): exiting,
+		 * its exit ours to collect */
+		if (errno == ESRCH) {
+			t->state = PT_EXITED;
+			return rc;
+		}
+		if (rc == 0)
+			rc = gh_errf(err, GOHEAP_EIO, "process %d: detaching "
+				     "thread %d: %s", pt->pid, t->tid,
+				     strerror(errno));
+	}
 	t->state = PT_GONE;
 	return rc;
+}
+
+/* Collect t's exit if it is reported (1: collected, or not ours). */
+static int reap_one(pt_thread *t)
+{
+	int st = 0;
+	pid_t r;
+
+	do
+		r = waitpid(t->tid, &st, __WALL | WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return 0;
+	if (r > 0 && WIFSTOPPED(st))
+		/* not dead after all (a stop reported late): let it go */
+		ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
+	t->state = PT_GONE;       /* reaped, stopped and detached, ECHILD */
+	return 1;
+}
+
+/*
+ * Threads that died under the stop (PT_EXITED: the process was killed, or
+ * one of its threads we had not stopped called exit_group): a traced
+ * thread's exit is reported to its tracer, not its parent, and until the
+ * tracer collects it the thread stays a zombie traced by us, the process
+ * with it: its parent's wait blocks for as long as we live (go-heap watch
+ * held a `go` process this way until it exited: a hung test).  Collected
+ * here, the other threads first: the kernel reports the leader only once
+ * every other thread has been reaped (its parent is told then).  For at
+ * most GH_PT_REAP_TIMEOUT_MS; after that the kernel releases what is left
+ * when this process exits (exit_ptrace).
+ */
+static size_t reap_round(gh_ptrace *pt)
+{
+	size_t i, others = 0, leader = 0;
+
+	for (i = 0; i < pt->n; i++) {
+		pt_thread *t = &pt->t[i];
+
+		if (t->tid == pt->pid)
+			leader += t->state == PT_EXITED;
+		else if (t->state == PT_EXITED && !reap_one(t))
+			others++;
+	}
+	if (leader > 0 && others == 0)
+		for (i = 0; i < pt->n; i++)
+			if (pt->t[i].tid == pt->pid &&
+			    pt->t[i].state == PT_EXITED && reap_one(&pt->t[i]))
+				leader--;
+	return others + leader;
+}
+
+static void reap_exited(gh_ptrace *pt)
+{
+	double deadline = gh_now() + GH_PT_REAP_TIMEOUT_MS / 1e3;
+
+	while (reap_round(pt) > 0 && gh_now() <= deadline)
+		sleep_us(1000);
 }
 
 /*
@@ -643,6 +711,9 @@ static int detach_pending(gh_ptrace *pt, int rc, gh_err *err)
 			ptrace(PTRACE_INTERRUPT, pt->t[i].tid, NULL, NULL);
 		}
 	for (;;) {
+		/* the dead first: an attached leader is reported only once
+		 * they are collected */
+		reap_round(pt);
 		left = 0;
 		for (i = 0; i < pt->n; i++) {
 			if (pt->t[i].state != PT_ATTACHED)
@@ -683,6 +754,7 @@ int gh_ptrace_resume(gh_ptrace *pt, gh_err *err)
 		rc = detach(pt, &pt->t[i], rc, err);
 	rt_leave(pt);
 	rc = detach_pending(pt, rc, err);
+	reap_exited(pt);
 	if (pt->taskfd >= 0)
 		close(pt->taskfd);
 	free(pt->wbuf);

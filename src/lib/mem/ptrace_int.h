@@ -29,6 +29,9 @@
 #define GH_PT_STR(x) GH_PT_STR2(x)
 /* How long to wait for such a thread afterwards, only to detach it. */
 #define GH_PT_DETACH_TIMEOUT_MS 10000
+/* How long to wait for the exits of threads that died under the stop (a
+ * SIGKILLed thread runs its exit at once: a few ms on a loaded machine). */
+#define GH_PT_REAP_TIMEOUT_MS 2000
 /* Pauses between polls of the waits (waitpid has no timeout): 10 us, doubling. */
 #define GH_PT_POLL_US 10
 #define GH_PT_POLL_MAX_US 1000
@@ -49,7 +52,12 @@ enum pt_state {
 	PT_NEW,       /* listed in /proc/PID/task, not seized */
 	PT_ATTACHED,  /* seized, maybe interrupted, not yet seen stopped */
 	PT_STOPPED,   /* in a ptrace-stop: may be read and detached */
-	PT_GONE,      /* exited, or detached */
+	PT_EXITED,    /* seized, then exited (or exiting: SIGKILL woke it from
+	               * its stop), its exit not collected yet: a traced
+	               * thread's exit is reported to its tracer, and until we
+	               * collect it (reap_exited) it stays a zombie traced by
+	               * us, and its process cannot be reaped by its parent */
+	PT_GONE,      /* exited and collected, never seized, or detached */
 };
 
 typedef struct pt_thread {
