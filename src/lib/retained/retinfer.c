@@ -118,6 +118,7 @@ typedef struct inf {
 	size_t qt;
 	uint64_t *bits;            /* nobj bits, zero between levels */
 	uint32_t ek, eend;         /* the scanned object's edges left */
+	int noedges;               /* the scan made none (a running pass) */
 	uint64_t steps;
 	int oom;
 } inf;
@@ -590,7 +591,7 @@ static void scan(inf *x, uint32_t j, uint32_t ty, int mode, uint64_t hdr)
 	/* its edges, as the scan made them (none in a live target's running
 	 * pass: the search finds every pointee) */
 	x->ek = x->eend = 0;
-	if (r->off != NULL && r->adj != NULL) {
+	if (!x->noedges) {
 		x->ek = r->off[j];
 		x->eend = r->off[j + 1];
 	}
@@ -682,7 +683,7 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, uint32_t like)
 		const gh_retained *pr_ = (x)->r;                          \
 		const uint32_t *pq_ = (x)->q;                             \
 		uint32_t pk_, pe_;                                        \
-		if (pr_->off != NULL && pr_->adj != NULL) {               \
+		if (!(x)->noedges) {                                      \
 			if ((h) + 3 * PF_HOLDERS < (lend))                \
 				PREFETCH(&pr_->off[pq_[(h) +              \
 						       3 * PF_HOLDERS]]); \
@@ -756,6 +757,7 @@ int gh_ret_infer(rb *b)
 	x.m = b->m;
 	x.l = b->l;
 	x.big = b->m->big_endian;
+	x.noedges = b->reads_only || r->off == NULL || r->adj == NULL;
 	t0 = gh_now();
 	x.q = malloc((size_t)r->nobj * sizeof(*x.q));
 	/* (without it, qsort) */
