@@ -39,6 +39,14 @@
  * words: on a live target in both of retlive.c's passes (the running one
  * records what it reads, so that the stop copies it), the result kept from
  * the final one, built from the copy after the resume.
+ *
+ * A word's pointee is taken from the scan's edges (pointee()): the scan
+ * made one of each of a holder's pointer words that points into an
+ * object, in the words' order, and the words are read here in that order;
+ * the search (gh_retained_find) only where the next edge is not the
+ * word's (and in a live target's running pass, which makes no edges).
+ * The next holders' pointees are prefetched; an object's inferred type is
+ * kept in its r->ent (INF_BIT) until the rows are made.
  */
 #include "config.h"
 
