@@ -84,12 +84,7 @@
 #define INF_MODE(en) ((int)((en) & 3u))
 #define PF_EDGES 8u                /* a holder's edges prefetched ahead */
 #define PF_HOLDERS 8u              /* a level's holders prefetched ahead */
-
-#if defined(__GNUC__)
 #define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)(p))
-#endif
 
 enum { M_PLAIN, M_MAP, M_CHAN, M_NMODES };
 
