@@ -397,7 +397,7 @@ static int pv_flush(rb *b)
 
 static int ptr_edge(rb *b, uint64_t v)
 {
-	if (b->reads_only || v == 0)
+	if (v == 0)
 		return 0;
 	b->pv[b->npv++] = v;
 	return b->npv == GH_RET_PV ? pv_flush(b) : 0;

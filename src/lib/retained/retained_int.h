@@ -63,7 +63,9 @@ typedef struct rb {
 	int ar_ok;
 	unsigned char bm[4096];
 	int reads_only;       /* a live target's running pass (retlive.c):
-	                       * objects' pointers read, no edges made */
+	                       * its graph thrown away (the edges made all
+	                       * the same: the inference takes its pointees
+	                       * from them, cheaper than searching) */
 	/* the scan's pointer words not yet looked up, and the objects whose
 	 * words end before each (pv's count then) */
 	uint64_t pv[GH_RET_PV];

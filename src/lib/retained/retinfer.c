@@ -44,7 +44,7 @@
  * made one of each of a holder's pointer words that points into an
  * object, in the words' order, and the words are read here in that order;
  * the search (gh_retained_find) only where the next edge is not the
- * word's (and in a live target's running pass, which makes no edges).
+ * word's.
  * The next holders' pointees are prefetched; an object's inferred type is
  * kept in its r->ent (INF_BIT) until the rows are made.
  */
@@ -121,7 +121,7 @@ typedef struct inf {
 	size_t qt;
 	uint64_t *bits;            /* nobj bits, zero between levels */
 	uint32_t ek, eend;         /* the scanned object's edges left */
-	int noedges;               /* the scan made none (a running pass) */
+	int noedges;               /* no edges: the search for every one */
 	uint64_t steps;
 	int oom;
 } inf;
@@ -591,8 +591,8 @@ static void scan(inf *x, uint32_t j, uint32_t ty, int mode, uint64_t hdr)
 	/* a core's pages read are dropped as the walk's and the scan's are
 	 * (each level goes forward through the heap) */
 	gh_ret_release(x->b, osize(r, j), 0);
-	/* its edges, as the scan made them (none in a live target's running
-	 * pass: the search finds every pointee) */
+	/* its edges, as the scan made them (none: the search finds every
+	 * pointee) */
 	x->ek = x->eend = 0;
 	if (!x->noedges) {
 		x->ek = r->off[j];
@@ -760,7 +760,7 @@ int gh_ret_infer(rb *b)
 	x.m = b->m;
 	x.l = b->l;
 	x.big = b->m->big_endian;
-	x.noedges = b->reads_only || r->off == NULL || r->adj == NULL;
+	x.noedges = r->off == NULL || r->adj == NULL;
 	t0 = gh_now();
 	x.q = malloc((size_t)r->nobj * sizeof(*x.q));
 	/* (without it, qsort) */
