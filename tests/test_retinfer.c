@@ -43,7 +43,9 @@
 #define K_MAP 21u
 #define K_PTR 22u
 #define K_SLICE 23u
+#define K_STRING 24u
 #define K_STRUCT 25u
+#define K_UNSAFEPTR 26u
 #define TFLAG_DIRECT 0x20u     /* TFlagDirectIface, 1.26+ */
 
 typedef struct fobj {
@@ -62,7 +64,15 @@ typedef struct fx {
 	gh_mem m;
 	rb b;
 	const gh_rtlayout *l;
+	int edges;            /* the graph's edges run() makes (E_*) */
 } fx;
+
+/* The objects' edges (CSR) gh_ret_infer is given: as the graph's scan
+ * makes them (the default), none (a live target's running pass), or
+ * edges that are not the scan's (each object's reversed; targets that
+ * are not its pointees): the inference takes an edge only where it is
+ * the pointee of the word it reads, so every one gives the same rows. */
+enum { E_SCAN, E_NONE, E_REVERSED, E_WRONG };
 
 static void put(fx *f, uint64_t a, uint64_t v, unsigned size)
 {
@@ -305,8 +315,59 @@ static uint64_t o_typed(fx *f, uint64_t ty, const char *name, int large)
 	return large ? a : a + 8;
 }
 
+/* Each object's pointer words' pointees, as retained.c's scan_object
+ * finds them: a shape's heap bits (64 words at most), an exact type's
+ * mask repeated from the value's start (after a malloc header). */
+static void edges(fx *f)
+{
+	gh_retained *r = f->r;
+	uint32_t i, j, n = 0, cap = 0, k, lo;
+
+	r->off = calloc((size_t)r->nobj + 1, sizeof(*r->off));
+	assert_non_null(r->off);
+	for (i = 0; i < r->nobj; i++) {
+		const gh_tentry *e = &r->types->e[r->ent[i]];
+		uint64_t a = r->addr[i], lim = a + gh_retained_size(r, i);
+		uint64_t m = e->mask, ts = 0, w;
+
+		if (e->kind == GH_TK_HEADER || e->kind == GH_TK_LARGETYPE) {
+			m = ty_mask(f, e->type);
+			ts = ty_size(f, e->type);
+			a += e->kind == GH_TK_HEADER ? 8 : 0;
+		} else if (e->kind != GH_TK_PTRS)
+			m = 0;
+		lo = n;
+		for (w = 0; m != 0 && a + 8 * w + 8 <= lim && w < 4096; w++) {
+			uint64_t bit = ts != 0 ? w % (ts / 8) : w;
+
+			if (bit >= 64 || !((m >> bit) & 1))
+				continue;
+			j = gh_retained_find(r, get(f, a + 8 * w, 8));
+			if (j == GH_RET_NONE)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				r->adj = realloc(r->adj, cap * sizeof(*r->adj));
+				assert_non_null(r->adj);
+			}
+			r->adj[n++] = j;
+		}
+		for (k = lo; f->edges == E_REVERSED && k < lo + (n - lo) / 2;
+		     k++) {
+			j = r->adj[k];
+			r->adj[k] = r->adj[n - 1 - (k - lo)];
+			r->adj[n - 1 - (k - lo)] = j;
+		}
+		for (k = lo; f->edges == E_WRONG && k < n; k++)
+			r->adj[k] = (r->adj[k] + 1 + k) % r->nobj;
+		r->off[i + 1] = n;
+	}
+	r->nedges = n;
+}
+
 /* gh_ret_infer on the objects (any order: one run each, sorted by
- * address as the builder sorts the walk's runs) */
+ * address as the builder sorts the walk's runs), with their edges
+ * (f->edges) */
 static int run(fx *f)
 {
 	gh_retained *r = f->r;
@@ -332,6 +393,8 @@ static int run(fx *f)
 	for (i = 1; i < r->nobj; i++)
 		assert_true(r->addr[i - 1] + gh_retained_size(r, (uint32_t)i - 1)
 			    <= r->addr[i]);
+	if (f->edges != E_NONE)
+		edges(f);
 	return gh_ret_infer(&f->b);
 }
 
@@ -968,6 +1031,91 @@ static void test_chain(void **state)
 	free(slot);
 }
 
+/*
+ * A holder whose pointer words the inference reads in part: a string's
+ * data and an unsafe.Pointer (edges it passes over), an interface (its
+ * type word, then its data), a nil pointer, one out of the heap, one into
+ * an object's middle; inferred holders with two pointer words each, one
+ * nil, one to an object typed already.  The same rows whatever edges
+ * the graph gives (E_*).
+ */
+static void edges_case(void **state, int mode)
+{
+	fx *f = *state;
+	uint64_t pp = t_ptr(f, "*main.Pair", 0), pair, hold, h, sdata, x;
+	uint64_t str = ty_new(f, "string", K_STRING, 16, 0x1);
+	uint64_t up = ty_new(f, "unsafe.Pointer", K_UNSAFEPTR, 8, 0x1);
+	uint64_t ef = t_iface(f, "interface {}", 0), p[9];
+	ffield pf[2] = { { pp, 0 }, { pp, 8 } };
+	ffield hf[9] = { { str, 0 }, { pp, 16 }, { up, 24 }, { ef, 32 },
+			 { pp, 48 }, { pp, 56 }, { pp, 64 }, { pp, 72 },
+			 { str, 80 } };
+	unsigned i;
+
+	pair = t_struct(f, "main.Pair", 16, pf, 2);
+	put(f, pp + 48, pair, 8);
+	hold = t_struct(f, "main.Holder", 96, hf, 9);
+	assert_int_equal(ty_mask(f, hold), 0x7fd);
+	h = o_typed(f, hold, "main.Holder", 0);
+	sdata = o_shape(f, 16, 0);         /* the strings' bytes */
+	x = o_shape(f, 32, 0x3);           /* the unsafe.Pointer's */
+	for (i = 0; i < 9; i++)
+		p[i] = o_shape(f, 16, 0x3);
+	f->edges = mode;
+	put(f, h, sdata, 8);
+	put(f, h + 8, 5, 8);
+	put(f, h + 16, p[0], 8);
+	put(f, h + 24, x, 8);
+	put(f, h + 32, pp, 8);             /* interface {}(*main.Pair) */
+	put(f, h + 40, p[4], 8);
+	put(f, h + 48, 0, 8);
+	put(f, h + 56, TYPES_LO + 64, 8);  /* not in the heap */
+	put(f, h + 64, p[8] + 8, 8);       /* p[8]'s second word */
+	put(f, h + 72, p[5], 8);
+	put(f, h + 80, sdata + 8, 8);
+	put(f, h + 88, 3, 8);
+	put(f, x, p[7], 8);                /* untyped: not followed */
+	put(f, p[0], p[1], 8);
+	put(f, p[0] + 8, p[2], 8);
+	put(f, p[1], 0, 8);
+	put(f, p[1] + 8, p[3], 8);
+	put(f, p[2], p[0], 8);             /* typed already */
+	put(f, p[2] + 8, p[1], 8);
+	put(f, p[5], p[6], 8);
+	put(f, p[5] + 8, p[0], 8);
+	assert_int_equal(run(f), 0);
+	for (i = 0; i < 7; i++)
+		assert_string_equal(name_at(f, p[i]), "main.Pair (inferred)");
+	assert_string_equal(name_at(f, p[7]), "ptrs 16 B 0x3");
+	assert_string_equal(name_at(f, p[8]), "ptrs 16 B 0x3");
+	assert_string_equal(name_at(f, x), "ptrs 32 B 0x3");
+	assert_string_equal(name_at(f, sdata), "noscan 16 B 0x0");
+	assert_string_equal(name_at(f, h - 8), "main.Holder");
+	assert_int_equal(f->r->inferred_objects, 7);
+	assert_int_equal(f->r->infer_conflicts, 0);
+	assert_int_equal(f->r->untyped_objects, 4);
+}
+
+static void test_edges_scan(void **state)
+{
+	edges_case(state, E_SCAN);
+}
+
+static void test_edges_none(void **state)
+{
+	edges_case(state, E_NONE);
+}
+
+static void test_edges_reversed(void **state)
+{
+	edges_case(state, E_REVERSED);
+}
+
+static void test_edges_wrong(void **state)
+{
+	edges_case(state, E_WRONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -997,6 +1145,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edges_scan, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_edges_none, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_edges_reversed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_edges_wrong, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,8 @@
 #define GH_RET_PAGE_MAX ((uint64_t)1 << 24)   /* pages indexed: 128 GiB */
 #define GH_RET_RELEASE ((uint64_t)32 << 20)   /* object bytes a core's
                                                * pages are kept for */
+#define GH_RET_PV 256u                        /* the scan's pointer words
+                                               * looked up together */
 
 /* A row's pointer layout (headered and largeType rows). */
 typedef struct tinfo {
@@ -61,7 +63,14 @@ typedef struct rb {
 	int ar_ok;
 	unsigned char bm[4096];
 	int reads_only;       /* a live target's running pass (retlive.c):
-	                       * objects' pointers read, no edges made */
+	                       * its graph thrown away (the edges made all
+	                       * the same: the inference takes its pointees
+	                       * from them, cheaper than searching) */
+	/* the scan's pointer words not yet looked up, and the objects whose
+	 * words end before each (pv's count then) */
+	uint64_t pv[GH_RET_PV];
+	uint32_t pend[GH_RET_PV], pendobj[GH_RET_PV];
+	uint32_t npv, npend;
 } rb;
 
 /* A window of the target's memory, a chunk at a time (gh_ret_word_at). */
@@ -78,6 +87,9 @@ typedef struct gh_ret_frame {
 } gh_ret_frame;
 
 int gh_ret_nomem(rb *b);
+/* What gh_retained_find(r, p) will read, asked for ahead: stage 0 the
+ * page index's entry, stage 1 (after it) the objects it points at. */
+void gh_ret_find_prefetch(const gh_retained *r, uint64_t p, int stage);
 /* Close node v's edge list (nodes are made in order). */
 int gh_ret_node_end(rb *b, uint64_t v);
 /* An edge from the node being built to object dst. */

@@ -77,6 +77,38 @@ uint32_t gh_retained_find(const gh_retained *r, uint64_t p)
 	return p - r->addr[lo] < gh_retained_size(r, lo) ? lo : GH_RET_NONE;
 }
 
+void gh_ret_find_prefetch(const gh_retained *r, uint64_t p, int stage)
+{
+	uint64_t k, g;
+	uint32_t lo, hi;
+
+	if (r->pg == NULL || p < r->pg_lo)
+		return;
+	k = (p - r->pg_lo) >> GH_RET_PAGE_SHIFT;
+	if (k >= r->npg)
+		return;
+	if (stage == 0) {
+		__builtin_prefetch(&r->pg[k]);
+		return;
+	}
+	lo = r->pg[k];
+	hi = r->pg[k + 1];
+	if (lo == hi) {
+		if (lo > 0) {
+			__builtin_prefetch(&r->addr[lo - 1]);
+			__builtin_prefetch(&r->size8[lo - 1]);
+		}
+		return;
+	}
+	/* gh_retained_find's first probe */
+	g = lo + ((((p - r->pg_lo) & GH_RET_PAGE_MASK) * (hi - lo) +
+		   GH_RET_PAGE_MASK / 2) >> GH_RET_PAGE_SHIFT);
+	if (g >= hi)
+		g = hi - 1;
+	__builtin_prefetch(&r->addr[g]);
+	__builtin_prefetch(&r->size8[g]);
+}
+
 int gh_ret_nomem(rb *b)
 {
 	return gh_errf(&b->s->err, GOHEAP_ENOMEM, "out of memory");

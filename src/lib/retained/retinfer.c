@@ -39,6 +39,14 @@
  * words: on a live target in both of retlive.c's passes (the running one
  * records what it reads, so that the stop copies it), the result kept from
  * the final one, built from the copy after the resume.
+ *
+ * A word's pointee is taken from the scan's edges (pointee()): the scan
+ * made one of each of a holder's pointer words that points into an
+ * object, in the words' order, and the words are read here in that order;
+ * the search (gh_retained_find) only where the next edge is not the
+ * word's.
+ * The next holders' pointees are prefetched; an object's inferred type is
+ * kept in its r->ent (INF_BIT) until the rows are made.
  */
 #include "config.h"
 
@@ -55,7 +63,9 @@
 #define K_PTR 22u
 #define K_SLICE 23u
 #define K_FUNC 19u
+#define K_STRING 24u
 #define K_STRUCT 25u
+#define K_UNSAFEPTR 26u
 #define CLOSURE_KEY ((uint64_t)1 << 63)  /* a closure's pseudo-type: its
                                             * function's entry | this */
 #define KIND_DIRECT 0x20u          /* abi.KindDirectIface (<= 1.25) */
@@ -64,6 +74,17 @@
 #define MAX_FIELDS 4096u
 #define MAX_DIR (1u << 20)         /* a swiss map's directory entries */
 #define STEP_BUDGET ((uint64_t)1 << 30)
+/* An object's inferred type, while the inference runs, in its r->ent (a
+ * row index below INF_BIT): INF_BIT | (type index) << 2 | mode, one array
+ * read for whether it is typed and by what (a cache miss an object). */
+#define INF_BIT 0x80000000u
+#define INF_MAXTY (1u << 29)
+#define INF_ENC(ty, mode) (INF_BIT | ((ty) - 1) << 2 | (uint32_t)(mode))
+#define INF_TY(en) ((((en) & ~INF_BIT) >> 2) + 1)
+#define INF_MODE(en) ((int)((en) & 3u))
+#define PF_EDGES 8u                /* a holder's edges prefetched ahead */
+#define PF_HOLDERS 8u              /* a level's holders prefetched ahead */
+#define PREFETCH(p) __builtin_prefetch(p)
 
 enum { M_PLAIN, M_MAP, M_CHAN, M_NMODES };
 
@@ -82,6 +103,9 @@ typedef struct ity {
 	uint8_t closure;           /* addr: a closure's function's entry */
 	uint8_t mapkind;           /* its Group/Bucket: 1 bucket, 2 group */
 	uint32_t row[M_NMODES];    /* its inferred rows + 1 */
+	/* the lowest object inferred of it (index + 1) and that object's
+	 * shape row: the shape of its inferred row */
+	uint32_t like[M_NMODES], likerow[M_NMODES];
 } ity;
 
 typedef struct inf {
@@ -93,10 +117,11 @@ typedef struct inf {
 	ity *ty;
 	size_t nty, capty;
 	gh_hmap tidx;              /* type address -> index + 1 */
-	uint32_t *it;              /* per object: its inferred type + 1 */
-	uint8_t *mode;
 	uint32_t *q;
 	size_t qt;
+	uint64_t *bits;            /* nobj bits, zero between levels */
+	uint32_t ek, eend;         /* the scanned object's edges left */
+	int noedges;               /* no edges: the search for every one */
 	uint64_t steps;
 	int oom;
 } inf;
@@ -133,7 +158,7 @@ static uint32_t ty_get(inf *x, uint64_t a)
 
 	if (v != 0)
 		return x->ty[v - 1].ok ? (uint32_t)v : 0;
-	if (!in_types(x, a, 56))
+	if (!in_types(x, a, 56) || x->nty + 1 >= INF_MAXTY)
 		return 0;
 	if (gh_grow(&x->ty, &x->capty, x->nty + 1, sizeof(*x->ty)) != 0 ||
 	    gh_hmap_put(&x->tidx, a, x->nty + 1) != 0) {
@@ -238,7 +263,7 @@ static uint32_t closure_get(inf *x, uint64_t pc)
 	uint64_t key = pc | CLOSURE_KEY, v;
 	ity *t;
 
-	if (pc == 0 || (pc & CLOSURE_KEY))
+	if (pc == 0 || (pc & CLOSURE_KEY) || x->nty + 1 >= INF_MAXTY)
 		return 0;
 	v = gh_hmap_get(&x->tidx, key);
 	if (v != 0)
@@ -288,30 +313,105 @@ static int fits(const inf *x, const ity *t, uint32_t j, const gh_tentry *e,
 	return 1;
 }
 
-/* Pointer p's pointee, by the static type at ty (index + 1). */
-static void infer(inf *x, uint64_t p, uint32_t ty, int mode)
+/* What infer() reads of object j (< r->nobj), asked for ahead: the
+ * pointees are spread over the heap, each a cache miss, overlapped this
+ * way.  (Macros: GCC drops a call to a static function that only
+ * prefetches, as it would a pure function's.) */
+#define PREFETCH_OBJ(x, j)                                               \
+	do {                                                             \
+		uint32_t pj_ = (j);                                      \
+		if (pj_ < (x)->r->nobj) {                                \
+			PREFETCH(&(x)->r->addr[pj_]);                    \
+			PREFETCH(&(x)->r->ent[pj_]);                     \
+			PREFETCH(&(x)->r->size8[pj_]);                   \
+		}                                                        \
+	} while (0)
+
+/* Does the scanned object's next edge go to the object containing v? */
+static int edge_is(const inf *x, uint64_t v)
+{
+	const gh_retained *r = x->r;
+	uint32_t j;
+	uint64_t a;
+
+	if (x->ek >= x->eend)
+		return 0;
+	j = r->adj[x->ek];
+	if (j >= r->nobj)
+		return 0;
+	a = r->addr[j];
+	return v == a || (v > a && v - a < gh_retained_size(r, j));
+}
+
+/*
+ * The object pointer word v (of the object being scanned) points into, or
+ * GH_RET_NONE.  The graph's scan made an edge of every pointer word of the
+ * object that points into an object, in the words' order, and the words
+ * asked for here come in that order: the next edge is this word's when it
+ * contains v (objects do not overlap: it is then gh_retained_find(v)).
+ * Otherwise (a word with no edge, or one the inference passed over that
+ * had one) the search finds it, and the edges move past its first edge
+ * to that object: the cursor is never past the next word's edge, so an
+ * edge that matches is that word's.
+ */
+static uint32_t pointee(inf *x, uint64_t v)
+{
+	const gh_retained *r = x->r;
+	uint32_t j, k;
+
+	if (v == 0)
+		return GH_RET_NONE;
+	if (x->ek + PF_EDGES < x->eend)
+		PREFETCH_OBJ(x, r->adj[x->ek + PF_EDGES]);
+	if (edge_is(x, v))
+		return r->adj[x->ek++];
+	j = gh_retained_find(r, v);
+	if (j != GH_RET_NONE)
+		for (k = x->ek; k < x->eend && k - x->ek < 64; k++)
+			if (r->adj[k] == j) {
+				x->ek = k + 1;
+				break;
+			}
+	return j;
+}
+
+/* A pointer word the inference does not follow (a string's data, an
+ * unsafe.Pointer, an interface's type word): past its edge, if it has
+ * one. */
+static void pass_word(inf *x, uint64_t v)
+{
+	if (v != 0 && edge_is(x, v))
+		x->ek++;
+}
+
+/* The pointee j (GH_RET_NONE: none) of pointer p, by the static type at
+ * ty (index + 1). */
+static void infer(inf *x, uint64_t p, uint32_t j, uint32_t ty, int mode)
 {
 	gh_retained *r = x->r;
 	const gh_tentry *e;
-	uint32_t j;
+	uint32_t cur, en = INF_ENC(ty, mode);
+	ity *t;
 
-	if (p == 0 || ty == 0)
+	if (p == 0 || ty == 0 || j == GH_RET_NONE || r->addr[j] != p)
 		return;
-	j = gh_retained_find(r, p);
-	if (j == GH_RET_NONE || r->addr[j] != p)
-		return;
-	if (x->it[j] != 0) {
-		if (x->it[j] != ty || x->mode[j] != mode)
+	cur = r->ent[j];
+	if (cur & INF_BIT) {
+		if (cur != en)
 			r->infer_conflicts++;
 		return;
 	}
-	e = &r->types->e[r->ent[j]];
+	e = &r->types->e[cur];
 	if (e->type != 0)
 		return;                    /* exact: never replaced */
-	if (!fits(x, &x->ty[ty - 1], j, e, mode))
+	t = &x->ty[ty - 1];
+	if (!fits(x, t, j, e, mode))
 		return;
-	x->it[j] = ty;
-	x->mode[j] = (uint8_t)mode;
+	if (t->like[mode] == 0 || j < t->like[mode] - 1) {
+		t->like[mode] = j + 1;
+		t->likerow[mode] = cur;
+	}
+	r->ent[j] = en;
 	x->q[x->qt++] = j;
 }
 
@@ -332,17 +432,23 @@ static void walk(inf *x, wbuf *wb, uint32_t ty, uint64_t at, uint64_t hi,
 	switch (t->kind) {
 	case K_PTR:
 	case K_SLICE:
-		if (gh_ret_word_at(x->b, wb, at, hi, &v) == 0)
-			infer(x, v, ty_get(x, x->ty[ty - 1].elem), M_PLAIN);
+		if (gh_ret_word_at(x->b, wb, at, hi, &v) == 0) {
+			uint32_t j = pointee(x, v);
+
+			infer(x, v, j, ty_get(x, x->ty[ty - 1].elem), M_PLAIN);
+		}
 		return;
 	case K_MAP:
 	case K_CHAN:
 		if (gh_ret_word_at(x->b, wb, at, hi, &v) == 0)
-			infer(x, v, ty, t->kind == K_MAP ? M_MAP : M_CHAN);
+			infer(x, v, pointee(x, v), ty,
+			      t->kind == K_MAP ? M_MAP : M_CHAN);
 		return;
 	case K_INTERFACE:
-		if (gh_ret_word_at(x->b, wb, at, hi, &v) != 0 || v == 0 ||
-		    gh_ret_word_at(x->b, wb, at + 8, hi, &w1) != 0)
+		if (gh_ret_word_at(x->b, wb, at, hi, &v) != 0)
+			return;
+		pass_word(x, v);
+		if (v == 0 || gh_ret_word_at(x->b, wb, at + 8, hi, &w1) != 0)
 			return;
 		dyn = v;
 		if (!t->eface && gh_mem_read_ptr(x->m, v + x->l->ti_itab_type,
@@ -354,7 +460,7 @@ static void walk(inf *x, wbuf *wb, uint32_t ty, uint64_t at, uint64_t hi,
 		if (x->ty[d - 1].direct)
 			walk(x, wb, d, at + 8, hi, depth + 1);
 		else
-			infer(x, w1, d, M_PLAIN);
+			infer(x, w1, pointee(x, w1), d, M_PLAIN);
 		return;
 	case K_ARRAY: {
 		uint64_t es, n = t->len, tsz = t->size;
@@ -378,7 +484,7 @@ static void walk(inf *x, wbuf *wb, uint32_t ty, uint64_t at, uint64_t hi,
 			if (f->ovf) {
 				if (gh_ret_word_at(x->b, wb, at + f->off, hi,
 						   &v) == 0)
-					infer(x, v, ty, M_PLAIN);
+					infer(x, v, pointee(x, v), ty, M_PLAIN);
 				continue;
 			}
 			walk(x, wb, ty_get(x, f->typ), at + f->off, hi,
@@ -388,16 +494,29 @@ static void walk(inf *x, wbuf *wb, uint32_t ty, uint64_t at, uint64_t hi,
 	case K_FUNC:
 		/* a closure: the object's first word is its function's PC */
 		if (gh_ret_word_at(x->b, wb, at, hi, &v) == 0 && v != 0) {
-			uint32_t j = gh_retained_find(x->r, v);
+			uint32_t j = pointee(x, v);
 
 			if (j != GH_RET_NONE && x->r->addr[j] == v &&
 			    gh_mem_read_ptr(x->m, v, &w1, "funcval") == 0)
-				infer(x, v, closure_get(x, w1), M_PLAIN);
+				infer(x, v, j, closure_get(x, w1), M_PLAIN);
 		}
 		return;
+	case K_STRING:
+	case K_UNSAFEPTR:
+		/* nothing typed, but their edges passed */
+		if (gh_ret_word_at(x->b, wb, at, hi, &v) == 0)
+			pass_word(x, v);
+		return;
 	default:
-		return;    /* strings, unsafe pointers */
+		return;
 	}
+}
+
+/* infer() of a word read outside the scanned object's order. */
+static void infer_found(inf *x, uint64_t p, uint32_t ty, int mode)
+{
+	if (p != 0 && ty != 0)
+		infer(x, p, gh_retained_find(x->r, p), ty, mode);
 }
 
 /* A map's header (mode M_MAP) of map type ty: its buckets or groups. */
@@ -421,17 +540,17 @@ static void map_header(inf *x, uint32_t ty, uint32_t j)
 	if (!swiss) {
 		if (gh_mem_read_ptr(x->m, a + l->ti_hmap_buckets, &v,
 				    "hmap") == 0)
-			infer(x, v, g, M_PLAIN);
+			infer_found(x, v, g, M_PLAIN);
 		if (gh_mem_read_ptr(x->m, a + l->ti_hmap_oldbuckets, &v,
 				    "hmap") == 0)
-			infer(x, v, g, M_PLAIN);
+			infer_found(x, v, g, M_PLAIN);
 		return;
 	}
 	if (gh_mem_read_ptr(x->m, a + l->ti_smap_dirptr, &v, "maps.Map") != 0 ||
 	    gh_mem_read_ptr(x->m, a + l->ti_smap_dirlen, &n, "maps.Map") != 0)
 		return;
 	if (n == 0) {
-		infer(x, v, g, M_PLAIN);
+		infer_found(x, v, g, M_PLAIN);
 		return;
 	}
 	for (i = 0; i < n && i < MAX_DIR; i++) {
@@ -444,7 +563,7 @@ static void map_header(inf *x, uint32_t ty, uint32_t j)
 		last = tab;
 		if (gh_mem_read_ptr(x->m, tab + l->ti_table_groups, &data,
 				    "maps.table") == 0)
-			infer(x, data, g, M_PLAIN);
+			infer_found(x, data, g, M_PLAIN);
 	}
 }
 
@@ -457,7 +576,7 @@ static void chan_header(inf *x, uint32_t ty, uint32_t j)
 	if (gh_mem_read_ptr(x->m, x->r->addr[j] + x->l->ti_hchan_buf, &v,
 			    "hchan") != 0 || gh_retained_find(x->r, v) == j)
 		return;
-	infer(x, v, ty_get(x, x->ty[ty - 1].elem), M_PLAIN);
+	infer_found(x, v, ty_get(x, x->ty[ty - 1].elem), M_PLAIN);
 }
 
 /* Object j's pointees by its type ty: exact (hdr: a malloc header's
@@ -472,6 +591,13 @@ static void scan(inf *x, uint32_t j, uint32_t ty, int mode, uint64_t hdr)
 	/* a core's pages read are dropped as the walk's and the scan's are
 	 * (each level goes forward through the heap) */
 	gh_ret_release(x->b, osize(r, j), 0);
+	/* its edges, as the scan made them (none: the search finds every
+	 * pointee) */
+	x->ek = x->eend = 0;
+	if (!x->noedges) {
+		x->ek = r->off[j];
+		x->eend = r->off[j + 1];
+	}
 	if (mode == M_MAP) {
 		map_header(x, ty, j);
 		return;
@@ -548,11 +674,70 @@ static uint32_t row_of(inf *x, uint32_t ty, int mode, uint32_t like)
 	return (uint32_t)t->n++;
 }
 
+/*
+ * Before the level's holder h is scanned: the CSR offsets of the holder
+ * 3 x PF_HOLDERS ahead, the edges of the one 2 x ahead and the first
+ * pointees of the one PF_HOLDERS ahead are asked for (each step needs
+ * the one before it in the cache), so that a holder's pointees are there
+ * when it is scanned.
+ */
+#define PREFETCH_LEVEL(x, h, lend)                                        \
+	do {                                                              \
+		const gh_retained *pr_ = (x)->r;                          \
+		const uint32_t *pq_ = (x)->q;                             \
+		uint32_t pk_, pe_;                                        \
+		if (!(x)->noedges) {                                      \
+			if ((h) + 3 * PF_HOLDERS < (lend))                \
+				PREFETCH(&pr_->off[pq_[(h) +              \
+						       3 * PF_HOLDERS]]); \
+			if ((h) + 2 * PF_HOLDERS < (lend))                \
+				PREFETCH(&pr_->adj[pr_->off[pq_[(h) +     \
+						       2 * PF_HOLDERS]]]);\
+			if ((h) + PF_HOLDERS < (lend)) {                  \
+				pk_ = pr_->off[pq_[(h) + PF_HOLDERS]];    \
+				pe_ = pr_->off[pq_[(h) + PF_HOLDERS] + 1];\
+				if (pe_ - pk_ > PF_EDGES)                 \
+					pe_ = pk_ + PF_EDGES;             \
+				for (; pk_ < pe_; pk_++)                  \
+					PREFETCH_OBJ(x, pr_->adj[pk_]);   \
+			}                                                 \
+		}                                                         \
+	} while (0)
+
 static int idx_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* A level's n objects (distinct indexes) in address order: through the
+ * bitmap when they are dense enough (a word of it for at most 4 of them:
+ * no comparisons), else qsort. */
+static void level_sort(inf *x, uint32_t *q, size_t n)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	size_t i, w, k = 0;
+
+	for (i = 0; i < n; i++) {
+		lo = q[i] < lo ? q[i] : lo;
+		hi = q[i] > hi ? q[i] : hi;
+	}
+	if (x->bits == NULL || (hi - lo) / 64 > 4 * n) {
+		qsort(q, n, sizeof(*q), idx_cmp);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		x->bits[q[i] / 64] |= (uint64_t)1 << (q[i] % 64);
+	for (w = lo / 64; w <= hi / 64; w++) {
+		uint64_t v = x->bits[w];
+
+		x->bits[w] = 0;
+		while (v != 0) {
+			q[k++] = (uint32_t)(w * 64 + (unsigned)__builtin_ctzll(v));
+			v &= v - 1;
+		}
+	}
 }
 
 int gh_ret_infer(rb *b)
@@ -564,7 +749,8 @@ int gh_ret_infer(rb *b)
 	int rc = 0;
 	double t0;
 
-	if (b->l->ti_elem == 0 || !b->l->heap_headers || r->nobj == 0) {
+	if (b->l->ti_elem == 0 || !b->l->heap_headers || r->nobj == 0 ||
+	    r->types->n >= INF_BIT) {
 		r->infer_none = 1;
 		return 0;
 	}
@@ -574,23 +760,25 @@ int gh_ret_infer(rb *b)
 	x.m = b->m;
 	x.l = b->l;
 	x.big = b->m->big_endian;
+	x.noedges = r->off == NULL || r->adj == NULL;
 	t0 = gh_now();
-	x.it = gh_calloc(r->nobj, sizeof(*x.it));
-	x.mode = gh_calloc(r->nobj, 1);
 	x.q = malloc((size_t)r->nobj * sizeof(*x.q));
-	if (x.it == NULL || x.mode == NULL || x.q == NULL) {
+	/* (without it, qsort) */
+	x.bits = gh_calloc(((size_t)r->nobj + 63) / 64, sizeof(*x.bits));
+	if (x.q == NULL) {
 		rc = gh_ret_nomem(b);
 		goto out;
 	}
-	gh_huge(x.it, (size_t)r->nobj * sizeof(*x.it));
-	gh_huge(x.mode, r->nobj);
 	/* the exactly typed objects in address order, then what they type,
 	 * a breadth-first level at a time, each level in address order (the
 	 * objects' indexes: they are sorted by address), so that the reads
 	 * go forward through the target's memory */
 	for (i = 0; i < r->nobj && !x.oom; i++) {
-		const gh_tentry *e = &r->types->e[r->ent[i]];
+		const gh_tentry *e;
 
+		if (r->ent[i] & INF_BIT)
+			continue;          /* inferred already: not exact */
+		e = &r->types->e[r->ent[i]];
 		if (e->type == 0 || (e->kind != GH_TK_HEADER &&
 				     e->kind != GH_TK_LARGETYPE))
 			continue;
@@ -603,21 +791,32 @@ int gh_ret_infer(rb *b)
 		size_t lend = x.qt;
 
 		if (lend - h > 1)
-			qsort(x.q + h, lend - h, sizeof(*x.q), idx_cmp);
-		for (; h < lend && !x.oom; h++)
-			scan(&x, x.q[h], x.it[x.q[h]], x.mode[x.q[h]], 0);
-	}
-	/* each inferred object was queued once (it[] is set before it is
-	 * queued, and kept): its row, made in address order */
-	for (i = 0; i < r->nobj && !x.oom; i++) {
-		uint32_t row;
+			level_sort(&x, x.q + h, lend - h);
+		for (; h < lend && !x.oom; h++) {
+			uint32_t en = r->ent[x.q[h]];
 
-		if (x.it[i] == 0)
+			PREFETCH_LEVEL(&x, h, lend);
+			scan(&x, x.q[h], INF_TY(en), INF_MODE(en), 0);
+		}
+	}
+	/* each inferred object was queued once (its ent is set before it is
+	 * queued, and kept): its row, made in address order (the first
+	 * object of a row gives its shape); out of memory, every one gets
+	 * back a shape row (the first object's of its type) */
+	for (i = 0; i < r->nobj; i++) {
+		uint32_t row, en = r->ent[i];
+		const ity *t;
+
+		if (!(en & INF_BIT))
 			continue;
-		row = row_of(&x, x.it[i], x.mode[i], r->ent[i]);
+		t = &x.ty[INF_TY(en) - 1];
+		row = x.oom ? GH_RET_NONE :
+		      row_of(&x, INF_TY(en), INF_MODE(en),
+			     t->likerow[INF_MODE(en)]);
 		if (row == GH_RET_NONE) {
 			x.oom = 1;
-			break;
+			r->ent[i] = x.ty[INF_TY(en) - 1].likerow[INF_MODE(en)];
+			continue;
 		}
 		r->ent[i] = row;
 		r->inferred_objects++;
@@ -636,8 +835,7 @@ out:
 		free(x.ty[h].f);
 	free(x.ty);
 	gh_hmap_free(&x.tidx);
-	free(x.it);
-	free(x.mode);
 	free(x.q);
+	free(x.bits);
 	return rc;
 }
