@@ -17,7 +17,9 @@
 #     src/lib's top that the table puts in a folder, none without a row);
 #   - the library's folders include one way: a folder includes headers of the folders below it
 #     in the table's order only (mem < bin < model < goroutine < heap < retained < fmt < the top),
-#     so there is no circle between folders; the exceptions are listed in folder_up below (none).
+#     so there is no circle between folders; the exceptions are listed in folder_up below (none);
+#   - the profile model (src/lib/model/profile.h) includes headers of mem/, bin/ and src/util only
+#     and declares no collector's structure (each kind's part is declared by its subsystem).
 # Seconds; no Go toolchain needed.
 . "$(dirname "$0")/lib.sh"
 gh_init
@@ -200,6 +202,31 @@ elif grep -q '^includes:' "$GH_TMP/folders"; then
 	gh_pass "src/lib's folders include one way, no circle between folders ($(sed -n 's/^includes: \([0-9]*\) folders: \([0-9]*\)/\1 includes across \2 folders/p' "$GH_TMP/folders"))"
 else
 	gh_fail "the folder check did not run: $(head -n 3 "$GH_TMP/folders" | tr '\n' ';')"
+fi
+
+# the profile model (doc/design.md, "The profile model"): profile.h includes headers of the
+# folders below model (mem, bin) and src/util's only, and declares no structure but the model's
+# own; a kind's own data is the part its subsystem declares (goroutine.h, heapwalk.h, ...)
+python3 - "$GH_TMP/table" src/lib/model/profile.h <<'PY' >"$GH_TMP/model" 2>&1
+import re, sys
+where = dict(line.split() for line in open(sys.argv[1]))
+below = {"mem", "bin"}
+own = {"gh_record", "gh_stopinfo", "gh_pmap", "goheap_profile"}
+text = open(sys.argv[2]).read()
+for h in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+    d = where.get(h.split("/")[-1])
+    if d is not None and d not in below:
+        print("include: %s (%s/)" % (h, d))
+for name in sorted(set(re.findall(r'\bstruct\s+([A-Za-z_]\w*)', text)) - own):
+    print("struct: " + name)
+print("structs:", len(set(re.findall(r'\bstruct\s+([A-Za-z_]\w*)', text))))
+PY
+if grep -qE '^(include|struct):' "$GH_TMP/model"; then
+	gh_fail "profile.h holds what is not the model's: $(grep -E '^(include|struct):' "$GH_TMP/model" | head -n 8 | tr '\n' ';')"
+elif grep -q '^structs:' "$GH_TMP/model"; then
+	gh_pass "profile.h declares the model only ($(sed -n 's/^structs: //p' "$GH_TMP/model") structures of its own, headers of mem/ and bin/ only): each kind's part is its subsystem's"
+else
+	gh_fail "the profile model check did not run: $(head -n 3 "$GH_TMP/model" | tr '\n' ';')"
 fi
 
 # every path of the tree named in a comment or doc exists (a file moved by scripts/tree-move.sh

@@ -31,6 +31,7 @@
 #include "gomath.h"
 #include "memstats.h"
 #include "goquote.h"
+#include "goroutine.h"
 #include "gosort.h"
 #include "profile.h"
 #include "writers.h"
@@ -646,10 +647,14 @@ static void test_gor_keys_release(void **state)
 		      "@ 0x401000\n# labels: {\"k\":\"\342\203\200\"}" },
 	};
 	gh_goroutine g[2];
+	gh_gorprof gp;
 	size_t i;
 
 	(void)state;
 	memset(g, 0, sizeof(g));
+	memset(&gp, 0, sizeof(gp));
+	gp.gors = g;
+	gp.ngors = 2;
 	g[0].stk = g[1].stk = stk;
 	g[0].nstk = g[1].nstk = 1;
 	g[0].has_labels = g[1].has_labels = 1;
@@ -667,8 +672,8 @@ static void test_gor_keys_release(void **state)
 		p.ver.minor = cases[i].minor;
 		p.rt = gh_rtlayout_for(p.ver);
 		assert_non_null(p.rt);
-		p.gors = g;
-		p.ngors = 2;
+		p.part_kind = GH_PART_GOROUTINES;
+		p.part = &gp;
 		assert_int_equal(gh_gor_groups(&p, &grp, &n), 0);
 		assert_int_equal(n, 2);
 		assert_string_equal(grp[0].key, cases[i].first);

@@ -17,7 +17,14 @@
 
 #include <cmocka.h>
 
+#include "heapwalk.h"
 #include "profile.h"
+
+/* the types part's free function (as heapwalk.c's) */
+static void types_free(void *t)
+{
+	gh_types_free(t);
+}
 
 /* A -p types profile at time t with rows names[i] of objs[i] objects of
  * 64 bytes each (typed: type address i + 1). */
@@ -25,6 +32,7 @@ static gh_profile *mk(int64_t t, size_t n, const char *const *names,
 		      const uint64_t *objs)
 {
 	gh_profile *p = calloc(1, sizeof(*p));
+	gh_types *ty = calloc(1, sizeof(*ty));
 	size_t i;
 
 	assert_non_null(p);
@@ -34,22 +42,22 @@ static gh_profile *mk(int64_t t, size_t n, const char *const *names,
 	p->start_time = 7;
 	p->ver.major = 1;
 	p->ver.minor = 27;
-	p->types = calloc(1, sizeof(*p->types));
-	assert_non_null(p->types);
-	p->types->e = calloc(n ? n : 1, sizeof(*p->types->e));
-	assert_non_null(p->types->e);
+	assert_non_null(ty);
+	gh_profile_set_part(p, GH_PART_TYPES, ty, types_free);
+	ty->e = calloc(n ? n : 1, sizeof(*ty->e));
+	assert_non_null(ty->e);
 	for (i = 0; i < n; i++) {
-		gh_tentry *e = &p->types->e[i];
+		gh_tentry *e = &ty->e[i];
 
 		e->type = 0x1000 + 8 * (i + 1);
 		e->name = strdup(names[i]);
 		e->shape = strdup("ptrs 64 B");
 		e->objects = objs[i];
 		e->bytes = 64 * objs[i];
-		p->types->objects += e->objects;
-		p->types->bytes += e->bytes;
+		ty->objects += e->objects;
+		ty->bytes += e->bytes;
 	}
-	p->types->n = n;
+	ty->n = n;
 	return p;
 }
 

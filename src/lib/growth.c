@@ -25,6 +25,8 @@
 #include <time.h>
 
 #include "profile.h"
+#include "heapwalk.h"
+#include "retained.h"
 #include "fmt/writers.h"
 #include "pb.h"
 
@@ -188,8 +190,8 @@ GOHEAP_EXTERN int goheap_growth_add(goheap_growth *g,
 	if (g == NULL)
 		return GOHEAP_EINVAL;
 	if (p == NULL || p->kind != g->kind ||
-	    (g->kind == GOHEAP_PROFILE_TYPES && p->types == NULL) ||
-	    (g->kind == GOHEAP_PROFILE_RETAINED && p->retained == NULL))
+	    (g->kind == GOHEAP_PROFILE_TYPES && gh_types_of(p) == NULL) ||
+	    (g->kind == GOHEAP_PROFILE_RETAINED && gh_retained_of(p) == NULL))
 		return gh_errf(&g->err, GOHEAP_EINVAL, "a snapshot of another "
 			       "kind than the growth's");
 	if (g->nsnaps > 0) {
@@ -216,10 +218,10 @@ GOHEAP_EXTERN int goheap_growth_add(goheap_growth *g,
 	sn = &g->snaps[g->nsnaps];
 	memset(sn, 0, sizeof(*sn));
 	sn->time_nanos = p->time_nanos;
-	sn->stop_ms = p->gor_snapshot == 1 ?
-		      (p->gor_stop_end - p->gor_stop_begin) * 1e3 : -1;
+	sn->stop_ms = p->stop.state == 1 ?
+		      (p->stop.end - p->stop.begin) * 1e3 : -1;
 	if (g->kind == GOHEAP_PROFILE_TYPES) {
-		const gh_types *t = p->types;
+		const gh_types *t = gh_types_of(p);
 
 		sn->objects = t->objects;
 		sn->bytes = t->bytes;
@@ -232,7 +234,7 @@ GOHEAP_EXTERN int goheap_growth_add(goheap_growth *g,
 				     e->shape, v);
 		}
 	} else {
-		const gh_retained *r = p->retained;
+		const gh_retained *r = gh_retained_of(p);
 
 		sn->objects = r->reach_objects;
 		sn->bytes = r->reach_bytes;

@@ -440,6 +440,7 @@ static int walk_limited(goheap_session *s, gh_profile *p,
 static gh_memstats *memstats_trailer(goheap_session *s)
 {
 	gh_err saved = s->t.err;
+	gh_memstats *m;
 	gh_profile tmp;
 
 	memset(&tmp, 0, sizeof(tmp));
@@ -447,7 +448,9 @@ static gh_memstats *memstats_trailer(goheap_session *s)
 	if (gh_memstats_collect(&tmp, &s->t) != 0)
 		s->t.err = saved;
 	s->t.mem.deadline = 0;
-	return tmp.memstats;
+	m = gh_memstats_of(&tmp);
+	tmp.part = NULL;      /* handed to the caller */
+	return m;
 }
 
 /* ---- one row per profile kind ------------------------------------------ */
@@ -478,8 +481,12 @@ static int collect_buckets(goheap_session *s, gh_profile *p, int objects,
 	/* heap?debug=1's trailer: ReadMemStats when the text is made, here
 	 * at collection, so that writing never reads the target */
 	if ((flags & GOHEAP_COLLECT_MEMSTATS) &&
-	    (kind == GOHEAP_PROFILE_HEAP || kind == GOHEAP_PROFILE_ALLOCS))
-		p->memstats = memstats_trailer(s);
+	    (kind == GOHEAP_PROFILE_HEAP || kind == GOHEAP_PROFILE_ALLOCS)) {
+		gh_memstats *m = memstats_trailer(s);
+
+		if (m != NULL)
+			gh_profile_set_part(p, GH_PART_MEMSTATS, m, free);
+	}
 	if (kind == GOHEAP_PROFILE_BLOCK || kind == GOHEAP_PROFILE_MUTEX) {
 		int found = 1;
 
@@ -528,7 +535,8 @@ static int collect_retained(goheap_session *s, gh_profile *p, int objects,
 }
 
 /* retleak.c: the graph's fixpoint, then the leaked goroutines as a
- * goroutine profile (p->leak set; its kind becomes GOROUTINE) */
+ * goroutine profile (its part GH_PART_GOROUTINELEAK; its kind becomes
+ * GOROUTINE) */
 static int collect_goroutineleak(goheap_session *s, gh_profile *p,
 				 int objects, unsigned flags)
 {
@@ -574,7 +582,7 @@ static const struct kind_row {
 	[GOHEAP_PROFILE_TYPES] = { collect_types, write_types, 1, 0 },
 	[GOHEAP_PROFILE_MEMSTATS] = { collect_memstats, write_memstats, 1, 0 },
 	[GOHEAP_PROFILE_RETAINED] = { collect_retained, write_retained, 1, 0 },
-	/* a goroutine profile with p->leak set: written by write_goroutine */
+	/* a goroutine profile with the leak judgement: write_goroutine */
 	[GOHEAP_PROFILE_GOROUTINELEAK] = { collect_goroutineleak,
 					   write_goroutine, 1, 1 },
 };
@@ -735,13 +743,13 @@ static void stats_header(const gh_profile *p, goheap_profile_stats *out)
 	out->first_skipped_bucket = p->skipped_bucket;
 	snprintf(out->first_skipped_reason, sizeof(out->first_skipped_reason),
 		 "%s", p->skipped_reason);
-	out->snapshot = p->gor_snapshot;
-	out->stop_begin = p->gor_stop_begin;
-	out->stop_end = p->gor_stop_end;
-	out->stop_seconds = p->gor_stop_end - p->gor_stop_begin;
-	out->stop_threads = p->gor_stop_threads;
-	out->stop_rewalked = p->gor_rewalked;
-	out->stop_checked = p->gor_checked;
+	out->snapshot = p->stop.state;
+	out->stop_begin = p->stop.begin;
+	out->stop_end = p->stop.end;
+	out->stop_seconds = p->stop.end - p->stop.begin;
+	out->stop_threads = p->stop.threads;
+	out->stop_rewalked = p->stop.rewalked;
+	out->stop_checked = p->stop.checked;
 	stats_warnings(p, out);
 }
 
@@ -869,18 +877,20 @@ static int write_memstats(goheap_session *s, const gh_profile *p,
 			  const goheap_write_options *wo, gh_wctx *w,
 			  gh_buf *b)
 {
+	const gh_memstats *m = gh_memstats_of(p);
+
 	(void)w;
-	if (p->memstats == NULL)
+	if (m == NULL)
 		return gh_errf(&s->t.err, GOHEAP_EINVAL, "no MemStats in "
 			       "this profile");
 	if (wo->format == GOHEAP_FORMAT_JSON)
-		return gh_write_memstats_json(p->memstats, b);
+		return gh_write_memstats_json(m, b);
 	if (wo->format != GOHEAP_FORMAT_TEXT &&
 	    wo->format != GOHEAP_FORMAT_TOP)
 		return gh_errf(&s->t.err, GOHEAP_EUNSUPPORTED, "-p memstats "
 			       "is written as text (-f text) or json (-f "
 			       "json) only");
-	return gh_write_memstats(p->memstats, 0, b);
+	return gh_write_memstats(m, 0, b);
 }
 
 static int write_types(goheap_session *s, const gh_profile *p,
@@ -902,14 +912,14 @@ static int write_goroutine(goheap_session *s, const gh_profile *p,
 			   const goheap_write_options *wo, gh_wctx *w,
 			   gh_buf *b)
 {
-	if (p->gor_no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||
+	if (gh_gor_of(p)->no_tb && (wo->format == GOHEAP_FORMAT_TRACEBACK ||
 			     wo->format == GOHEAP_FORMAT_LIST))
 		return gh_errf(&s->t.err, GOHEAP_EINVAL,
 			       "this goroutine profile was collected "
 			       "without tracebacks (goheap_options."
 			       "no_traceback): collect it again to "
 			       "write -f traceback or list");
-	if (p->leak != NULL && wo->format != GOHEAP_FORMAT_TRACEBACK &&
+	if (gh_gor_is_leak(p) && wo->format != GOHEAP_FORMAT_TRACEBACK &&
 	    wo->format != GOHEAP_FORMAT_LIST) {
 		/* -p goroutineleak: the leaked goroutines only (retleak.c);
 		 * -f traceback and list write them all, the leaked marked */
@@ -967,7 +977,7 @@ static int write_buckets(goheap_session *s, const gh_profile *p,
 		 * collection (GOHEAP_COLLECT_MEMSTATS) */
 		if (p->kind == GOHEAP_PROFILE_HEAP ||
 		    p->kind == GOHEAP_PROFILE_ALLOCS)
-			w->memstats = p->memstats;
+			w->memstats = gh_memstats_of(p);
 		return gh_write_text(p, w, b, &s->t.err);
 	case GOHEAP_FORMAT_TOP:
 		return gh_write_top(p, w, b, &s->t.err);

@@ -212,18 +212,18 @@ static int open_snap(snap *n, const char *dir, const char *name)
 	/* the goroutines: allgs' first 6 slots, then one of each kind */
 	for (i = 0; i < len && i < 6; i++)
 		n->gps[n->k++] = rd(n, arr + 8 * i, &ok);
-	for (i = 0; i < p->ngors && n->k < MAX_K; i++) {
-		uint64_t key = gor_key(&p->gors[i]);
+	for (i = 0; i < gh_gor_of(p)->ngors && n->k < MAX_K; i++) {
+		uint64_t key = gor_key(&gh_gor_of(p)->gors[i]);
 		size_t j, q;
 
-		for (q = 0; q < n->k && n->gps[q] != p->gors[i].addr; q++)
+		for (q = 0; q < n->k && n->gps[q] != gh_gor_of(p)->gors[i].addr; q++)
 			;
 		for (j = 0; j < nk && keys[j] != key; j++)
 			;
 		if (q < n->k || j < nk)
 			continue;
 		keys[nk++] = key;
-		n->gps[n->k++] = p->gors[i].addr;
+		n->gps[n->k++] = gh_gor_of(p)->gors[i].addr;
 	}
 	goheap_profile_free(p);
 	/* the base patches: allgs = the K goroutines */
@@ -542,12 +542,12 @@ static void check_traceback(const unsigned char *b, size_t n,
 		if (u == 0 || 10 + u + 1 >= len || s[10 + u] != ' ' ||
 		    s[11 + u] != '[')
 			abort();
-		if (k >= p->ngors || (id != p->gors[k].goid &&
-				      p->gors[k].goid < 10000000000000000000ull))
+		if (k >= gh_gor_of(p)->ngors || (id != gh_gor_of(p)->gors[k].goid &&
+				      gh_gor_of(p)->gors[k].goid < 10000000000000000000ull))
 			abort();
 		k++;
 	}
-	if (k != p->ngors)
+	if (k != gh_gor_of(p)->ngors)
 		abort();
 }
 
@@ -560,7 +560,7 @@ static void check_list(const unsigned char *b, size_t n,
 
 	while (ov_line(b, n, &pos, &s, &len))
 		k++;
-	if (k != p->ngors + (p->gor_note[0] != '\0'))
+	if (k != gh_gor_of(p)->ngors + (gh_gor_of(p)->note[0] != '\0'))
 		abort();
 }
 
@@ -568,10 +568,10 @@ static int gor_same(const goheap_profile *a, const goheap_profile *b)
 {
 	size_t i, j;
 
-	if (a->ngors != b->ngors)
+	if (gh_gor_of(a)->ngors != gh_gor_of(b)->ngors)
 		return 0;
-	for (i = 0; i < a->ngors; i++) {
-		const gh_goroutine *x = &a->gors[i], *y = &b->gors[i];
+	for (i = 0; i < gh_gor_of(a)->ngors; i++) {
+		const gh_goroutine *x = &gh_gor_of(a)->gors[i], *y = &gh_gor_of(b)->gors[i];
 
 		if (x->addr != y->addr || x->goid != y->goid ||
 		    x->status != y->status || x->nstk != y->nstk ||
@@ -602,10 +602,10 @@ static int gor_same_snap(const goheap_profile *a, const goheap_profile *b)
 {
 	size_t i;
 
-	if (a->ngors != b->ngors)
+	if (gh_gor_of(a)->ngors != gh_gor_of(b)->ngors)
 		return 0;
-	for (i = 0; i < a->ngors; i++) {
-		const gh_goroutine *x = &a->gors[i], *y = &b->gors[i];
+	for (i = 0; i < gh_gor_of(a)->ngors; i++) {
+		const gh_goroutine *x = &gh_gor_of(a)->gors[i], *y = &gh_gor_of(b)->gors[i];
 
 		if (x->addr != y->addr || x->goid != y->goid ||
 		    x->status != y->status || x->nlabels != y->nlabels)
@@ -635,7 +635,7 @@ static void write_all(goheap_session *s, const goheap_profile *p)
 		wo.format = fmts[i];
 		wo.top_n = 10;
 		rc = goheap_profile_write(s, p, &wo, &b, &n);
-		if (p->gor_no_tb && (fmts[i] == GOHEAP_FORMAT_TRACEBACK ||
+		if (gh_gor_of(p)->no_tb && (fmts[i] == GOHEAP_FORMAT_TRACEBACK ||
 				     fmts[i] == GOHEAP_FORMAT_LIST)) {
 			if (rc != GOHEAP_EINVAL)
 				abort();
@@ -654,13 +654,13 @@ static void write_all(goheap_session *s, const goheap_profile *p)
 			fwrite(b, 1, n, stderr);   /* FUZZ_GOR_DUMP=FORMAT */
 		switch (fmts[i]) {
 		case GOHEAP_FORMAT_PPROF:
-			check_pprof(b, n, p->ngors);
+			check_pprof(b, n, gh_gor_of(p)->ngors);
 			break;
 		case GOHEAP_FORMAT_TEXT:
-			check_text(b, n, p->ngors);
+			check_text(b, n, gh_gor_of(p)->ngors);
 			break;
 		case GOHEAP_FORMAT_COLLAPSED:
-			check_collapsed(b, n, p->ngors);
+			check_collapsed(b, n, gh_gor_of(p)->ngors);
 			break;
 		case GOHEAP_FORMAT_TRACEBACK:
 			check_traceback(b, n, p);
@@ -677,13 +677,13 @@ static void check_profile(const goheap_profile *p)
 {
 	size_t i;
 
-	if (goheap_profile_nrecords(p) != p->ngors || p->ngors > p->nbuckets)
+	if (goheap_profile_nrecords(p) != gh_gor_of(p)->ngors || gh_gor_of(p)->ngors > p->nbuckets)
 		abort();
-	for (i = 0; i < p->ngors; i++) {
-		const gh_goroutine *g = &p->gors[i];
+	for (i = 0; i < gh_gor_of(p)->ngors; i++) {
+		const gh_goroutine *g = &gh_gor_of(p)->gors[i];
 
 		if (g->nstk > 128 || g->nlabels > GH_GOR_MAX_LABELS ||
-		    (!p->gor_no_tb && g->ntb > GH_GOR_MAX_TB_FRAMES))
+		    (!gh_gor_of(p)->no_tb && g->ntb > GH_GOR_MAX_TB_FRAMES))
 			abort();
 	}
 }
@@ -747,14 +747,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("FUZZ_GOR_VERBOSE")) {
 		size_t lb = 0, nl = 0;
 
-		for (size_t i = 0; p != NULL && i < p->ngors; i++)
-			for (size_t j = 0; j < p->gors[i].nlabels; j++, nl++)
-				lb += p->gors[i].labels[j].klen +
-				      p->gors[i].labels[j].vlen;
+		for (size_t i = 0; p != NULL && i < gh_gor_of(p)->ngors; i++)
+			for (size_t j = 0; j < gh_gor_of(p)->gors[i].nlabels; j++, nl++)
+				lb += gh_gor_of(p)->gors[i].labels[j].klen +
+				      gh_gor_of(p)->gors[i].labels[j].vlen;
 		fprintf(stderr, "fuzz_gor: %s: %zu patches, rc %d %s, %zu "
 			"goroutines (%zu labels, %zu bytes), note \"%s\"\n",
 			n->name, np, rc, rc ? goheap_errmsg(s) : "",
-			p ? p->ngors : 0, nl, lb, p ? p->gor_note : "");
+			p ? gh_gor_of(p)->ngors : 0, nl, lb, p ? gh_gor_of(p)->note : "");
 	}
 	/* the data is bounded (allgs' length, GH_GOR_MAX_*): out of
 	 * memory here is a wrong code, not a full heap (libFuzzer's
@@ -797,8 +797,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (getenv("FUZZ_GOR_VERBOSE"))
 			fprintf(stderr, "fuzz_gor: no_traceback: rc %d %s, %zu "
 				"goroutines, note \"%s\"\n", rc,
-				rc ? goheap_errmsg(s) : "", q ? q->ngors : 0,
-				q ? q->gor_note : "");
+				rc ? goheap_errmsg(s) : "", q ? gh_gor_of(q)->ngors : 0,
+				q ? gh_gor_of(q)->note : "");
 		if (rc == GOHEAP_ENOMEM)
 			abort();
 		if (rc == 0) {

@@ -465,7 +465,7 @@ static void write_all(goheap_session *s, const goheap_profile *p)
 	static const int fmts[] = { GOHEAP_FORMAT_PPROF, GOHEAP_FORMAT_TEXT,
 				    GOHEAP_FORMAT_TOP,
 				    GOHEAP_FORMAT_COLLAPSED };
-	const gh_types *t = p->types;
+	const gh_types *t = gh_types_of(p);
 	size_t i;
 
 	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
@@ -591,17 +591,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_types: %s: %zu patches, rc %d %s, %llu "
 			"objects, %llu bad spans\n", n->name, np, rc,
 			rc ? goheap_errmsg(s) : "",
-			p && p->types ? (unsigned long long)p->types->objects : 0,
-			p && p->types ? (unsigned long long)p->types->bad_spans :
+			p && gh_types_of(p) ? (unsigned long long)gh_types_of(p)->objects : 0,
+			p && gh_types_of(p) ? (unsigned long long)gh_types_of(p)->bad_spans :
 					0);
 	/* the data is bounded (K spans of at most 1024 objects, the name
 	 * and row bounds): out of memory is a wrong code here */
 	if (rc == GOHEAP_ENOMEM)
 		abort();
 	if (rc == 0) {
-		if (p->types == NULL)
+		if (gh_types_of(p) == NULL)
 			abort();
-		check_types(p->types);
+		check_types(gh_types_of(p));
 		write_all(s, p);
 	}
 	if ((flags & 0x38) == 8 && !phase2) {
@@ -616,19 +616,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n->ov.phase = 0;
 		gh_mem_invalidate(&s->t.mem);
 		crc = goheap_profile_collect(&c, s, GOHEAP_PROFILE_TYPES);
-		if (crc != rc || (rc == 0 && !same(p->types, c->types))) {
+		if (crc != rc || (rc == 0 && !same(gh_types_of(p), gh_types_of(c)))) {
 			if (getenv("FUZZ_TYPES_VERBOSE") && rc == 0 && crc == 0)
 				fprintf(stderr, "fuzz_types: snapshot %llu %llu "
 					"%llu bad %llu, core %llu %llu %llu "
 					"bad %llu\n",
-					(unsigned long long)p->types->objects,
-					(unsigned long long)p->types->bytes,
-					(unsigned long long)p->types->unreach_objects,
-					(unsigned long long)p->types->bad_spans,
-					(unsigned long long)c->types->objects,
-					(unsigned long long)c->types->bytes,
-					(unsigned long long)c->types->unreach_objects,
-					(unsigned long long)c->types->bad_spans);
+					(unsigned long long)gh_types_of(p)->objects,
+					(unsigned long long)gh_types_of(p)->bytes,
+					(unsigned long long)gh_types_of(p)->unreach_objects,
+					(unsigned long long)gh_types_of(p)->bad_spans,
+					(unsigned long long)gh_types_of(c)->objects,
+					(unsigned long long)gh_types_of(c)->bytes,
+					(unsigned long long)gh_types_of(c)->unreach_objects,
+					(unsigned long long)gh_types_of(c)->bad_spans);
 			abort();
 		}
 		goheap_profile_free(c);
@@ -642,7 +642,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n->ov.phase = 0;
 		n->ov.stop_fails = 0;
 		n->ov.resume_fails = 0;
-		objects_run(s, rc == 0 && !phase2 ? p->types : NULL);
+		objects_run(s, rc == 0 && !phase2 ? gh_types_of(p) : NULL);
 	}
 	goheap_profile_free(p);
 	s->t.ops = ops0;

@@ -81,7 +81,7 @@ int gh_sampler_init(gh_sampler *s, const gh_profile *p, int sample_index)
 		if (col != GOHEAP_SAMPLE_DEFAULT)
 			return GOHEAP_EINVAL;
 		s->col = 0;
-		s->name = p->leak != NULL ? "goroutineleak" : "goroutine";
+		s->name = gh_gor_is_leak(p) ? "goroutineleak" : "goroutine";
 		s->unit = "count";
 		return 0;
 	}

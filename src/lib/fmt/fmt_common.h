@@ -18,6 +18,7 @@
 #define GH_FMT_COMMON_H
 
 #include "gomath.h"
+#include "goroutine.h"
 #include "hmap.h"
 #include "profile.h"
 #include "writers.h"

@@ -28,7 +28,7 @@
  * traceback's "# go-heap: ..." note, when there is one, ends the list.
  *
  * The lines are cut from the traceback writer's own text, block by block
- * (block i is p->gors[i]): the status and the first frame are then the
+ * (block i is gors[i]): the status and the first frame are then the
  * debug=2 ones by construction, whatever rules that writer follows per
  * release.  Only the thread comes from the target's memory: the session
  * must still be open (goheap_profile_write's rule); a g or m that cannot
@@ -124,6 +124,7 @@ static int parse_block(const char *b, size_t n, uint64_t goid, golist_line *L)
 int gh_write_goroutine_list(const gh_profile *p, const gh_wctx *w,
 			    gh_buf *out, gh_err *err)
 {
+	const gh_gorprof *gp = gh_gor_of(p);
 	gh_buf tb = GH_BUF_INIT;
 	golist_line *lines = NULL;
 	const char *pos, *end, *b, *note = NULL;
@@ -138,7 +139,7 @@ int gh_write_goroutine_list(const gh_profile *p, const gh_wctx *w,
 		rc = gh_errf(err, GOHEAP_ENOMEM, "list: out of memory");
 		goto done;
 	}
-	lines = gh_calloc(p->ngors > 0 ? p->ngors : 1, sizeof(*lines));
+	lines = gh_calloc(gp->ngors > 0 ? gp->ngors : 1, sizeof(*lines));
 	if (lines == NULL) {
 		rc = gh_errf(err, GOHEAP_ENOMEM, "list: out of memory");
 		goto done;
@@ -157,40 +158,40 @@ int gh_write_goroutine_list(const gh_profile *p, const gh_wctx *w,
 		pos = sep != NULL ? sep + 2 : end;
 		while (n > 0 && b[n - 1] == '\n')
 			n--;
-		if (i == p->ngors && n > 12 && memcmp(b, "# go-heap: ", 11) == 0) {
+		if (i == gp->ngors && n > 12 && memcmp(b, "# go-heap: ", 11) == 0) {
 			note = b;
 			nnote = n;
 			continue;
 		}
-		if (i >= p->ngors ||
-		    parse_block(b, n, p->gors[i].goid, &lines[i]) != 0) {
+		if (i >= gp->ngors ||
+		    parse_block(b, n, gp->gors[i].goid, &lines[i]) != 0) {
 			rc = gh_errf(err, GOHEAP_ECORRUPT, "list: the traceback "
 				     "of goroutine %zu is not as expected", i);
 			goto done;
 		}
 	}
-	if (i < p->ngors + (note != NULL)) {
+	if (i < gp->ngors + (note != NULL)) {
 		rc = gh_errf(err, GOHEAP_ECORRUPT, "list: %zu tracebacks for "
-			     "%zu goroutines", i, p->ngors);
+			     "%zu goroutines", i, gp->ngors);
 		goto done;
 	}
-	for (i = 0; i < p->ngors; i++) {
+	for (i = 0; i < gp->ngors; i++) {
 		size_t k = (size_t)snprintf(num, sizeof(num), "%llu",
-					    (unsigned long long)p->gors[i].goid);
+					    (unsigned long long)gp->gors[i].goid);
 
 		if (k > idw)
 			idw = k;
 		if (lines[i].lstatus > stw)
 			stw = lines[i].lstatus;
-		lines[i].tid = p->gors[i].tid;
+		lines[i].tid = gp->gors[i].tid;
 	}
 	if (stw > GH_GOLIST_STATUS_PAD)
 		stw = GH_GOLIST_STATUS_PAD;
-	for (i = 0; i < p->ngors; i++) {
+	for (i = 0; i < gp->ngors; i++) {
 		const golist_line *L = &lines[i];
 
 		gh_buf_printf(out, "%*llu %.*s%*s  ", (int)idw,
-			      (unsigned long long)p->gors[i].goid,
+			      (unsigned long long)gp->gors[i].goid,
 			      (int)L->lstatus, L->status,
 			      L->lstatus < stw ? (int)(stw - L->lstatus) : 0, "");
 		if (L->func != NULL)

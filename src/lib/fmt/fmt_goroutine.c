@@ -163,7 +163,7 @@ int gh_write_goroutine_collapsed(const gh_profile *p, const gh_wctx *w,
 	if (rc == 0)
 		rc = gh_gor_groups(p, &k, &nk);
 	for (i = 0; i < nk && rc == 0; i++) {
-		const gh_goroutine *g = &p->gors[k[i].first];
+		const gh_goroutine *g = &gh_gor_of(p)->gors[k[i].first];
 		int any = 0;
 
 		rc = gh_stackx_frames(x, g->stk, g->nstk, GH_STACKX_CALLERS,
@@ -355,7 +355,7 @@ static void tb_header(gh_buf *b, const gh_profile *p, const gh_rtlayout *rt,
 		      const gh_goroutine *g)
 {
 	const char *st = "???";
-	int labels = rt->tb_labels != 0 && p->tb_labels_on &&
+	int labels = rt->tb_labels != 0 && gh_gor_of(p)->tb_labels_on &&
 		     g->has_labels && g->nlabels > 0;
 
 	if (g->status < rt->ngstatus)
@@ -642,6 +642,7 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 				 gh_buf *out, gh_err *err)
 {
 	const gh_rtlayout *rt = gh_profile_rt(p);
+	const gh_gorprof *gp = gh_gor_of(p);
 	gh_framevec fv = { NULL, 0, 0, 0 };
 	size_t i, maxn = 1, *shown;
 	int rc = 0;
@@ -650,9 +651,9 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 	if (rt->ngstatus == 0)
 		return gh_errf(err, GOHEAP_EVERSION, "traceback: no "
 			       "traceback rules for go1.%d", rt->minor);
-	for (i = 0; i < p->ngors; i++)
-		if (p->gors[i].ntb > maxn)
-			maxn = p->gors[i].ntb;
+	for (i = 0; i < gp->ngors; i++)
+		if (gp->gors[i].ntb > maxn)
+			maxn = gp->gors[i].ntb;
 	shown = gh_calloc(maxn, sizeof(*shown));
 	memset(&t, 0, sizeof(t));
 	t.fx = gh_calloc(maxn, sizeof(*t.fx));
@@ -665,8 +666,8 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 	/* no memo on ENOMEM: the same look-ups, slower */
 	t.fm = gh_calloc((size_t)1 << TB_FMEMO_BITS, sizeof(*t.fm));
 	t.cm = gh_calloc((size_t)1 << TB_CMEMO_BITS, sizeof(*t.cm));
-	for (i = 0; i < p->ngors && rc == 0; i++) {
-		const gh_goroutine *g = &p->gors[i];
+	for (i = 0; i < gp->ngors && rc == 0; i++) {
+		const gh_goroutine *g = &gp->gors[i];
 
 		if (i > 0)
 			gh_buf_putc(out, '\n');
@@ -690,9 +691,9 @@ int gh_write_goroutine_traceback(const gh_profile *p, const gh_wctx *w,
 	}
 	/* the note is a block of its own: after a blank line, if any
 	 * goroutine was printed (-f list cuts the text at blank lines) */
-	if (rc == 0 && p->gor_note[0] != '\0')
-		gh_buf_printf(out, "%s# go-heap: %s\n", p->ngors > 0 ? "\n" : "",
-			      p->gor_note);
+	if (rc == 0 && gp->note[0] != '\0')
+		gh_buf_printf(out, "%s# go-heap: %s\n", gp->ngors > 0 ? "\n" : "",
+			      gp->note);
 	if (rc == 0 && out->oom)
 		rc = GOHEAP_ENOMEM;
 	if (rc == GOHEAP_ENOMEM)

@@ -22,49 +22,61 @@ static int u64_cmp(const void *x, const void *y)
 
 int gh_leak_view(const gh_profile *p, gh_profile *v)
 {
+	const gh_gorprof *gp = gh_gor_of(p);
+	const gh_leak *lk = gp->leak;
+	gh_gorprof *vg;
 	size_t i, n = 0;
 
 	*v = *p;
-	v->gors = gh_calloc(p->ngors + 1, sizeof(*v->gors));
-	v->recs = gh_calloc(p->ngors + 1, sizeof(*v->recs));
-	if (v->gors == NULL || v->recs == NULL) {
-		free(v->gors);
-		free(v->recs);
-		v->gors = NULL;
-		v->recs = NULL;
+	vg = gh_calloc(1, sizeof(*vg));
+	v->recs = gh_calloc(gp->ngors + 1, sizeof(*v->recs));
+	if (vg != NULL) {
+		*vg = *gp;
+		vg->gors = gh_calloc(gp->ngors + 1, sizeof(*vg->gors));
+	}
+	/* the view's part: p's with its own gors, the judgement p's (the
+	 * view frees its arrays alone: gh_leak_view_free) */
+	v->part = vg;
+	v->part_free = NULL;
+	if (vg == NULL || vg->gors == NULL || v->recs == NULL) {
+		gh_leak_view_free(v);
 		return GOHEAP_ENOMEM;
 	}
-	for (i = 0; i < p->ngors; i++) {
-		if (!p->gors[i].leaked)
+	for (i = 0; i < gp->ngors; i++) {
+		if (!gp->gors[i].leaked)
 			continue;
-		v->gors[n] = p->gors[i];
+		vg->gors[n] = gp->gors[i];
 		/* one count-1 record per goroutine, as goroutine.c makes */
 		v->recs[n].count = 1;
-		v->recs[n].stk = (uint64_t *)p->gors[i].stk;
-		v->recs[n].nstk = p->gors[i].nstk;
-		v->recs[n].bucket = p->gors[i].addr;
+		v->recs[n].stk = (uint64_t *)gp->gors[i].stk;
+		v->recs[n].nstk = gp->gors[i].nstk;
+		v->recs[n].bucket = gp->gors[i].addr;
 		n++;
 	}
 	/* goroutine 1 in select {}: the runtime counts it
 	 * (work.goroutineLeak.count) but writes no stack for it (its
 	 * status went back to _Gwaiting): an empty record, "1 @" */
-	if (p->leak != NULL && p->leak->main_select) {
-		memset(&v->gors[n], 0, sizeof(v->gors[n]));
-		v->gors[n].goid = 1;
-		v->gors[n].wait_minutes = -1;
+	if (lk != NULL && lk->main_select) {
+		memset(&vg->gors[n], 0, sizeof(vg->gors[n]));
+		vg->gors[n].goid = 1;
+		vg->gors[n].wait_minutes = -1;
 		memset(&v->recs[n], 0, sizeof(v->recs[n]));
 		v->recs[n].count = 1;
 		n++;
 	}
-	v->ngors = v->nrecs = n;
+	vg->ngors = v->nrecs = n;
 	return 0;
 }
 
 void gh_leak_view_free(gh_profile *v)
 {
-	free(v->gors);
+	gh_gorprof *vg = v->part;
+
+	if (vg != NULL)
+		free(vg->gors);
+	free(vg);
 	free(v->recs);
-	v->gors = NULL;
+	v->part = NULL;
 	v->recs = NULL;
 }
 
@@ -105,18 +117,19 @@ static const gh_leak_held *held_of(const gh_leak *lk, uint64_t goid)
 void gh_leak_group_held(const gh_profile *p, size_t first,
 			gh_leak_held *out)
 {
-	const gh_leak *lk = p->leak;
+	const gh_gorprof *gp = gh_gor_of(p);
+	const gh_leak *lk = gp->leak;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (lk == NULL || first >= p->ngors)
+	if (lk == NULL || first >= gp->ngors)
 		return;
-	for (i = first; i < p->ngors; i++) {
+	for (i = first; i < gp->ngors; i++) {
 		const gh_leak_held *h;
 
-		if (i != first && !same_record(&p->gors[first], &p->gors[i]))
+		if (i != first && !same_record(&gp->gors[first], &gp->gors[i]))
 			continue;
-		h = held_of(lk, p->gors[i].goid);
+		h = held_of(lk, gp->gors[i].goid);
 		if (h != NULL) {
 			out->objects += h->objects;
 			out->bytes += h->bytes;
@@ -149,7 +162,8 @@ static const char *site_name(const gh_sym *sym, const gh_goroutine *g)
 
 void gh_leak_text_note(const gh_profile *p, const gh_sym *sym, gh_buf *out)
 {
-	const gh_leak *lk = p->leak;
+	const gh_gorprof *gp = gh_gor_of(p);
+	const gh_leak *lk = gp->leak;
 	gh_gor_group *g = NULL;
 	size_t ng = 0, i;
 
@@ -184,7 +198,7 @@ void gh_leak_text_note(const gh_profile *p, const gh_sym *sym, gh_buf *out)
 		gh_buf_printf(out, "# go-heap: record %zu, %s (%lld "
 			      "goroutines): %llu bytes in %llu objects held "
 			      "by them alone\n", i + 1,
-			      site_name(sym, &p->gors[g[i].first]),
+			      site_name(sym, &gp->gors[g[i].first]),
 			      (long long)g[i].count,
 			      (unsigned long long)h.bytes,
 			      (unsigned long long)h.objects);

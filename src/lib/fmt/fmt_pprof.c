@@ -998,7 +998,7 @@ static int write_goroutine_proto(builder *b)
 	int64_t value;
 	int rc;
 
-	const char *name = p->leak != NULL ? "goroutineleak" : "goroutine";
+	const char *name = gh_gor_is_leak(p) ? "goroutineleak" : "goroutine";
 	int64_t vals[2];
 
 	pb_value_type(b, tagProfile_PeriodType, name, "count");
@@ -1006,19 +1006,19 @@ static int write_goroutine_proto(builder *b)
 	pb_value_type(b, tagProfile_SampleType, name, "count");
 	/* -p goroutineleak: what each record's goroutines alone keep alive
 	 * (not in Go's profile) */
-	if (p->leak != NULL)
+	if (gh_gor_is_leak(p))
 		pb_value_type(b, tagProfile_SampleType, "leaked_space",
 			      "bytes");
 	rc = gh_gor_groups(p, &g, &ng);
 	if (rc != 0)
 		return rc;
 	for (i = 0; i < ng && b->err == 0; i++) {
-		const gh_goroutine *gr = &p->gors[g[i].first];
+		const gh_goroutine *gr = &gh_gor_of(p)->gors[g[i].first];
 		size_t start;
 
 		value = g[i].count;
 		vals[0] = value;
-		if (p->leak != NULL) {
+		if (gh_gor_is_leak(p)) {
 			gh_leak_held hd;
 
 			gh_leak_group_held(p, g[i].first, &hd);
@@ -1027,7 +1027,7 @@ static int write_goroutine_proto(builder *b)
 		append_locs_for_stack(b, gr->stk, gr->nstk);
 		start = gh_pb_start_message(&b->pb);
 		gh_pb_int64s(&b->pb, tagSample_Value, vals,
-			     p->leak != NULL ? 2 : 1);
+			     gh_gor_is_leak(p) ? 2 : 1);
 		gh_pb_uint64s(&b->pb, tagSample_Location, b->lids, b->nlids);
 		for (j = 0; gr->has_labels && j < gr->nlabels; j++)
 			pb_label(b, tagSample_Label,

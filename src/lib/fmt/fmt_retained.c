@@ -184,14 +184,14 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 			      "implausible; the first, %s\n", pfx,
 			      (unsigned long long)r->types->bad_spans,
 			      r->types->first_bad);
-	if (p->gor_snapshot == 1 && r->snap.on)
+	if (p->stop.state == 1 && r->snap.on)
 		gh_buf_printf(b, "%sa consistent snapshot: the process was "
 			      "stopped %.3f ms while %llu bytes in %llu ranges "
 			      "it read running were copied (%llu rounds; %llu "
 			      "bytes in a temporary file; %llu spans in use, "
 			      "%llu changed); %llu reads outside the snapshot "
 			      "(%llu bytes), %llu bytes unreadable\n", pfx,
-			      (p->gor_stop_end - p->gor_stop_begin) * 1e3,
+			      (p->stop.end - p->stop.begin) * 1e3,
 			      (unsigned long long)r->snap.bytes,
 			      (unsigned long long)r->snap.ranges,
 			      (unsigned long long)r->snap.rounds,
@@ -201,11 +201,11 @@ static void header(const gh_profile *p, const gh_retained *r, gh_buf *b,
 			      (unsigned long long)r->snap.misses,
 			      (unsigned long long)r->snap.miss_bytes,
 			      (unsigned long long)r->snap.lost);
-	else if (p->gor_snapshot == 1)
+	else if (p->stop.state == 1)
 		gh_buf_printf(b, "%sa consistent snapshot: the process was "
 			      "stopped %.3f ms while the graph was read\n", pfx,
-			      (p->gor_stop_end - p->gor_stop_begin) * 1e3);
-	else if (p->gor_snapshot == 2)
+			      (p->stop.end - p->stop.begin) * 1e3);
+	else if (p->stop.state == 2)
 		gh_buf_printf(b, "%sread while the process ran (--no-stop): "
 			      "best-effort\n", pfx);
 }
@@ -679,7 +679,7 @@ static int write_path(const gh_retained *r, const char *want, gh_buf *out,
 int gh_write_retained(const gh_profile *p, const gh_wctx *w, int format,
 		      const char *path, gh_buf *out, gh_err *err)
 {
-	const gh_retained *r = p->retained;
+	const gh_retained *r = gh_retained_of(p);
 	stacks st;
 	size_t i;
 	int rc, space;

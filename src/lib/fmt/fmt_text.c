@@ -540,6 +540,7 @@ static int write_cycles(text_ctx *c, const size_t *ord)
 static int write_goroutines(text_ctx *c)
 {
 	const gh_profile *p = c->p;
+	const gh_gorprof *gp = gh_gor_of(p);
 	gh_gor_group *k = NULL;
 	size_t nk = 0, i;
 	int rc;
@@ -547,13 +548,13 @@ static int write_goroutines(text_ctx *c)
 	rc = gh_gor_groups(p, &k, &nk);
 	if (rc != 0)
 		return rc;
-	put_str(&c->line, p->leak != NULL ?
+	put_str(&c->line, gh_gor_is_leak(p) ?
 		"goroutineleak profile: total " : "goroutine profile: total ");
-	put_dec(&c->line, (int64_t)p->ngors);
+	put_dec(&c->line, (int64_t)gp->ngors);
 	put_c(&c->line, '\n');
 	tw_line(c);
 	for (i = 0; i < nk && rc == 0; i++) {
-		const gh_goroutine *g = &p->gors[k[i].first];
+		const gh_goroutine *g = &gp->gors[k[i].first];
 
 		put_dec(&c->line, k[i].count);
 		put_c(&c->line, ' ');
@@ -631,11 +632,11 @@ int gh_write_text(const gh_profile *p, const gh_wctx *w, gh_buf *out,
 	 * runtime would have written (running goroutines of a live target,
 	 * partial tracebacks, unreadable g's), so a clean read stays equal. */
 	if (rc == 0 && p->kind == GOHEAP_PROFILE_GOROUTINE &&
-	    p->gor_note[0] != '\0')
-		gh_buf_printf(out, "# go-heap: %s\n", p->gor_note);
+	    gh_gor_of(p)->note[0] != '\0')
+		gh_buf_printf(out, "# go-heap: %s\n", gh_gor_of(p)->note);
 	/* -p goroutineleak: what the leaked goroutines keep alive (not in
 	 * Go's format; the program's own profile has no such line) */
-	if (rc == 0 && p->leak != NULL)
+	if (rc == 0 && gh_gor_is_leak(p))
 		gh_leak_text_note(p, w->sym, out);
 out:
 	if (rc == GOHEAP_ENOMEM)

@@ -232,7 +232,7 @@ static void write_summary(const gh_sampler *smp, const gh_wctx *w,
 			      p->ver.patch);
 	else
 		gh_buf_printf(out, "Go (version unknown)");
-	gh_buf_printf(out, " %s profile from %s", p->leak != NULL ?
+	gh_buf_printf(out, " %s profile from %s", gh_gor_is_leak(p) ?
 		      "goroutineleak" : kind_name(p->kind),
 		      p->source[0] != '\0' ? p->source : "an unnamed source");
 	if (w->exe_path != NULL)
@@ -253,11 +253,12 @@ static void write_summary(const gh_sampler *smp, const gh_wctx *w,
 		return;
 	}
 	if (p->kind == GOHEAP_PROFILE_GOROUTINE) {
+		const char *note = gh_gor_of(p)->note;
+
 		gh_buf_printf(out, "; %" PRId64 " goroutines%s%s.\n", cnt,
-			      p->gor_note[0] != '\0' ? "; " : "",
-			      p->gor_note);
+			      note[0] != '\0' ? "; " : "", note);
 		/* -p goroutineleak: what the leaks keep alive, per record */
-		if (p->leak != NULL)
+		if (gh_gor_is_leak(p))
 			gh_leak_text_note(p, w->sym, out);
 		return;
 	}

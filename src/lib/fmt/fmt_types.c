@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 
+#include "heapwalk.h"
 #include "profile.h"
 #include "writers.h"
 #include "pb.h"
@@ -114,19 +115,19 @@ static void header(const gh_profile *p, const gh_types *t, gh_buf *b,
 			      "(damaged or changing data); the first, %s\n",
 			      pfx, (unsigned long long)t->bad_spans,
 			      t->first_bad);
-	if (p->gor_snapshot == 1)
+	if (p->stop.state == 1)
 		gh_buf_printf(b, "%sa consistent snapshot: read running, then "
 			      "stopped %.3f ms (%.3f ms reading) to re-read "
 			      "%llu of %llu spans (%llu full, swept spans not "
 			      "read again: no GC ended meanwhile; %llu found "
 			      "unswept since)\n",
-			      pfx, (p->gor_stop_end - p->gor_stop_begin) * 1e3,
+			      pfx, (p->stop.end - p->stop.begin) * 1e3,
 			      t->t_stopwalk * 1e3,
-			      (unsigned long long)p->gor_rewalked,
-			      (unsigned long long)p->gor_checked,
+			      (unsigned long long)p->stop.rewalked,
+			      (unsigned long long)p->stop.checked,
 			      (unsigned long long)t->stable_skipped,
 			      (unsigned long long)t->reclassified);
-	else if (p->gor_snapshot == 2)
+	else if (p->stop.state == 2)
 		gh_buf_printf(b, "%sread while the process ran (--no-stop): "
 			      "best-effort under allocation\n", pfx);
 }
@@ -188,7 +189,7 @@ static int write_pprof(const gh_profile *p, const gh_types *t,
 int gh_write_types(const gh_profile *p, const gh_wctx *w, int format,
 		   gh_buf *out, gh_err *err)
 {
-	const gh_types *t = p->types;
+	const gh_types *t = gh_types_of(p);
 	const gh_tentry **v;
 	size_t i, n;
 	int space, rc;

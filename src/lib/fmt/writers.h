@@ -110,6 +110,8 @@ int gh_write_retained(const gh_profile *p, const gh_wctx *w, int format,
  * objects, own bytes, retained bytes; fn's nonzero return stops. */
 typedef int (*gh_retained_row_fn)(void *ctx, const char *path,
 				  const int64_t v[3]);
-int gh_retained_rows(const gh_retained *r, gh_retained_row_fn fn, void *ctx);
+struct gh_retained;
+int gh_retained_rows(const struct gh_retained *r, gh_retained_row_fn fn,
+		     void *ctx);
 
 #endif

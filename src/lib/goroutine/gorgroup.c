@@ -9,6 +9,7 @@
  * by count (descending) then key (ascending), as keysByCount does
  * (runtime/pprof/pprof.go, the same in 1.19 to 1.27).  It depends on no
  * symbolizer, so the proto writer can use it without the traceback code.
+ * The goroutine part's accessors (gh_gor_of, gh_gor_part) are here too.
  */
 #include "config.h"
 
@@ -25,6 +26,24 @@
 void gh_gor_quote(gh_buf *b, const char *s, size_t n, gh_unicode u)
 {
 	gh_go_quote(b, s, n, u);
+}
+
+/* goroutine.h */
+gh_gorprof *gh_gor_part(gh_profile *p)
+{
+	void *g = gh_profile_part(p, GH_PART_GOROUTINES);
+
+	return g != NULL ? g : gh_profile_part(p, GH_PART_GOROUTINELEAK);
+}
+
+const gh_gorprof *gh_gor_of(const gh_profile *p)
+{
+	static const gh_gorprof none;   /* read-only: no goroutines */
+	const void *g = gh_profile_part(p, GH_PART_GOROUTINES);
+
+	if (g == NULL)
+		g = gh_profile_part(p, GH_PART_GOROUTINELEAK);
+	return g != NULL ? g : &none;
 }
 
 typedef gh_gor_group gkey;
@@ -157,6 +176,7 @@ static int same_key(const gh_goroutine *a, const char *ka,
  * grouped by their PCs and a key string is made once per group. */
 static int group(const gh_profile *p, gkey **out, size_t *nout)
 {
+	const gh_gorprof *gp = gh_gor_of(p);
 	gh_hmap m = GH_HMAP_INIT;
 	gkey *k;
 	size_t i, n = 0;
@@ -165,11 +185,11 @@ static int group(const gh_profile *p, gkey **out, size_t *nout)
 
 	*out = NULL;
 	*nout = 0;
-	k = gh_calloc(p->ngors + 1, sizeof(*k));
+	k = gh_calloc(gp->ngors + 1, sizeof(*k));
 	if (k == NULL)
 		return GOHEAP_ENOMEM;
-	for (i = 0; i < p->ngors; i++) {
-		const gh_goroutine *g = &p->gors[i];
+	for (i = 0; i < gp->ngors; i++) {
+		const gh_goroutine *g = &gp->gors[i];
 		char *key = NULL;
 		uint64_t h, v;
 		size_t it;
@@ -184,7 +204,7 @@ static int group(const gh_profile *p, gkey **out, size_t *nout)
 		}
 		for (v = gh_hmap_first(&m, h, &it); v != 0;
 		     v = gh_hmap_next(&m, h, &it))
-			if (same_key(&p->gors[k[v - 1].first], k[v - 1].key,
+			if (same_key(&gp->gors[k[v - 1].first], k[v - 1].key,
 				     g, key))
 				break;
 		if (v != 0) {
@@ -202,7 +222,7 @@ static int group(const gh_profile *p, gkey **out, size_t *nout)
 	gh_hmap_free(&m);
 	for (i = 0; i < n; i++)
 		if (k[i].key == NULL &&
-		    (k[i].key = make_key(&p->gors[k[i].first], u)) == NULL)
+		    (k[i].key = make_key(&gp->gors[k[i].first], u)) == NULL)
 			goto oom_keys;
 	qsort(k, n, sizeof(*k), key_cmp_count);
 	*out = k;

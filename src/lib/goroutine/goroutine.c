@@ -30,6 +30,7 @@
 
 static int freeze(gor_build *bd, gh_profile *p)
 {
+	gh_gorprof *gp = gh_gor_part(p);
 	/* one block: goroutines, labels, ancestors (all 8-byte words,
 	 * so what follows stays aligned), PCs, the traceback's three
 	 * arrays, strings */
@@ -49,7 +50,7 @@ static int freeze(gor_build *bd, gh_profile *p)
 	blk = gh_calloc(1, total);
 	if (blk == NULL)
 		return GOHEAP_ENOMEM;
-	p->gors = (gh_goroutine *)blk;
+	gp->gors = (gh_goroutine *)blk;
 	labs = (gh_glabel *)(blk + szg);
 	anc = (gh_gancestor *)(blk + szg + szl);
 	pcs = (uint64_t *)(blk + szg + szl + sza);
@@ -77,25 +78,25 @@ static int freeze(gor_build *bd, gh_profile *p)
 		anc[i].npcs = bd->anc[i].npcs;
 	}
 	for (i = 0; i < bd->ngs; i++) {
-		p->gors[i] = bd->gs[i].g;
-		p->gors[i].stk = pcs + bd->gs[i].stk_off;
-		p->gors[i].labels = labs + bd->gs[i].lab_off;
-		p->gors[i].anc = anc + bd->gs[i].anc_off;
-		p->gors[i].tb_pcs = tbp + bd->gs[i].tb_off;
-		p->gors[i].tb_phys = tbp + bd->ntb + bd->gs[i].tb_off;
-		p->gors[i].tb_args = tbp + 2 * bd->ntb + bd->gs[i].tb_off;
-		p->gors[i].tb_argstr = strs;
+		gp->gors[i] = bd->gs[i].g;
+		gp->gors[i].stk = pcs + bd->gs[i].stk_off;
+		gp->gors[i].labels = labs + bd->gs[i].lab_off;
+		gp->gors[i].anc = anc + bd->gs[i].anc_off;
+		gp->gors[i].tb_pcs = tbp + bd->gs[i].tb_off;
+		gp->gors[i].tb_phys = tbp + bd->ntb + bd->gs[i].tb_off;
+		gp->gors[i].tb_args = tbp + 2 * bd->ntb + bd->gs[i].tb_off;
+		gp->gors[i].tb_argstr = strs;
 	}
-	p->ngors = bd->ngs;
+	gp->ngors = bd->ngs;
 	p->pcpool = (uint64_t *)blk;
 	p->recs = gh_calloc(bd->ngs ? bd->ngs : 1, sizeof(*p->recs));
 	if (p->recs == NULL)
 		return GOHEAP_ENOMEM;
 	for (j = 0; j < bd->ngs; j++) {
 		p->recs[j].count = 1;
-		p->recs[j].stk = (uint64_t *)p->gors[j].stk;
-		p->recs[j].nstk = p->gors[j].nstk;
-		p->recs[j].bucket = p->gors[j].addr;
+		p->recs[j].stk = (uint64_t *)gp->gors[j].stk;
+		p->recs[j].nstk = gp->gors[j].nstk;
+		p->recs[j].bucket = gp->gors[j].addr;
 	}
 	p->nrecs = bd->ngs;
 	return 0;
@@ -130,7 +131,7 @@ static void tb_setup(gor_build *bd, gh_profile *p)
 	if (l->tb_labels != 0 && addr != 0 &&
 	    gh_mem_read_uint(&tg->mem, addr, 4, &v,
 			     "runtime.debug.tracebacklabels") == 0)
-		p->tb_labels_on = v == 1;
+		gh_gor_part(p)->tb_labels_on = v == 1;
 	if (clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
 		return;
 	bd->now = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
@@ -150,10 +151,25 @@ static void tb_setup(gor_build *bd, gh_profile *p)
 	}
 }
 
+/* the goroutine part's free function (gh_profile_set_part): the
+ * goroutines themselves live in the profile's pcpool */
+static void gorprof_free(void *part)
+{
+	gh_gorprof *gp = part;
+
+	if (gp->leak != NULL) {
+		if (gp->leak_free != NULL)
+			gp->leak_free(gp->leak);
+		free(gp->leak);
+	}
+	free(gp);
+}
+
 int gh_gor_collect(gh_profile *p, gh_target *tg)
 {
 	const gh_rtlayout *l = tg->lay;
 	const gor_arch *arch;
+	gh_gorprof *gor;
 	gor_build bd;
 	uint64_t allgs, arr, len, i, chunk[512];
 	double t0 = gh_now(), tb0 = tg->mem.t_backend;
@@ -189,6 +205,10 @@ int gh_gor_collect(gh_profile *p, gh_target *tg)
 			       "(%s)", gh_exe_has_symtab(tg->exe) ?
 			       "not in .symtab" : "no .symtab, and not "
 			       "located from runtime.allgadd/forEachG");
+	gor = gh_calloc(1, sizeof(*gor));
+	if (gor == NULL)
+		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
+	gh_profile_set_part(p, GH_PART_GOROUTINES, gor, gorprof_free);
 	memset(&bd, 0, sizeof(bd));
 	bd.tg = tg;
 	bd.lay = l;
@@ -210,8 +230,8 @@ int gh_gor_collect(gh_profile *p, gh_target *tg)
 	/* the snapshot: a source that can stop the target (live) is read
 	 * running, then stopped for what changed; --no-stop: best-effort */
 	snap = gh_target_snapshot(tg);
-	p->gor_snapshot = snap;
-	p->gor_no_tb = tg->no_traceback;
+	p->stop.state = snap;
+	gor->no_tb = tg->no_traceback;
 
 	rc = gor_read_allgs(tg, allgs, 0, &arr, &len);
 	if (rc != 0)
@@ -284,8 +304,8 @@ int gh_gor_collect(gh_profile *p, gh_target *tg)
 		goto out;
 	}
 	{
-		char *note = p->gor_note;
-		size_t nl = sizeof(p->gor_note);
+		char *note = gor->note;
+		size_t nl = sizeof(gor->note);
 
 		if (snap == 2)
 			snprintf(note, nl, "best-effort snapshot: the target "

@@ -500,12 +500,12 @@ int gor_snap_stopped(gor_build *bd, gh_profile *p, uint64_t allgs,
 		if (rc != 0)
 			goto resume;
 	}
-	p->gor_rewalked = nchg + (len - len0);
-	p->gor_checked = len;
+	p->stop.rewalked = nchg + (len - len0);
+	p->stop.checked = len;
 	*len_out = len;
 resume:
 	t1 = gh_now();
-	p->gor_stop_threads = nregs;
+	p->stop.threads = nregs;
 	rc = gh_target_resume(tg, p, t0, t1, rc);
 	bd->threads = NULL;
 	bd->nthreads = 0;

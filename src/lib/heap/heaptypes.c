@@ -246,3 +246,20 @@ char *gh_types_name(gh_types *t, gh_mem *m, const gh_rtlayout *l,
 {
 	return type_name(t, m, l, addr);
 }
+
+/* heapwalk.h: a histogram and its rows */
+void gh_types_free(gh_types *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n; i++) {
+		free(t->e[i].name);
+		free(t->e[i].shape);
+	}
+	free(t->e);
+	gh_hmap_free(&t->idx);
+	gh_buf_free(&t->objlines);
+	free(t);
+}

@@ -1075,9 +1075,9 @@ static int walk_all_(hw *w, uint64_t mheap, int mode)
 				else
 					rec_undo(w, r);
 				r->bad = 0;
-				w->p->gor_rewalked++;
+				w->p->stop.rewalked++;
 			} else if (mode == 2) {
-				w->p->gor_rewalked++;   /* new since */
+				w->p->stop.rewalked++;   /* new since */
 			}
 			rc = walk_span(w, &now);
 			if (rc != 0)
@@ -1090,7 +1090,7 @@ static int walk_all_(hw *w, uint64_t mheap, int mode)
 		}
 	}
 	if (mode == 2)
-		w->p->gor_checked = len - t->stable_skipped;
+		w->p->stop.checked = len - t->stable_skipped;
 	return 0;
 }
 
@@ -1181,6 +1181,12 @@ int gh_heap_objects(gh_profile *p, gh_target *tg, gh_types *t,
 	return walk_all(&w, mheap, 0);
 }
 
+/* the types part's free function (gh_profile_set_part) */
+static void types_free(void *t)
+{
+	gh_types_free(t);
+}
+
 int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 {
 	const gh_rtlayout *l = tg->lay;
@@ -1194,7 +1200,7 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 	t = gh_calloc(1, sizeof(*t));
 	if (t == NULL)
 		return gh_errf(&tg->err, GOHEAP_ENOMEM, "out of memory");
-	p->types = t;
+	gh_profile_set_part(p, GH_PART_TYPES, t, types_free);
 	t->want_objects = objects;
 	rc = hw_setup(&w, p, tg, t, &mheap, "-p types");
 	if (rc != 0)
@@ -1203,7 +1209,7 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 	 * that changed (as the goroutine snapshot does); -f objects lists
 	 * every object, so it is walked stopped from the start */
 	snap = gh_target_snapshot(tg);
-	p->gor_snapshot = snap;
+	p->stop.state = snap;
 	/* the stop's second reader: the live source only (a caller's
 	 * source, gdb's, may not be read from two threads) */
 	if (snap == 1 && !objects && tg->caps->concurrent_reads &&
@@ -1218,7 +1224,7 @@ int gh_types_collect(gh_profile *p, gh_target *tg, int objects)
 	}
 	if (snap == 1 && objects) {
 		rc = walk_stopped(&w, mheap, 0);
-		p->gor_rewalked = p->gor_checked = t->spans;
+		p->stop.rewalked = p->stop.checked = t->spans;
 	} else if (snap == 1) {
 		w.before_stop = 1;
 		rc = walk_all(&w, mheap, 1);

@@ -807,7 +807,7 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 	/* a live target: read running (which also pages in the block cache's
 	 * view of the Ps), then stopped; --no-stop: the running read */
 	snap = gh_target_snapshot(tg);
-	p->gor_snapshot = snap;
+	p->stop.state = snap;
 	r.tolerant = snap == 2;
 	rc = read_all(tg, l, &a, &r);
 	/* the running read only warms the cache when a stop follows: a
@@ -820,11 +820,11 @@ int gh_memstats_collect(gh_profile *p, gh_target *tg)
 		o->snapshot = snap;
 		snprintf(o->go_version, sizeof(o->go_version), "%s",
 			 tg->verstr);
-		o->t_stop = snap == 1 ? p->gor_stop_end - p->gor_stop_begin : 0;
-		p->gor_rewalked = p->gor_checked = r.nprocs;
+		o->t_stop = snap == 1 ? p->stop.end - p->stop.begin : 0;
+		p->stop.rewalked = p->stop.checked = r.nprocs;
 		if (tg->pid > 0 && read_vmhwm(tg->pid, &o->maxrss) == 0)
 			o->have_maxrss = 1;
-		p->memstats = o;
+		gh_profile_set_part(p, GH_PART_MEMSTATS, o, free);
 		o = NULL;
 	}
 	free(r.mst);
@@ -847,10 +847,9 @@ GOHEAP_EXTERN int goheap_profile_gometrics(const goheap_profile *p,
 	uint32_t n, i;
 
 	memset(out, 0, sizeof(*out));
-	if (p == NULL || p->kind != GOHEAP_PROFILE_MEMSTATS ||
-	    p->memstats == NULL)
+	m = gh_memstats_of(p);
+	if (p == NULL || p->kind != GOHEAP_PROFILE_MEMSTATS || m == NULL)
 		return GOHEAP_EINVAL;
-	m = p->memstats;
 	out->alloc = m->rm.alloc;
 	out->total_alloc = m->rm.total_alloc;
 	out->sys = m->rm.sys;

@@ -72,9 +72,16 @@ typedef struct gh_memstats {
 	char go_version[64];         /* runtime.Version() */
 } gh_memstats;
 
+/* The MemStats part of p (GH_PART_MEMSTATS: -p memstats, and -p heap or
+ * allocs collected for -f text's trailer; NULL: none), freed with p. */
+static inline gh_memstats *gh_memstats_of(const gh_profile *p)
+{
+	return (gh_memstats *)gh_profile_part(p, GH_PART_MEMSTATS);
+}
+
 /*
- * Fill p->memstats from s's target.  0, or a GOHEAP_E* code with tg->err
- * set (unsupported release, symbols not found, damaged data).
+ * Fill p's MemStats part from s's target.  0, or a GOHEAP_E* code with
+ * tg->err set (unsupported release, symbols not found, damaged data).
  */
 int gh_memstats_collect(gh_profile *p, gh_target *tg);
 

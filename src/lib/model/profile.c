@@ -28,29 +28,36 @@ void gh_profile_destroy(gh_profile *p)
 	free(p->maps);
 	free(p->pcpool);
 	free(p->recs);
-	gh_types_free(p->types);
-	p->types = NULL;
-	gh_retained_free(p->retained);
-	p->retained = NULL;
-	free(p->memstats);
-	p->memstats = NULL;
-	if (p->leak != NULL) {
-		if (p->leak_free != NULL)
-			p->leak_free(p->leak);
-		free(p->leak);
-		p->leak = NULL;
-	}
+	gh_profile_free_part(p);
 	p->maps = NULL;
 	p->pcpool = NULL;
 	p->recs = NULL;
 	p->nmaps = p->nrecs = 0;
 }
 
+void gh_profile_set_part(gh_profile *p, int part_kind, void *part,
+			 void (*fr)(void *part))
+{
+	gh_profile_free_part(p);
+	p->part_kind = part_kind;
+	p->part = part;
+	p->part_free = fr;
+}
+
+void gh_profile_free_part(gh_profile *p)
+{
+	if (p->part != NULL && p->part_free != NULL)
+		p->part_free(p->part);
+	p->part_kind = GH_PART_NONE;
+	p->part = NULL;
+	p->part_free = NULL;
+}
+
 /* ---- the public record accessors --------------------------------------- */
 
 GOHEAP_EXTERN int goheap_profile_kind(const goheap_profile *p)
 {
-	if (p != NULL && p->leak != NULL)
+	if (p != NULL && p->part_kind == GH_PART_GOROUTINELEAK)
 		return GOHEAP_PROFILE_GOROUTINELEAK;
 	return p != NULL ? p->kind : -1;
 }
@@ -158,8 +165,12 @@ GOHEAP_EXTERN int goheap_profile_delta(goheap_profile **out,
 	if (d == NULL)
 		goto out;
 	*d = *cur;
-	d->memstats = NULL;   /* a delta has no MemStats trailer (Go's
-	                       * handler refuses debug with seconds) */
+	/* a delta has no part: no MemStats trailer (Go's handler refuses
+	 * debug with seconds), and the other kinds' parts describe one
+	 * collection (their deltas are growth.c's) */
+	d->part_kind = GH_PART_NONE;
+	d->part = NULL;
+	d->part_free = NULL;
 	d->recs = NULL;
 	d->pcpool = NULL;
 	d->maps = NULL;
@@ -201,43 +212,4 @@ out:
 		free(d);
 	}
 	return rc;
-}
-
-void gh_types_free(gh_types *t)
-{
-	size_t i;
-
-	if (t == NULL)
-		return;
-	for (i = 0; i < t->n; i++) {
-		free(t->e[i].name);
-		free(t->e[i].shape);
-	}
-	free(t->e);
-	gh_hmap_free(&t->idx);
-	gh_buf_free(&t->objlines);
-	free(t);
-}
-
-void gh_retained_free(gh_retained *r)
-{
-	if (r == NULL)
-		return;
-	gh_types_free(r->types);
-	free(r->addr);
-	free(r->size8);
-	free(r->ent);
-	free(r->pg);
-	free(r->off);
-	free(r->adj);
-	free(r->roots);
-	gh_buf_free(&r->names);
-	free(r->idom);
-	free(r->via);
-	free(r->ret);
-	free(r->retn);
-	free(r->gw);
-	free(r->gwobj);
-	free(r->semw);
-	free(r);
 }

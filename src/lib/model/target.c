@@ -469,8 +469,8 @@ int gh_target_resume(gh_target *t, gh_profile *p, double t0, double t1,
 		if (t->caps->stopped_threads(t->ctx, &regs, &n) == 0) {
 			t->stop_regs = regs;
 			t->nstop_regs = n;
-			if (p->gor_stop_threads == 0)
-				p->gor_stop_threads = n;
+			if (p->stop.threads == 0)
+				p->stop.threads = n;
 		} else {
 			free(regs);
 		}
@@ -480,11 +480,11 @@ int gh_target_resume(gh_target *t, gh_profile *p, double t0, double t1,
 	/* the live source knows when its threads actually stopped */
 	if (t->caps->stop_window != NULL &&
 	    t->caps->stop_window(t->ctx, &b, &e) == 0) {
-		p->gor_stop_begin = b;
-		p->gor_stop_end = e;
+		p->stop.begin = b;
+		p->stop.end = e;
 	} else {
-		p->gor_stop_begin = t0;
-		p->gor_stop_end = t1;
+		p->stop.begin = t0;
+		p->stop.end = t1;
 	}
 	if (rc == 0 && rrc != 0) {
 		char why[sizeof(t->err.msg)];

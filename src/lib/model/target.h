@@ -106,7 +106,7 @@ int gh_target_can_stop(const gh_target *t);
 
 /*
  * The one stop-or-not decision of the snapshots (goroutines, -p types,
- * -p memstats, -p retained), the value of gh_profile's gor_snapshot:
+ * -p memstats, -p retained), the value of gh_profile's stop.state:
  * GH_SNAP_NONE, the source cannot stop and resume the target (a core, a
  * stopped debugger's inferior): read as it is; GH_SNAP_STOPPED, a live
  * target stopped briefly for a consistent read; GH_SNAP_RUNNING, --no-stop:

@@ -1120,6 +1120,36 @@ static int live_pass(void *arg, int final)
 	return rc;
 }
 
+/* retained.h: a graph and its arrays */
+void gh_retained_free(gh_retained *r)
+{
+	if (r == NULL)
+		return;
+	gh_types_free(r->types);
+	free(r->addr);
+	free(r->size8);
+	free(r->ent);
+	free(r->pg);
+	free(r->off);
+	free(r->adj);
+	free(r->roots);
+	gh_buf_free(&r->names);
+	free(r->idom);
+	free(r->via);
+	free(r->ret);
+	free(r->retn);
+	free(r->gw);
+	free(r->gwobj);
+	free(r->semw);
+	free(r);
+}
+
+/* the retained part's free function (gh_profile_set_part) */
+static void retained_free(void *r)
+{
+	gh_retained_free(r);
+}
+
 /* leak: for -p goroutineleak (retleak.c), the goroutines' waits recorded
  * and no dominators (the caller judges the graph). */
 static int collect(gh_profile *p, gh_target *s, int leak)
@@ -1143,7 +1173,7 @@ static int collect(gh_profile *p, gh_target *s, int leak)
 	r = gh_calloc(1, sizeof(*r));
 	if (r == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
-	p->retained = r;
+	gh_profile_set_part(p, GH_PART_RETAINED, r, retained_free);
 	r->types = gh_calloc(1, sizeof(*r->types));
 	if (r->types == NULL)
 		return gh_errf(&s->err, GOHEAP_ENOMEM, "out of memory");
@@ -1151,8 +1181,8 @@ static int collect(gh_profile *p, gh_target *s, int leak)
 	 * goroutines' roots (gh_leak_label_roots) */
 	r->leak = l->g_waiting != 0 || leak;
 	rb_setup(&b, s, r);
-	p->gor_snapshot = gh_target_snapshot(s);
-	stop = p->gor_snapshot == GH_SNAP_STOPPED;
+	p->stop.state = gh_target_snapshot(s);
+	stop = p->stop.state == GH_SNAP_STOPPED;
 	if (stop && gh_ret_live_can(s) &&
 	    (hook == NULL || strcmp(hook, "whole") != 0)) {
 		/* read running, stopped only to copy what was read */

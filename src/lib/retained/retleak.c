@@ -713,14 +713,15 @@ out:
  * and p's records kept for them alone. */
 static void mark_leaked(gh_profile *p, const gh_leak *lk)
 {
+	const gh_gorprof *gp = gh_gor_of(p);
 	size_t i, n = 0;
 
-	for (i = 0; i < p->ngors; i++) {
+	for (i = 0; i < gp->ngors; i++) {
 		if (lk->ngoids == 0 ||
-		    bsearch(&p->gors[i].goid, lk->goids, lk->ngoids,
+		    bsearch(&gp->gors[i].goid, lk->goids, lk->ngoids,
 			    sizeof(*lk->goids), u64_cmp) == NULL)
 			continue;
-		p->gors[i].leaked = 1;
+		gp->gors[i].leaked = 1;
 		/* the records (goheap_profile_record) are the leaked
 		 * goroutines' only */
 		if (p->recs != NULL && i < p->nrecs)
@@ -733,6 +734,8 @@ static void mark_leaked(gh_profile *p, const gh_leak *lk)
 int gh_goroutineleak_collect(gh_profile *p, gh_target *s)
 {
 	gh_profile q = *p;
+	gh_retained *r;
+	gh_gorprof *gp;
 	gh_leak *lk;
 	double t0 = gh_now();
 	int rc;
@@ -747,23 +750,25 @@ int gh_goroutineleak_collect(gh_profile *p, gh_target *s)
 	/* the graph (under the brief stop, as -p retained), then the
 	 * goroutines: a leaked goroutine stays as it is between the two */
 	q.kind = GOHEAP_PROFILE_RETAINED;
-	q.retained = NULL;
+	q.part_kind = GH_PART_NONE;
+	q.part = NULL;
+	q.part_free = NULL;
 	rc = gh_retained_collect_leak(&q, s);
+	r = gh_retained_of(&q);
 	if (rc == 0) {
-		rc = gh_leak_find(q.retained, s->lay, lk);
+		rc = gh_leak_find(r, s->lay, lk);
 		if (rc != 0)
 			rc = gh_errf(&s->err, rc, "-p goroutineleak: out of "
 				     "memory");
 	}
 	if (rc == 0) {
-		lk->graph_objects = q.retained->nobj;
-		lk->graph_edges = q.retained->nedges;
-		lk->snap = q.retained->snap;
-		lk->graph_stop = q.gor_snapshot == 1 ?
-				 q.gor_stop_end - q.gor_stop_begin : 0;
+		lk->graph_objects = r->nobj;
+		lk->graph_edges = r->nedges;
+		lk->snap = r->snap;
+		lk->graph_stop = q.stop.state == 1 ?
+				 q.stop.end - q.stop.begin : 0;
 	}
-	gh_retained_free(q.retained);
-	q.retained = NULL;
+	gh_profile_free_part(&q);   /* q's records and maps are p's */
 	if (rc != 0) {
 		gh_leak_free(lk);
 		free(lk);
@@ -777,13 +782,16 @@ int gh_goroutineleak_collect(gh_profile *p, gh_target *s)
 		return rc;
 	}
 	mark_leaked(p, lk);
-	p->leak = lk;
-	p->leak_free = gh_leak_free;
+	gp = gh_gor_part(p);
+	gp->leak = lk;
+	gp->leak_free = gh_leak_free;
+	p->part_kind = GH_PART_GOROUTINELEAK;
 	lk->t_total = gh_now() - t0;
 	return 0;
 }
 
-/* retleak.h: a record's arrays, gh_profile_destroy's through p->leak_free */
+/* retleak.h: a record's arrays, freed with the profile through its
+ * goroutine part's leak_free */
 void gh_leak_free(gh_leak *lk)
 {
 	if (lk == NULL)

@@ -6,6 +6,7 @@
 #define GH_RETLEAK_H
 
 #include "profile.h"
+#include "retained.h"
 #include "rtlayout.h"
 #include "target.h"
 
@@ -32,7 +33,7 @@ typedef struct gh_leak {
 	                       * target (0: not stopped) */
 } gh_leak;
 
-/* A record's arrays (not lk itself); the profile's leak_free. */
+/* A record's arrays (not lk itself); the goroutine part's leak_free. */
 void gh_leak_free(gh_leak *lk);
 
 /* The fixpoint on r (built by gh_retained_collect_leak) with l's release
@@ -42,8 +43,9 @@ int gh_leak_find(gh_retained *r, const gh_rtlayout *l, gh_leak *lk);
 /* gh_leak_label_roots (-p retained's leaked roots): declared in
  * retained_int.h, the hook retained.c calls (no include circle). */
 
-/* -p goroutineleak: p (kind GOHEAP_PROFILE_GOROUTINE, p->leak set) holds
- * the leaked goroutines as the goroutine profile has them (retleak.c). */
+/* -p goroutineleak: p (kind GOHEAP_PROFILE_GOROUTINE, its goroutine part's
+ * leak set: GH_PART_GOROUTINELEAK) holds the leaked goroutines as the
+ * goroutine profile has them (retleak.c). */
 int gh_goroutineleak_collect(gh_profile *p, gh_target *s);
 
 /* What the goroutines of the record whose first goroutine is gors[first]

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "goroutine.h"
 #include "gorshare.h"
 #include "heapwalk.h"
 #include "memsnap.h"
@@ -354,8 +355,8 @@ int gh_ret_live(gh_target *s, gh_profile *p, gh_ret_snap *out,
 	m->ops = ops0;
 	m->ctx = ctx0;
 	gh_mem_invalidate(m);
-	p->gor_checked = out->spans;
-	p->gor_rewalked = out->spans_fetched;
+	p->stop.checked = out->spans;
+	p->stop.rewalked = out->spans_fetched;
 	out->on = 1;
 	out->file_bytes = sn.file_bytes;
 	out->lost = sn.lost;

@@ -11,6 +11,17 @@
 #include "profile.h"
 #include "target.h"
 
+/* A live target's brief-stop snapshot (retlive.c), for the header. */
+typedef struct gh_ret_snap {
+	int on;               /* 1: read running, copied while stopped */
+	uint64_t ranges, bytes, file_bytes;   /* copied; spilled to a file */
+	uint64_t rounds;      /* copies while stopped (1: nothing changed) */
+	uint64_t spans, spans_fetched;  /* in use at the stop; fetched */
+	uint64_t lost;        /* bytes wanted that did not read */
+	uint64_t misses, miss_bytes, first_miss;   /* reads outside it */
+	double t_running, t_copy;
+} gh_ret_snap;
+
 /* Whether s can take the brief stop (a live source that stops, read
  * through the target's own cache). */
 int gh_ret_live_can(const gh_target *s);

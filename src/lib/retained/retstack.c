@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "goroutine.h"
 #include "locate.h"
 #include "retained_int.h"
 
