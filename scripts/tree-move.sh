@@ -84,6 +84,7 @@ memstats.h heap
 memstats.c heap
 retained.h retained
 retained_int.h retained
+retmodel.h retained
 retained.c retained
 retgraph.c retained
 retinfer.c retained

@@ -531,7 +531,7 @@ static int collect_retained(goheap_session *s, gh_profile *p, int objects,
 {
 	(void)objects;
 	(void)flags;
-	return gh_retained_collect(p, &s->t);
+	return gh_retained_collect(p, &s->t, gh_leak_label_roots);
 }
 
 /* retleak.c: the graph's fixpoint, then the leaked goroutines as a

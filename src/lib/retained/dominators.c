@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "retained.h"
+#include "retmodel.h"
 #include "retspill.h"
 
 #define NONE GH_RET_NONE

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "retained.h"
 #include "retained_int.h"
 #include "retlive.h"
 #include "testhooks.h"
@@ -95,18 +96,6 @@ static int span_sink(void *arg, uint64_t head, uint64_t base,
 	b->spl[b->nspl].noscan = noscan;
 	b->nspl++;
 	return 0;
-}
-
-const char *gh_retained_label(const gh_retained *r, uint32_t v)
-{
-	if (v < r->nobj) {
-		const gh_tentry *e = &r->types->e[r->ent[v]];
-
-		return e->type != 0 ? e->name : e->shape;
-	}
-	if (v - r->nobj < r->nroot)
-		return (const char *)r->names.data + r->roots[v - r->nobj].name;
-	return "(roots)";
 }
 
 /* ---- heap objects' pointers ------------------------------------------ */
@@ -1121,29 +1110,6 @@ static int live_pass(void *arg, int final)
 }
 
 /* retained.h: a graph and its arrays */
-void gh_retained_free(gh_retained *r)
-{
-	if (r == NULL)
-		return;
-	gh_types_free(r->types);
-	free(r->addr);
-	free(r->size8);
-	free(r->ent);
-	free(r->pg);
-	free(r->off);
-	free(r->adj);
-	free(r->roots);
-	gh_buf_free(&r->names);
-	free(r->idom);
-	free(r->via);
-	free(r->ret);
-	free(r->retn);
-	free(r->gw);
-	free(r->gwobj);
-	free(r->semw);
-	free(r);
-}
-
 /* the retained part's free function (gh_profile_set_part) */
 static void retained_free(void *r)
 {
@@ -1152,7 +1118,8 @@ static void retained_free(void *r)
 
 /* leak: for -p goroutineleak (retleak.c), the goroutines' waits recorded
  * and no dominators (the caller judges the graph). */
-static int collect(gh_profile *p, gh_target *s, int leak)
+static int collect(gh_profile *p, gh_target *s, int leak,
+		   gh_ret_labeller label)
 {
 	const gh_rtlayout *l = s->lay;
 	const char *hook = gh_test_hook("GOHEAP_TEST_RETAINED_SNAP");
@@ -1206,7 +1173,7 @@ static int collect(gh_profile *p, gh_target *s, int leak)
 	if (rc != 0 || leak)
 		goto out;
 	t0 = gh_now();
-	if (r->leak && gh_leak_label_roots(r, l, &r->leaked) != 0) {
+	if (r->leak && label != NULL && label(r, l, &r->leaked) != 0) {
 		rc = gh_ret_nomem(&b);
 		goto out;
 	}
@@ -1229,12 +1196,12 @@ out:
 	return rc;
 }
 
-int gh_retained_collect(gh_profile *p, gh_target *s)
+int gh_retained_collect(gh_profile *p, gh_target *s, gh_ret_labeller label)
 {
-	return collect(p, s, 0);
+	return collect(p, s, 0, label);
 }
 
 int gh_retained_collect_leak(gh_profile *p, gh_target *s)
 {
-	return collect(p, s, 1);
+	return collect(p, s, 1, NULL);
 }

@@ -7,7 +7,9 @@
 #define GH_RETAINED_INT_H
 
 #include "gorshare.h"
-#include "retained.h"
+#include "retmodel.h"
+#include "rtlayout.h"
+#include "target.h"
 
 #define CHUNK 65536u
 #define GH_RET_MAX_STACK ((uint64_t)1 << 30)  /* bytes of one stack */
@@ -116,12 +118,5 @@ int gh_ret_stack_roots(rb *b, gh_ret_frame *fr);
 struct gh_refvec;
 /* retroots.c: the queued finalizers' and cleanups' roots. */
 int gh_ret_queue_roots(rb *b);
-
-/* -p retained: r's stack roots of goroutines gh_leak_find finds leaked
- * become GH_ROOT_LEAKED, labelled "leaked goroutine N [wait reason]..."
- * (r built with r->leak set; nothing changes when none leaked).  0 or
- * GOHEAP_ENOMEM; *n: the leaked goroutines.  Defined in retleak.c: the
- * leak finder is above the graph, which only calls this hook. */
-int gh_leak_label_roots(gh_retained *r, const gh_rtlayout *l, size_t *n);
 
 #endif

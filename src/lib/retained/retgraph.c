@@ -330,3 +330,38 @@ int gh_ret_sort_objects(rb *b)
 	free(perm);
 	return rc != 0 ? rc : page_index(b);
 }
+
+const char *gh_retained_label(const gh_retained *r, uint32_t v)
+{
+	if (v < r->nobj) {
+		const gh_tentry *e = &r->types->e[r->ent[v]];
+
+		return e->type != 0 ? e->name : e->shape;
+	}
+	if (v - r->nobj < r->nroot)
+		return (const char *)r->names.data + r->roots[v - r->nobj].name;
+	return "(roots)";
+}
+
+void gh_retained_free(gh_retained *r)
+{
+	if (r == NULL)
+		return;
+	gh_types_free(r->types);
+	free(r->addr);
+	free(r->size8);
+	free(r->ent);
+	free(r->pg);
+	free(r->off);
+	free(r->adj);
+	free(r->roots);
+	gh_buf_free(&r->names);
+	free(r->idom);
+	free(r->via);
+	free(r->ret);
+	free(r->retn);
+	free(r->gw);
+	free(r->gwobj);
+	free(r->semw);
+	free(r);
+}

@@ -33,6 +33,14 @@ typedef struct gh_leak {
 	                       * target (0: not stopped) */
 } gh_leak;
 
+/* -p retained: r's stack roots of goroutines gh_leak_find finds leaked
+ * become GH_ROOT_LEAKED, labelled "leaked goroutine N [wait reason]..."
+ * (r built with r->leak set; nothing changes when none leaked).  0 or
+ * GOHEAP_ENOMEM; *n: the leaked goroutines.  The labeller session.c hands
+ * to gh_retained_collect (a gh_ret_labeller): the leak finder is above
+ * the graph. */
+int gh_leak_label_roots(gh_retained *r, const gh_rtlayout *l, size_t *n);
+
 /* A record's arrays (not lk itself); the goroutine part's leak_free. */
 void gh_leak_free(gh_leak *lk);
 
